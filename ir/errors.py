@@ -1,0 +1,90 @@
+"""Typed diagnostics of the static layer: where (path:line:col), what, and what to do."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+
+
+class SysmlError(Exception):
+    """Root of every diagnostic this tool reports about a model or a request."""
+
+
+def caret_context(source: str, line: int, column: int) -> str:
+    """The source line at `line` with a caret under `column` (both 1-based); empty when out of range."""
+    lines = source.splitlines()
+    if not 1 <= line <= len(lines):
+        return ""
+    text = lines[line - 1].expandtabs(4)
+    raw = lines[line - 1]
+    # The caret sits under the same character once tabs are expanded.
+    prefix = raw[: max(column - 1, 0)].expandtabs(4)
+    return f"  {text}\n  {' ' * len(prefix)}^"
+
+
+def close_names(name: str, candidates: Iterable[str], limit: int = 3) -> list[str]:
+    """The existing names closest to `name`, best first, for a "did you mean" hint."""
+    pool = sorted(set(candidates))
+    short = name.rsplit("::", 1)[-1].rsplit(".", 1)[-1]
+    by_last = {c.rsplit("::", 1)[-1]: c for c in pool}
+    hits = difflib.get_close_matches(name, pool, n=limit, cutoff=0.6)
+    for h in difflib.get_close_matches(short, sorted(by_last), n=limit, cutoff=0.6):
+        full = by_last[h]
+        if full not in hits:
+            hits.append(full)
+    return hits[:limit]
+
+
+class SysmlSyntaxError(SysmlError, SyntaxError):
+    """Text that is not in the grammar: path, line, column, the line with a caret, what was expected."""
+
+    def __init__(self, path: str, line: int, column: int, message: str, source: str = "",
+                 expected: Sequence[str] = ()) -> None:
+        self.path = path
+        self.line = line
+        self.column = column
+        self.message = message
+        self.expected = tuple(expected)
+        self.context = caret_context(source, line, column)
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        head = f"{self.path}:{self.line}:{self.column}: syntax error: {self.message}"
+        return f"{head}\n{self.context}" if self.context else head
+
+
+class ResolveError(SysmlError, LookupError):
+    """A name the model does not declare, reported on the element that refers to it."""
+
+    def __init__(self, name: str, referrer: str, candidates: Iterable[str] = (), path: str = "",
+                 line: int = 0, column: int = 0, what: str = "name") -> None:
+        self.name = name
+        self.referrer = referrer
+        self.suggestions = close_names(name, candidates)
+        self.path = path
+        self.line = line
+        self.column = column
+        self.what = what
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}:{self.column}: " if self.path and self.line else ""
+        text = f"{where}unknown {self.what} '{self.name}' in {self.referrer}"
+        if self.suggestions:
+            text += "; did you mean " + ", ".join(f"'{s}'" for s in self.suggestions) + "?"
+        return text
+
+
+class LoweringError(SysmlError, ValueError):
+    """A behavior whose structure cannot be made into a graph (a succession to nothing, ...)."""
+
+    def __init__(self, message: str, path: str = "", line: int = 0, column: int = 0) -> None:
+        self.message = message
+        self.path = path
+        self.line = line
+        self.column = column
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}:{self.column}: " if self.path and self.line else ""
+        return f"{where}{self.message}"
