@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from ir.errors import LoweringError, ResolveError, SysmlError, SysmlSyntaxError
+from ir.model import Element, Model
 from ir.parse import parse
+from ir.resolve import lookup, resolve
 
-__all__ = ["LoweringError", "ResolveError", "SysmlError", "SysmlSyntaxError", "parse"]
+__all__ = ["Element", "LoweringError", "Model", "ResolveError", "SysmlError", "SysmlSyntaxError", "lookup", "parse", "resolve"]
