@@ -53,8 +53,15 @@ def _members(children: list[Any]) -> tuple[s.Member, ...]:
     return tuple(c for c in children if isinstance(c, s.Member))
 
 
+def _comment_text(comment: str) -> str:
+    """The text of `/* ... */` without its delimiters and the `*` that starts each continued line."""
+    lines = [line.strip() for line in comment[2:-2].splitlines()]
+    lines = [line[1:].lstrip() if line.startswith("*") else line for line in lines]
+    return "\n".join(lines).strip()
+
+
 def _result_of(members: tuple[s.Member, ...]) -> tuple[tuple[s.Member, ...], s.Expr | None]:
-    """A calc's or constraint's trailing bare expression is its result, not a member."""
+    """A calc-like body's trailing bare expression is its result, not a member (the grammar puts it last)."""
     if members and isinstance(members[-1], s.ConstraintMember) and members[-1].kind == "expression":
         return members[:-1], members[-1].expression
     return members, None
@@ -108,11 +115,20 @@ class _ToSyntax(Transformer[Token, Any]):
     def def_kind(self, meta: Any, c: list[Token]) -> str:
         return str(c[0])
 
+    calc_kind = def_kind
+    enum_kind = def_kind
+
     def use_case(self, meta: Any, c: list[Token]) -> str:
         return "use case"
 
     def def_body(self, meta: Any, c: list[Any]) -> tuple[s.Member, ...]:
         return _members(c)
+
+    calc_body = def_body
+    enum_body = def_body
+
+    def enum_literal(self, meta: Any, c: list[Token]) -> s.Usage:
+        return s.Usage(_span(meta), "enum", self.name(meta, c))
 
     def specialization(self, meta: Any, c: list[Any]) -> list[str]:
         return [x for x in c if isinstance(x, str) and not isinstance(x, Token)]
@@ -137,9 +153,7 @@ class _ToSyntax(Transformer[Token, Any]):
                 parallel = True
             elif isinstance(item, tuple):
                 members = item
-        result = None
-        if kind in ("calc", "constraint", "requirement"):
-            members, result = _result_of(members)
+        members, result = _result_of(members)
         return s.Definition(_span(meta), kind, name, short_name, tuple(specializes), members,
                             parallel, abstract, result)
 
@@ -230,10 +244,7 @@ class _ToSyntax(Transformer[Token, Any]):
     def _usage(self, meta: Any, kind: str, direction: str | None, d: _Decl, tail: _Tail,
                action_body: s.Statement | None = None, performed: bool = False,
                exhibited: bool = False) -> s.Usage:
-        members = tail.members
-        result = None
-        if kind in ("calc", "constraint", "requirement"):
-            members, result = _result_of(members)
+        members, result = _result_of(tail.members)
         return s.Usage(
             _span(meta), kind, d.name, d.short_name, direction, tuple(d.types), tuple(d.subsets),
             tuple(d.redefines), d.multiplicity, d.ordered, d.value, d.value_kind, members,
@@ -289,8 +300,8 @@ class _ToSyntax(Transformer[Token, Any]):
     def meta_value(self, meta: Any, c: list[Any]) -> s.Usage:
         return s.Usage(_span(meta), "attribute", c[0], value=c[1], value_kind=s.FeatureValueKind.BOUND)
 
-    def doc(self, meta: Any, c: list[Any]) -> s.Doc:
-        return s.Doc(_span(meta), "")
+    def doc(self, meta: Any, c: list[Token]) -> s.Doc:
+        return s.Doc(_span(meta), _comment_text(str(c[1])) if len(c) > 1 else "")
 
     def constraint_member(self, meta: Any, c: list[Any]) -> s.ConstraintMember:
         kind = str(c[0])
