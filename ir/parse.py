@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import UnexpectedInput
 
 from ir import syntax as s
 from ir.errors import SysmlSyntaxError
-from ir.syntax_messages import describe_unexpected
+from ir.syntax_messages import explain
 
 GRAMMAR = Path(__file__).with_name("grammar.lark")
 
@@ -214,7 +214,7 @@ class _ToSyntax(Transformer[Token, Any]):
         return ("ordered",)
 
     def multiplicity(self, meta: Any, c: list[Any]) -> s.Multiplicity:
-        return c[0]  # type: ignore[no-any-return]
+        return c[0]
 
     def mult_lower_upper(self, meta: Any, c: list[Token]) -> s.Multiplicity:
         upper = None if str(c[1]) == "*" else int(c[1])
@@ -414,7 +414,7 @@ class _ToSyntax(Transformer[Token, Any]):
         return s.Send(_span(meta), x.payload, x.via, x.to)
 
     def accept_clause(self, meta: Any, c: list[Any]) -> s.Trigger:
-        return c[1]  # type: ignore[no-any-return]
+        return c[1]
 
     def accept_stmt(self, meta: Any, c: list[Any]) -> s.Accept:
         return s.Accept(_span(meta), c[0])
@@ -429,7 +429,7 @@ class _ToSyntax(Transformer[Token, Any]):
     def _via(c: list[Any]) -> str | None:
         for x in c:
             if isinstance(x, tuple) and x[0] == "via":
-                return x[1]  # type: ignore[no-any-return]
+                return x[1]
         return None
 
     def after_trigger(self, meta: Any, c: list[Any]) -> s.Trigger:
@@ -480,7 +480,7 @@ class _ToSyntax(Transformer[Token, Any]):
         return s.EntryMember(_span(meta), str(c[0]), c[1])
 
     def trans_trigger(self, meta: Any, c: list[Any]) -> s.Trigger:
-        return c[1]  # type: ignore[no-any-return]
+        return c[1]
 
     def when_signal(self, meta: Any, c: list[Any]) -> s.Trigger:
         return s.Trigger(s.TriggerKind.SIGNAL, signal=c[1], span=_span(meta))
@@ -597,7 +597,7 @@ class _ToSyntax(Transformer[Token, Any]):
         return s.SequenceExpr(_span(meta), ())
 
     def paren(self, meta: Any, c: list[Any]) -> s.Expr:
-        return c[0]  # type: ignore[no-any-return]
+        return c[0]
 
     def seq(self, meta: Any, c: list[Any]) -> s.SequenceExpr:
         return s.SequenceExpr(_span(meta), tuple(c))
@@ -631,15 +631,5 @@ def parse(text: str, path: str = "<input>") -> s.Document:
 
 
 def _syntax_error(err: UnexpectedInput, text: str, path: str) -> SysmlSyntaxError:
-    line = getattr(err, "line", 0) or 0
-    column = getattr(err, "column", 0) or 0
-    if isinstance(err, UnexpectedEOF) or (isinstance(err, UnexpectedToken) and err.token.type == "$END"):
-        lines = text.splitlines() or [""]
-        line, column = len(lines), len(lines[-1]) + 1
-    expected: set[str] = set()
-    if isinstance(err, (UnexpectedToken, UnexpectedEOF)):
-        expected = set(err.expected)
-    elif isinstance(err, UnexpectedCharacters):
-        expected = set(err.allowed or ())
-    message = describe_unexpected(err, text, expected)
-    return SysmlSyntaxError(path, line, column, message, text, sorted(expected))
+    why = explain(err, text, parser())
+    return SysmlSyntaxError(path, why.line, why.column, why.message, text, why.expected)
