@@ -47,6 +47,13 @@ class SysmlSyntaxError(SysmlError, SyntaxError):
         self.expected = tuple(expected)
         self.context = caret_context(source, line, column)
         super().__init__(str(self))
+        # SyntaxError's own fields, so Python's and IPython's renderers show the same place.
+        lines = source.splitlines()
+        self.msg = message
+        self.filename = path
+        self.lineno = line
+        self.offset = column
+        self.text = lines[line - 1] if 1 <= line <= len(lines) else None
 
     def __str__(self) -> str:
         head = f"{self.path}:{self.line}:{self.column}: syntax error: {self.message}"

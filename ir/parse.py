@@ -20,7 +20,8 @@ GRAMMAR = Path(__file__).with_name("grammar.lark")
 def _span(meta: Any) -> s.Span:
     if getattr(meta, "empty", True):
         return s.NO_SPAN
-    return s.Span(meta.line, meta.column, meta.end_line, meta.end_column)
+    # lark's end column is one past the last character; a Span names the last character itself.
+    return s.Span(meta.line, meta.column, meta.end_line, meta.end_column - 1)
 
 
 def _is(tok: object, *types: str) -> bool:
