@@ -1,0 +1,57 @@
+"""Typed errors of the execution layer: a run that cannot start, or fails on the way."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ir.errors import SysmlError, close_names
+
+
+class EngineError(SysmlError):
+    """Root of the engines' errors."""
+
+
+class UnknownBehaviorError(EngineError, LookupError):
+    """A behavior name the model does not declare."""
+
+    def __init__(self, name: str, kind: str, candidates: Iterable[str]) -> None:
+        self.name = name
+        self.kind = kind
+        self.suggestions = close_names(name, candidates)
+        text = f"no {kind} named '{name}'"
+        if self.suggestions:
+            text += "; did you mean " + ", ".join(f"'{c}'" for c in self.suggestions) + "?"
+        super().__init__(text)
+
+
+class ScheduleError(EngineError, ValueError):
+    """A scheduling policy that is not reverse, declared or seed:<n>."""
+
+
+class RunError(EngineError, RuntimeError):
+    """A run that failed: the message is what the corpus's `error` field expects to find."""
+
+    def __init__(self, message: str, node: str = "") -> None:
+        self.message = message
+        self.node = node
+        super().__init__(message)
+
+
+class StepBudgetExceeded(RunError):
+    """The run spent its step budget: a loop that never ends."""
+
+
+class AcceptDeadlock(RunError):
+    """Tokens wait on accepts nothing will ever answer."""
+
+
+class ActionDeadlock(RunError):
+    """No token can move and the action is not complete."""
+
+
+class GuardNotBoolean(RunError):
+    """A guard evaluated to something other than a Boolean."""
+
+
+class EvaluationError(RunError):
+    """An expression that cannot be evaluated (an unknown name, a type mismatch, ...)."""

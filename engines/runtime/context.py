@@ -1,0 +1,185 @@
+"""Program (shared, derived from the model once) and Context (one run: objects, bus, clock, trace)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from engines.errors import StepBudgetExceeded, UnknownBehaviorError
+from engines.runtime.schedule import Scheduler, make_scheduler
+from engines.runtime.trace import Trace
+from engines.runtime.values import ObjectRef, Signal, Value
+from ir import syntax as s
+from ir.lower import ActionGraph, lower_action, lower_block
+from ir.model import Element, Model
+from ir.resolve import lookup
+
+DEFAULT_MAX_STEPS = 10_000
+MAX_STEPS_VARIABLE = "OPENSYSML_MAX_ACTION_STEPS"
+
+
+@dataclass
+class Instance:
+    """An object of the run: what it is an instance of and the values of its features."""
+
+    id: int
+    type_name: str
+    name: str
+    values: dict[str, Value] = field(default_factory=dict)
+
+
+@dataclass
+class Message:
+    """A message on the bus: its payload, who it is addressed to (a node or receiver name), who sent it."""
+
+    payload: Value
+    to: str | None
+    sender: int
+
+
+class Clock:
+    """The one virtual clock of a run: time only moves when nothing else can."""
+
+    def __init__(self) -> None:
+        self.now = Fraction(0)
+
+    def now_value(self) -> Fraction:
+        return self.now
+
+    def advance_to(self, instant: Fraction) -> None:
+        if instant > self.now:
+            self.now = instant
+
+
+class Program:
+    """What every run over one model shares: the model and the graphs lowered from it (once each)."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self._graphs: dict[str, ActionGraph] = {}
+        self._blocks: dict[int, ActionGraph] = {}
+
+    def action(self, name: str) -> Element:
+        """The action a modeler named: qualified, or unqualified when only one action has that name."""
+        el = self.model.element(name)
+        if el is not None and el.base_kind == "action":
+            return el
+        actions = self.model.behaviors("action")
+        matches = [q for q in actions if q.rsplit("::", 1)[-1] == name]
+        if len(matches) == 1:
+            found = self.model.element(matches[0])
+            assert found is not None
+            return found
+        raise UnknownBehaviorError(name, "action", actions)
+
+    def graph(self, el: Element) -> ActionGraph:
+        graph = self._graphs.get(el.qualified_name)
+        if graph is None:
+            graph = lower_action(self.model, el)
+            self._graphs[el.qualified_name] = graph
+        return graph
+
+    def block_graph(self, owner: Element, block: s.Block, label: str) -> ActionGraph:
+        key = id(block)
+        graph = self._blocks.get(key)
+        if graph is None:
+            graph = lower_block(self.model, owner, block.members, label)
+            self._blocks[key] = graph
+        return graph
+
+    def start_action(self, name: str, performer: str | None = None, schedule: str = "reverse",
+                     max_steps: int | None = None) -> Run:
+        """A stepping run of the action, ready for its first step."""
+        from engines.runtime.actions import Run
+
+        el = self.action(name)
+        ctx = Context(self, make_scheduler(schedule), max_steps)
+        return Run(ctx, el, performer)
+
+
+class Context:
+    """The run-derived state: tokens live in the flows, everything else here. Cheap to create."""
+
+    def __init__(self, program: Program, scheduler: Scheduler, max_steps: int | None = None) -> None:
+        self.program = program
+        self.scheduler = scheduler
+        self.trace = Trace()
+        self.objects: dict[int, Instance] = {}
+        self.usage_objects: dict[str, ObjectRef] = {}
+        self.clocks: set[int] = set()
+        self.clock = Clock()
+        self.bus: list[Message] = []
+        self.next_object_id = 1
+        self.next_token_id = 1
+        env = os.environ.get(MAX_STEPS_VARIABLE, "")
+        self.max_steps = max_steps or (int(env) if env.isdigit() else DEFAULT_MAX_STEPS)
+        self.steps_spent = 0
+
+    def charge_step(self) -> None:
+        """One unit of the run's step budget: a token move or a loop iteration."""
+        self.steps_spent += 1
+        if self.steps_spent > self.max_steps:
+            raise StepBudgetExceeded(
+                f"step limit exceeded: the run spent its {self.max_steps} steps (raise {MAX_STEPS_VARIABLE} "
+                "to allow more); a loop that never ends?")
+
+    def new_token_id(self) -> int:
+        token = self.next_token_id
+        self.next_token_id += 1
+        return token
+
+    def materialize(self, name: str, type_name: str, values: dict[str, Value] | None = None) -> ObjectRef:
+        oid = self.next_object_id
+        self.next_object_id += 1
+        self.objects[oid] = Instance(oid, type_name, name, dict(values or {}))
+        self.trace.flush_left(f"materialize: {name} #{oid}")
+        return ObjectRef(oid)
+
+    def object_for_usage(self, qualified_name: str, depth: int) -> ObjectRef:
+        """The object a part (or item) usage denotes, materialized the first time it is read."""
+        ref = self.usage_objects.get(qualified_name)
+        if ref is not None:
+            return ref
+        el = self.program.model.element(qualified_name)
+        short = qualified_name.rsplit("::", 1)[-1]
+        values: dict[str, Value] = {}
+        type_name = ""
+        if el is not None and isinstance(el.decl, s.Usage) and el.decl.types:
+            type_name = el.decl.types[0]
+        ref = self.materialize(short, type_name, values)
+        self.usage_objects[qualified_name] = ref
+        if qualified_name == "Time::universalClock":
+            self.clocks.add(ref.id)
+        elif el is not None:
+            self._initialize_features(el, ref)
+        return ref
+
+    def _initialize_features(self, el: Element, ref: ObjectRef) -> None:
+        from engines.runtime.evaluate import Evaluator, Frame
+
+        definition = None
+        if isinstance(el.decl, s.Usage) and el.decl.types:
+            definition = lookup(self.program.model, el.owner, el.decl.types[0])
+        obj = self.objects[ref.id]
+        evaluator = Evaluator(self)
+        sources = [d for d in (definition, el) if d is not None]
+        for source in sources:
+            for member in source.members.values():
+                decl = member.decl
+                if isinstance(decl, s.Usage) and decl.kind in ("attribute", "feature"):
+                    frame = Frame(source.qualified_name, source)
+                    if decl.value is not None:
+                        was = self.trace.enabled
+                        self.trace.enabled = False
+                        try:
+                            obj.values[member.name] = evaluator.eval(decl.value, frame, 0)
+                        finally:
+                            self.trace.enabled = was
+                    elif member.name not in obj.values:
+                        from engines.runtime.values import UNSET
+
+                        obj.values[member.name] = UNSET
+
+    def new_signal(self, type_name: str, frame: object) -> Value:
+        return Signal(type_name)

@@ -1,0 +1,113 @@
+"""The scheduler seam: every place the executor chooses asks a Scheduler, with the enabled moves."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Protocol
+
+from engines.errors import ScheduleError
+
+
+class ChoiceKind(Enum):
+    """Which kind of choice a move resolves."""
+
+    TOKEN_ORDER = "token order"
+    DECISION_BRANCH = "decision branch"
+    TRANSITION = "transition"
+    REGION_ORDER = "region order"
+    CHOICE_BRANCH = "choice branch"
+    DISPATCH_ORDER = "dispatch order"
+    STEP_ORDER = "do step or dispatch"
+    DUE_ORDER = "executor order"
+
+
+@dataclass(frozen=True)
+class Move:
+    """One enabled move: a token advancing one node (`2@heat`), or a branch taken at a decision."""
+
+    kind: ChoiceKind
+    token: int
+    node: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.token}@{self.node}"
+
+
+class Scheduler(Protocol):
+    """Orders the moves of a round and picks among alternatives; the one seam every policy fills."""
+
+    name: str
+
+    def order(self, enabled: Sequence[Move]) -> list[Move]:
+        """The order the moves of one round are taken in."""
+        ...
+
+    def pick(self, kind: ChoiceKind, options: Sequence[str]) -> int:
+        """Which of several options (in declaration order) is taken."""
+        ...
+
+
+class ReversePolicy:
+    """The default: tokens in descending index order, the first of several alternatives."""
+
+    name = "reverse"
+
+    def order(self, enabled: Sequence[Move]) -> list[Move]:
+        return sorted(enabled, key=lambda m: -m.token)
+
+    def pick(self, kind: ChoiceKind, options: Sequence[str]) -> int:
+        return 0
+
+
+class DeclaredPolicy:
+    """Tokens in spawn order, the first of several alternatives."""
+
+    name = "declared"
+
+    def order(self, enabled: Sequence[Move]) -> list[Move]:
+        return sorted(enabled, key=lambda m: m.token)
+
+    def pick(self, kind: ChoiceKind, options: Sequence[str]) -> int:
+        return 0
+
+
+class SeededPolicy:
+    """Every resolution drawn from a pseudo-random sequence the seed fixes."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self.name = f"seed:{seed}"
+        self._random = random.Random(seed)
+
+    def order(self, enabled: Sequence[Move]) -> list[Move]:
+        moves = sorted(enabled, key=lambda m: m.token)
+        self._random.shuffle(moves)
+        return moves
+
+    def pick(self, kind: ChoiceKind, options: Sequence[str]) -> int:
+        return self._random.randrange(len(options)) if options else 0
+
+
+def parse_schedule(text: str) -> str:
+    """The canonical spelling of a policy name, or a ScheduleError saying which ones exist."""
+    text = text.strip()
+    if text in ("reverse", "declared"):
+        return text
+    if text.startswith("seed:"):
+        digits = text[len("seed:"):]
+        if digits.isdigit():
+            return f"seed:{int(digits)}"
+    raise ScheduleError(f"unknown schedule '{text}': use reverse, declared or seed:<n> (n a non-negative integer)")
+
+
+def make_scheduler(text: str) -> Scheduler:
+    name = parse_schedule(text)
+    if name == "reverse":
+        return ReversePolicy()
+    if name == "declared":
+        return DeclaredPolicy()
+    return SeededPolicy(int(name.split(":", 1)[1]))

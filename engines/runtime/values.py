@@ -1,0 +1,154 @@
+"""The value domain: Integer (int), Rational and Real (exact fractions), Boolean, String, sequences,
+enumeration literals, quantities and objects; and the one spelling every output uses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Union
+
+
+@dataclass(frozen=True)
+class Unset:
+    """A feature holding no value."""
+
+    def __repr__(self) -> str:
+        return "<unset>"
+
+
+UNSET = Unset()
+
+
+@dataclass(frozen=True)
+class EnumValue:
+    """An enumeration literal, named as its enumeration qualifies it (`VerdictKind::pass`)."""
+
+    enumeration: str
+    literal: str
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A magnitude with its unit, `5 [s]`."""
+
+    magnitude: Value
+    unit: str
+
+
+@dataclass(frozen=True)
+class Sequence:
+    """An ordered collection `(1, 2, 3)`."""
+
+    elements: tuple[Value, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class ObjectRef:
+    """A reference to an object of the run, by its identity number; the object lives in the Context."""
+
+    id: int
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ObjectRef) and other.id == self.id
+
+    def __hash__(self) -> int:
+        return hash(("obj", self.id))
+
+
+@dataclass(frozen=True)
+class Signal:
+    """A message value: `new Ping()` or an item occurrence, carrying its type and features."""
+
+    type_name: str
+    object_id: int | None = None
+    fields: tuple[tuple[str, Value], ...] = ()
+
+
+Value = Union[bool, int, Fraction, float, str, None, Unset, EnumValue, Quantity, Sequence, ObjectRef, Signal]
+
+
+def _decimal(f: Fraction) -> str | None:
+    """The finite decimal spelling of `f`, or None when it has none."""
+    den = f.denominator
+    twos = fives = 0
+    while den % 2 == 0:
+        den //= 2
+        twos += 1
+    while den % 5 == 0:
+        den //= 5
+        fives += 1
+    if den != 1:
+        return None
+    places = max(twos, fives)
+    sign = "-" if f < 0 else ""
+    scaled = abs(f.numerator) * (10**places) // f.denominator
+    whole, frac = divmod(scaled, 10**places) if places else (scaled, 0)
+    if places == 0:
+        return f"{sign}{whole}.0"
+    digits = str(frac).rjust(places, "0").rstrip("0") or "0"
+    return f"{sign}{whole}.{digits}"
+
+
+def spell(value: Value) -> str:
+    """The value as the corpus and every output spell it: `1`, `2.0`, `1/3`, `"go"`, `(1, 2)`."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, Fraction):
+        text = _decimal(value)
+        return text if text is not None else f"{value.numerator}/{value.denominator}"
+    if isinstance(value, float):
+        if value.is_integer():
+            return f"{value:.1f}"
+        return repr(value)
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if value is None:
+        return "null"
+    if isinstance(value, Unset):
+        return "<unset>"
+    if isinstance(value, EnumValue):
+        return f"{value.enumeration}::{value.literal}"
+    if isinstance(value, Quantity):
+        return f"{spell(value.magnitude)} [{value.unit}]"
+    if isinstance(value, Sequence):
+        return "(" + ", ".join(spell(v) for v in value.elements) + ")"
+    if isinstance(value, ObjectRef):
+        return f"instance#{value.id}"
+    if isinstance(value, Signal):
+        return f"{value.type_name}()" if value.object_id is None else f"instance#{value.object_id}"
+    return str(value)
+
+
+def type_name(value: Value) -> str:
+    """The library type a value is an instance of, as an error message names it."""
+    if isinstance(value, bool):
+        return "Boolean"
+    if isinstance(value, int):
+        return "Integer"
+    if isinstance(value, (Fraction, float)):
+        return "Real"
+    if isinstance(value, str):
+        return "String"
+    if isinstance(value, Sequence):
+        return "Sequence"
+    if isinstance(value, Quantity):
+        return "Quantity"
+    if isinstance(value, EnumValue):
+        return value.enumeration
+    if value is None or isinstance(value, Unset):
+        return "Null"
+    return "Object"
+
+
+def is_number(value: Value) -> bool:
+    return isinstance(value, (int, Fraction, float)) and not isinstance(value, bool)
+
+
+def coerce_to(type_text: str, value: Value) -> Value:
+    """A value stored into a feature of a declared type: an Integer held by a Real reads as Real."""
+    last = type_text.rsplit("::", 1)[-1]
+    if last in ("Real", "Rational", "Number") and isinstance(value, int) and not isinstance(value, bool):
+        return Fraction(value)
+    return value

@@ -1,0 +1,351 @@
+"""Behaviors to graphs: per action an immutable ActionGraph of nodes, successions and bodies.
+
+An action's members become its flow: action usages, control nodes and statements standing at the
+flow level are nodes; `first`, `then` and `succession` are edges. A node's own body is either a
+statement list its token runs in one move, or (when it states successions of its own) a subflow
+the token enters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from ir import syntax as s
+from ir.errors import LoweringError
+from ir.model import Element, Model
+from ir.resolve import lookup
+
+
+class NodeKind(Enum):
+    START = "start"
+    DONE = "done"
+    FORK = "fork"
+    JOIN = "join"
+    MERGE = "merge"
+    DECIDE = "decide"
+    ACTION = "action"
+    STATEMENT = "statement"
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """A feature a performance holds: its name, declared type, value and how it is bound."""
+
+    name: str
+    type_text: str
+    value: s.Expr | None
+    value_kind: s.FeatureValueKind | None
+    direction: str | None
+    decl: s.Member | None = field(default=None, compare=False, repr=False)
+    is_item: bool = False
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """What one move of a node reads, writes, sends and accepts, and which joins or merges it reaches."""
+
+    reads: frozenset[str] = frozenset()
+    writes: frozenset[str] = frozenset()
+    sends: bool = False
+    accepts: bool = False
+    control: frozenset[int] = frozenset()
+    dynamic: bool = False
+
+
+@dataclass(frozen=True)
+class Body:
+    """What an action node runs when its token reaches it."""
+
+    attributes: tuple[Attribute, ...] = ()
+    statements: tuple[s.Member, ...] = ()
+    flow: ActionGraph | None = None
+    performs: Element | None = None  # a typed usage or `perform` runs this action in an executor of its own
+    bindings: tuple[tuple[str, s.Expr], ...] = ()  # `in x = 3;` on a typed usage
+    terminate: bool = False  # a terminate action usage ends the action it is a step of
+    scope: Element | None = None
+
+
+@dataclass(frozen=True)
+class Node:
+    index: int
+    kind: NodeKind
+    name: str
+    decl: s.Member | None = field(compare=False, repr=False)
+    body: Body | None = field(default=None, compare=False, repr=False)
+    multiplicity: int = 1
+    footprint: Footprint = field(default=Footprint(), compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Edge:
+    source: int
+    target: int
+    guard: s.Expr | None = None
+    is_else: bool = False
+    decl: s.Member | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class ActionGraph:
+    """An action's flow: nodes in declaration order, successions, the nodes its tokens start at."""
+
+    name: str
+    scope: Element | None
+    attributes: tuple[Attribute, ...]
+    nodes: tuple[Node, ...]
+    edges: tuple[Edge, ...]
+    initial: tuple[int, ...]
+    flows: tuple[s.FlowMember, ...] = ()
+    binds: tuple[s.BindMember, ...] = ()
+
+    def outgoing(self, index: int) -> tuple[Edge, ...]:
+        return tuple(e for e in self.edges if e.source == index)
+
+    def incoming(self, index: int) -> tuple[Edge, ...]:
+        return tuple(e for e in self.edges if e.target == index)
+
+    def node_named(self, name: str) -> Node | None:
+        for node in self.nodes:
+            if node.name == name:
+                return node
+        return None
+
+
+FLOW_MEMBERS = (s.FirstMember, s.SuccessionMember, s.ControlNode, s.DecisionBranch)
+BLOCK_STATEMENTS = (s.If, s.While, s.For, s.LoopUntil)
+SIMPLE_STATEMENTS = (s.Assign, s.Send, s.Accept, s.Terminate)
+
+
+def states_a_flow(members: tuple[s.Member, ...]) -> bool:
+    """Whether a body orders its own members: successions, control nodes, or `then` after a node."""
+    previous: s.Member | None = None
+    for m in members:
+        if isinstance(m, FLOW_MEMBERS):
+            return True
+        if isinstance(m, s.ThenMember) and not isinstance(previous, BLOCK_STATEMENTS):
+            return True
+        previous = m.member if isinstance(m, s.ThenMember) and m.member is not None else m
+    return False
+
+
+def statement_label(stmt: s.Member) -> str:
+    """How a statement standing as a node is named in a trace."""
+    if isinstance(stmt, s.Assign):
+        return f"assign {stmt.target}"
+    if isinstance(stmt, s.If):
+        return "if"
+    if isinstance(stmt, s.While):
+        return "while"
+    if isinstance(stmt, s.For):
+        return f"for {stmt.variable}"
+    if isinstance(stmt, s.LoopUntil):
+        return "loop until"
+    if isinstance(stmt, s.Send):
+        return "send"
+    if isinstance(stmt, s.Accept):
+        return "usage_action"
+    if isinstance(stmt, s.Terminate):
+        return "terminate"
+    return type(stmt).__name__.lower()
+
+
+def attribute_of(u: s.Usage) -> Attribute:
+    name = u.name or (u.redefines[0].rsplit("::", 1)[-1] if u.redefines else "")
+    return Attribute(name, u.types[0] if u.types else "", u.value, u.value_kind, u.direction, u,
+                     u.kind in ("item",))
+
+
+def is_feature(m: s.Member) -> bool:
+    """An attribute, parameter, item, part or ref feature (not a behavior)."""
+    return isinstance(m, s.Usage) and m.kind in (
+        "attribute", "feature", "item", "ref", "return", "subject", "part", "port", "event",
+    ) and not m.performed
+
+
+class _Lowerer:
+    def __init__(self, model: Model) -> None:
+        self.model = model
+
+    def action_graph(self, el: Element, members: tuple[s.Member, ...], name: str) -> ActionGraph:
+        nodes: list[Node] = []
+        edges: list[Edge] = []
+        attributes: list[Attribute] = []
+        by_name: dict[str, int] = {}
+        explicit_initial: list[str] = []
+        pending: list[tuple[str, str, s.Expr | None, bool, s.Member]] = []  # source, target, guard, else
+        flows: list[s.FlowMember] = []
+        binds: list[s.BindMember] = []
+        previous: int | None = None
+        last_decide: int | None = None
+
+        def add(kind: NodeKind, label: str, decl: s.Member | None, body: Body | None = None,
+                multiplicity: int = 1) -> int:
+            index = len(nodes)
+            nodes.append(Node(index, kind, label, decl, body, multiplicity))
+            if label and label not in by_name:
+                by_name[label] = index
+            return index
+
+        def node_for(member: s.Member) -> int | None:
+            nonlocal last_decide
+            if isinstance(member, s.ControlNode):
+                kind = NodeKind(member.kind) if member.kind != "done" else NodeKind.DONE
+                if kind is NodeKind.DONE and "done" in by_name:
+                    return by_name["done"]
+                index = add(kind, member.name or member.kind, member)
+                if kind is NodeKind.DECIDE:
+                    last_decide = index
+                return index
+            if isinstance(member, s.Usage) and member.kind in ("action", "calc", "verification", "analysis",
+                                                             "case", "use case") and not is_feature(member):
+                body = self.body_of(el, member)
+                count = member.multiplicity.lower if member.multiplicity else 1
+                label = member.name or (member.types[0].rsplit("::", 1)[-1] if member.types else "action")
+                return add(NodeKind.ACTION, label, member, body, max(count, 1))
+            if isinstance(member, s.Statement):
+                return add(NodeKind.STATEMENT, statement_label(member), member,
+                           Body(statements=(member,), scope=el))
+            return None
+
+        for member in members:
+            if isinstance(member, s.ThenMember):
+                if member.target is not None:
+                    if previous is not None:
+                        pending.append((nodes[previous].name, member.target, None, False, member))
+                    continue
+                inner = member.member
+                assert inner is not None
+                # `action c assign x := 1; then assign y := 2;` continues c's own statement list.
+                if (previous is not None and isinstance(inner, s.Statement)
+                        and nodes[previous].kind is NodeKind.ACTION
+                        and isinstance(nodes[previous].decl, s.Usage)
+                        and nodes[previous].decl.action_body is not None):  # type: ignore[union-attr]
+                    prev_node = nodes[previous]
+                    assert prev_node.body is not None
+                    body = Body(prev_node.body.attributes, (*prev_node.body.statements, inner),
+                                prev_node.body.flow, prev_node.body.performs, prev_node.body.bindings,
+                                prev_node.body.terminate, prev_node.body.scope)
+                    nodes[previous] = Node(prev_node.index, prev_node.kind, prev_node.name, prev_node.decl,
+                                           body, prev_node.multiplicity)
+                    continue
+                if is_feature(inner):
+                    attributes.append(attribute_of(inner))  # type: ignore[arg-type]
+                    continue
+                index = node_for(inner)
+                if index is not None:
+                    if previous is not None:
+                        edges.append(Edge(previous, index, decl=member))
+                    previous = index
+                continue
+            if isinstance(member, s.FirstMember):
+                if member.target is None:
+                    explicit_initial.append(member.source)
+                    if member.source not in by_name and member.source == "start":
+                        previous = add(NodeKind.START, "start", member)
+                    else:
+                        previous = by_name.get(member.source, previous)
+                else:
+                    pending.append((member.source, member.target, member.guard, False, member))
+                continue
+            if isinstance(member, s.SuccessionMember):
+                pending.append((member.source, member.target, member.guard, False, member))
+                continue
+            if isinstance(member, s.DecisionBranch):
+                if last_decide is None:
+                    raise LoweringError(f"'{'if' if member.guard else 'else'}' branch with no decide node before it",
+                                        el.path, member.span.line, member.span.column)
+                pending.append((nodes[last_decide].name, member.target, member.guard, member.guard is None, member))
+                continue
+            if isinstance(member, s.FlowMember):
+                flows.append(member)
+                continue
+            if isinstance(member, s.BindMember):
+                binds.append(member)
+                continue
+            if is_feature(member):
+                attributes.append(attribute_of(member))  # type: ignore[arg-type]
+                continue
+            index = node_for(member)
+            if index is not None:
+                previous = index
+
+        def resolve_node(label: str, decl: s.Member, role: str) -> int:
+            if label in by_name:
+                return by_name[label]
+            first = label.split(".", 1)[0]
+            if label == "start":
+                return add(NodeKind.START, "start", decl)
+            if label == "done":
+                return add(NodeKind.DONE, "done", decl)
+            if first in by_name:
+                return by_name[first]
+            if role == "source" and decl is not None and isinstance(decl, s.FirstMember):
+                return add(NodeKind.START, label, decl)
+            raise LoweringError(f'undefined {role} node "{label}"', el.path, decl.span.line, decl.span.column)
+
+        for source, target, guard, is_else, decl in pending:
+            src = resolve_node(source, decl, "source")
+            dst = resolve_node(target, decl, "target")
+            edges.append(Edge(src, dst, guard, is_else, decl))
+
+        initial: list[int] = []
+        for label in explicit_initial:
+            if label not in by_name:
+                add(NodeKind.START, label, None)
+            initial.append(by_name[label])
+        if not initial:
+            targets = {e.target for e in edges}
+            initial = [n.index for n in nodes if n.index not in targets and n.kind is not NodeKind.DONE]
+        graph = ActionGraph(name, el, tuple(attributes), tuple(nodes), tuple(edges), tuple(initial),
+                            tuple(flows), tuple(binds))
+        return graph
+
+    def body_of(self, owner: Element, usage: s.Usage) -> Body:
+        """What a node declared by `usage` runs: its statement, its statement list, its subflow, or the
+        action its type names (performed in an executor of its own)."""
+        scope = owner.members.get(usage.name or "", owner) if usage.name else owner
+        performs: Element | None = None
+        if usage.types:
+            performs = lookup(self.model, owner, usage.types[0])
+        bindings: list[tuple[str, s.Expr]] = []
+        attributes: list[Attribute] = []
+        statements: list[s.Member] = []
+        own = usage.members
+        if usage.action_body is not None and not isinstance(usage.action_body, s.Terminate):
+            statements.append(usage.action_body)
+        for m in own:
+            if is_feature(m):
+                assert isinstance(m, s.Usage)
+                if performs is not None and m.value is not None and m.direction in ("in", "inout") \
+                        and not m.types:
+                    bindings.append((m.name or "", m.value))
+                else:
+                    attributes.append(attribute_of(m))
+        terminate = isinstance(usage.action_body, s.Terminate) and usage.action_body.target is None
+        flow: ActionGraph | None = None
+        rest = tuple(m for m in own if not is_feature(m))
+        if states_a_flow(rest):
+            flow = self.action_graph(scope, rest, usage.name or "")
+        else:
+            statements.extend(rest)
+        return Body(tuple(attributes), tuple(statements), flow, performs, tuple(bindings), terminate, scope)
+
+
+def lower_action(model: Model, el: Element) -> ActionGraph:
+    """The ActionGraph of an action definition or usage (its members as a flow)."""
+    decl = el.decl
+    if isinstance(decl, s.Definition):
+        members = decl.members
+    elif isinstance(decl, s.Usage):
+        members = decl.members
+        if decl.action_body is not None:
+            members = (decl.action_body, *members)
+    else:
+        raise LoweringError(f"{el.qualified_name} is not an action")
+    return _Lowerer(model).action_graph(el, members, el.qualified_name)
+
+
+def lower_block(model: Model, owner: Element, members: tuple[s.Member, ...], name: str) -> ActionGraph:
+    """A block (branch or loop body) that states a flow of its own."""
+    return _Lowerer(model).action_graph(owner, members, name)
