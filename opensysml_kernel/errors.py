@@ -1,0 +1,75 @@
+"""Typed errors of the faces: a request the session cannot carry out, said so a modeler can act on it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from ir.errors import SysmlError, close_names
+
+
+class KernelError(SysmlError):
+    """Root of the errors the session, its commands and its faces raise."""
+
+
+class UnknownCommandError(KernelError, LookupError):
+    """A `%` command that does not exist; names the closest commands."""
+
+    def __init__(self, name: str, commands: Iterable[str]) -> None:
+        self.name = name
+        self.suggestions = close_names(name, commands)
+        text = f"unknown command '%{name}'"
+        if self.suggestions:
+            text += "; did you mean " + ", ".join(f"'%{s}'" for s in self.suggestions) + "?"
+        text += " (%help lists the commands)"
+        super().__init__(text)
+
+
+class UsageError(KernelError, ValueError):
+    """A command given arguments it does not take; the message ends with its usage."""
+
+    def __init__(self, message: str, usage: str) -> None:
+        self.message = message
+        self.usage = usage
+        super().__init__(f"{message}\nusage: {usage}")
+
+
+class MissingFileError(KernelError, FileNotFoundError):
+    """A `%load` argument that names no file."""
+
+    def __init__(self, pattern: str, reason: str = "no file matches") -> None:
+        self.pattern = pattern
+        super().__init__(f"{reason} '{pattern}'")
+
+
+class UnknownActionError(KernelError, LookupError):
+    """An action name the model does not declare (or declares more than once, unqualified)."""
+
+    def __init__(self, name: str, candidates: Iterable[str], ambiguous: Sequence[str] = ()) -> None:
+        self.name = name
+        self.ambiguous = tuple(ambiguous)
+        if self.ambiguous:
+            self.suggestions = list(self.ambiguous)
+            text = f"action name '{name}' is ambiguous: " + ", ".join(self.ambiguous) + "; give the qualified name"
+        else:
+            self.suggestions = close_names(name, candidates)
+            text = f"no action named '{name}'"
+            if self.suggestions:
+                text += "; did you mean " + ", ".join(f"'{s}'" for s in self.suggestions) + "?"
+            elif not list(candidates):
+                text += "; the model declares no action yet"
+        super().__init__(text)
+
+
+class NoRunError(KernelError, RuntimeError):
+    """A command that needs a stepping run when there is none (or it has ended)."""
+
+
+class RunFailedError(KernelError, RuntimeError):
+    """A run that stopped on a runtime error; keeps the trace lines the failing command produced."""
+
+    def __init__(self, subject: str, step: int, cause: Exception, lines: Sequence[str] = ()) -> None:
+        self.subject = subject
+        self.step = step
+        self.cause = cause
+        self.lines = tuple(lines)
+        super().__init__(f"✗ Action {subject} failed at step {step}: {cause}")

@@ -1,0 +1,85 @@
+"""Result objects: what every command returns, as text/plain always and text/html for notebooks."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class Tone(Enum):
+    """How a result reads at a glance; the notebook colours the head line by it."""
+
+    INFO = "info"
+    STARTED = "started"
+    PAUSED = "paused"
+    COMPLETED = "completed"
+    FAILED = "failed"
+
+
+MARKS = {"▶": "#1f6feb", "⏸": "#9a6700", "✓": "#1a7f37", "✗": "#cf222e", "?": "#9a6700"}
+
+
+@dataclass(frozen=True)
+class Table:
+    """Rows under a header; plain text pads the columns, HTML makes a table."""
+
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+    def lines(self) -> list[str]:
+        widths = [max(len(row[i]) for row in (self.header, *self.rows)) for i in range(len(self.header))]
+        out = []
+        for row in (self.header, *self.rows):
+            out.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+        return out
+
+    def html(self) -> str:
+        head = "".join(f"<th style='text-align:left'>{html.escape(c)}</th>" for c in self.header)
+        body = "".join(
+            "<tr>" + "".join(f"<td style='text-align:left'><code>{html.escape(c)}</code></td>" for c in row) + "</tr>"
+            for row in self.rows
+        )
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+@dataclass(frozen=True)
+class Result:
+    """The answer to one command or submission: `lines` (then `table`, if any) is the text form."""
+
+    lines: tuple[str, ...] = ()
+    tone: Tone = Tone.INFO
+    table: Table | None = None
+    data: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def of(cls, lines: Sequence[str], tone: Tone = Tone.INFO, table: Table | None = None,
+           **data: Any) -> Result:
+        return cls(tuple(lines), tone, table, dict(data))
+
+    @property
+    def text(self) -> str:
+        lines = list(self.lines)
+        if self.table is not None:
+            lines.extend(self.table.lines())
+        return "\n".join(lines)
+
+    def html(self) -> str:
+        """The lines in a <pre>, a verdict line (one starting with a mark) bold in its colour."""
+        rendered = []
+        for line in self.lines:
+            colour = MARKS.get(line[:1])
+            text = html.escape(line)
+            rendered.append(f"<b style='color:{colour}'>{text}</b>" if colour else text)
+        parts = ["<pre style='margin:0'>" + "\n".join(rendered) + "</pre>"] if rendered else []
+        if self.table is not None:
+            parts.append(self.table.html())
+        return f"<div class='opensysml-result opensysml-{self.tone.value}'>" + "".join(parts) + "</div>"
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return {"text/plain": self.text, "text/html": self.html()}
+
+    def __str__(self) -> str:
+        return self.text
