@@ -1,0 +1,58 @@
+"""What to offer at the cursor: `%` command names, their settings, and the model's qualified names."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from opensysml_kernel.commands import COMMANDS
+from opensysml_kernel.session import Session
+
+_WORD = re.compile(r"[%\w:]*$")
+_SETTINGS = {
+    "trace": ["on", "off"],
+    "schedule": ["reverse", "declared", "seed:"],
+    "help": sorted(COMMANDS),
+}
+
+
+@dataclass(frozen=True)
+class Completion:
+    """The matches for the text from `start` to the cursor."""
+
+    start: int
+    matches: tuple[str, ...]
+
+
+def _names(candidates: list[str], word: str) -> list[str]:
+    """Qualified names that start with `word`, or whose last part does."""
+    hits = [c for c in candidates if c.startswith(word)]
+    hits += [c for c in candidates if c not in hits and "::" not in word and c.rsplit("::", 1)[-1].startswith(word)]
+    return hits
+
+
+def complete(session: Session, text: str, cursor: int) -> Completion | None:
+    """Matches at `cursor` in `text`, or None when this tool has nothing to offer there."""
+    before = text[:cursor]
+    line = before.rsplit("\n", 1)[-1]
+    word = _WORD.search(line)
+    assert word is not None
+    current = word.group(0)
+    start = cursor - len(current)
+    head = line[: len(line) - len(current)]
+    words = head.split()
+    if not words and current.startswith("%"):
+        matches = [f"%{name}" for name in COMMANDS if f"%{name}".startswith(current)]
+    elif words and words[0].startswith("%"):
+        command = words[0][1:]
+        if command == "action" and len(words) == 1:
+            matches = _names(session.model.behaviors("action"), current)
+        elif command in _SETTINGS and len(words) == 1:
+            matches = [s for s in _SETTINGS[command] if s.startswith(current)]
+        else:
+            return None
+    elif current:
+        matches = _names(session.model.qualified_names(), current)
+    else:
+        return None
+    return Completion(start, tuple(matches)) if matches else None

@@ -1,0 +1,85 @@
+"""IPython adapter: `%load_ext opensysml_kernel` gives the session's commands as magics in any IPython."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any
+
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.core.magic import Magics, line_cell_magic, magics_class
+from IPython.display import display
+
+from ir.errors import SysmlError
+from opensysml_kernel.commands import COMMANDS
+from opensysml_kernel.errors import RunFailedError
+from opensysml_kernel.results import Result
+from opensysml_kernel.session import Session
+
+
+def error_lines(error: BaseException) -> list[str]:
+    """What a modeler reads for an error: the trace lines that led to it, then its message lines."""
+    lines = list(error.lines) if isinstance(error, RunFailedError) else []
+    return [*lines, *str(error).splitlines()]
+
+
+def _show_error(shell: InteractiveShell, kind: type[BaseException], error: BaseException,
+                tb: TracebackType | None, tb_offset: int | None = None) -> list[str]:
+    """IPython's handler for SysML errors: the readable message, never a Python traceback."""
+    lines = error_lines(error)
+    shell._showtraceback(kind, error, lines)
+    return lines
+
+
+@magics_class
+class SysmlMagics(Magics):
+    """`%sysml <command>` / `%%sysml` (a SysML cell); the commands themselves are registered by `register`."""
+
+    def __init__(self, shell: InteractiveShell, session: Session) -> None:
+        super().__init__(shell)
+        self.session = session
+
+    @line_cell_magic
+    def sysml(self, line: str, cell: str | None = None) -> Result | None:
+        """`%sysml step 2` runs one command; a `%%sysml` cell is SysML text with `%` command lines."""
+        if cell is None:
+            return self.session.command("%" + line.strip().removeprefix("%"))
+        path = None
+        if self.shell is not None:
+            # IPython counts the running cell before it runs it (when it stores history).
+            count = self.shell.execution_count
+            path = f"<cell {count - 1 if count > 1 else count}>"
+        for result in self.session.cell(cell, path):
+            display(result)
+        return None
+
+
+def _command_magic(session: Session, name: str, fallback: Callable[[str], Any] | None) -> Callable[[str], Any]:
+    def magic(line: str) -> Any:
+        if fallback is not None and name == "load" and not _is_sysml_load(line):
+            return fallback(line)
+        return session.command(f"%{name} {line}")
+
+    magic.__doc__ = f"{COMMANDS[name].usage}: {COMMANDS[name].help}"
+    return magic
+
+
+def _is_sysml_load(line: str) -> bool:
+    """IPython's own %load stays in charge of anything that is not SysML."""
+    words = line.split()
+    return bool(words) and all(w.endswith(".sysml") or "*" in w or "?" in w for w in words)
+
+
+def register(shell: InteractiveShell) -> Session:
+    """Bind a Session as `session`, register the magics and the readable SysML error display; returns it."""
+    existing = shell.user_ns.get("session")
+    session = existing if isinstance(existing, Session) else Session()
+    shell.register_magics(SysmlMagics(shell, session))
+    line_magics = shell.magics_manager.magics["line"]
+    for name in COMMANDS:
+        previous = line_magics.get(name)
+        fallback = previous if name == "load" and previous is not None else None
+        shell.magics_manager.register_function(_command_magic(session, name, fallback), "line", name)
+    shell.set_custom_exc((SysmlError,), _show_error)
+    shell.push({"session": session})
+    return session
