@@ -245,6 +245,8 @@ class _Lowerer:
                         previous = add(NodeKind.START, "start", member)
                     else:
                         previous = by_name.get(member.source, previous)
+                    pending_first = member.source
+                    del pending_first
                 else:
                     pending.append((member.source, member.target, member.guard, False, member))
                 continue
@@ -284,16 +286,15 @@ class _Lowerer:
                 return add(NodeKind.START, label, decl)
             raise LoweringError(f'undefined {role} node "{label}"', el.path, decl.span.line, decl.span.column)
 
+        for label in explicit_initial:
+            if label not in by_name:
+                add(NodeKind.START, label, None)  # `first begin;` names a start node of its own
         for source, target, guard, is_else, decl in pending:
             src = resolve_node(source, decl, "source")
             dst = resolve_node(target, decl, "target")
             edges.append(Edge(src, dst, guard, is_else, decl))
 
-        initial: list[int] = []
-        for label in explicit_initial:
-            if label not in by_name:
-                add(NodeKind.START, label, None)
-            initial.append(by_name[label])
+        initial = [by_name[label] for label in explicit_initial]
         if not initial:
             targets = {e.target for e in edges}
             initial = [n.index for n in nodes if n.index not in targets and n.kind is not NodeKind.DONE]

@@ -68,9 +68,21 @@ def _result_of(members: tuple[s.Member, ...]) -> tuple[tuple[s.Member, ...], s.E
     return members, None
 
 
+def _rule_names(cls: type) -> list[str]:
+    return [n for k in cls.__mro__ if k.__module__ == __name__ for n, v in vars(k).items()
+            if not n.startswith("_") and callable(v)]
+
+
 @v_args(meta=True)
 class _ToSyntax(Transformer[Token, Any]):
     """One callback per grammar rule; keyword tokens arrive as lark Tokens and are skipped."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        # v_args wraps each callback anew on every attribute lookup (a functools.update_wrapper per
+        # tree node, a quarter of the transform); bound once here, the lookups find the instance's.
+        for rule in _rule_names(type(self)):
+            setattr(self, rule, getattr(self, rule))
 
     # ---------------------------------------------------------------- names
 

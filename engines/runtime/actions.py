@@ -80,9 +80,21 @@ class Flow:
         self.depth = depth
         self.label = label
         self.parent_token = parent_token
+        self.outer: Flow | None = parent_token.flow if parent_token is not None else run.current_flow
         self.tokens: list[Token] = []
         self.step_no = 0
         self.round = 0
+        # Tokens are numbered per executor: a performed action numbers its own from 1.
+        self.ids: list[int] = [1] if parent_token is None and kind in (FlowKind.ROOT, FlowKind.PERFORMED) else []
+
+    def new_token_id(self) -> int:
+        flow: Flow | None = self
+        while flow is not None and not flow.ids:
+            flow = flow.outer
+        assert flow is not None
+        token = flow.ids[0]
+        flow.ids[0] += 1
+        return token
 
     @property
     def ctx(self) -> Context:
@@ -90,7 +102,7 @@ class Flow:
 
     def start(self, first_id: int | None = None) -> None:
         for i, index in enumerate(self.graph.initial):
-            token_id = first_id if (i == 0 and first_id is not None) else self.ctx.new_token_id()
+            token_id = first_id if (i == 0 and first_id is not None) else self.new_token_id()
             self.tokens.append(Token(token_id, index, self))
 
     @property
@@ -117,9 +129,11 @@ class Run:
         self.displayed: dict[int, tuple[str, list[str]]] = {}
         self.mover: int = 0
         self.writes: list[_Write] | None = None
+        self.current_flow: Flow | None = None
         graph = ctx.program.graph(action)
         frame = Frame(action.name, action)
         self.root = Flow(self, graph, frame, FlowKind.ROOT, 0, action.name)
+        self.current_flow = self.root
         was = ctx.trace.enabled
         ctx.trace.enabled = False  # the corpus traces begin with the first step
         try:
@@ -276,6 +290,14 @@ class Run:
 
     def advance(self, token: Token) -> tuple[bool, bool]:
         """Move one token one node; (acted, made progress)."""
+        outer = self.current_flow
+        self.current_flow = token.flow
+        try:
+            return self._advance(token)
+        finally:
+            self.current_flow = outer
+
+    def _advance(self, token: Token) -> tuple[bool, bool]:
         flow = token.flow
         graph = flow.graph
         node = graph.nodes[token.node]
@@ -303,7 +325,7 @@ class Run:
             group = [token]
             token.group = group
             for _ in range(node.multiplicity - 1):
-                twin = Token(self.ctx.new_token_id(), node.index, flow, arrived_round=flow.round, group=group)
+                twin = Token(flow.new_token_id(), node.index, flow, arrived_round=flow.round, group=group)
                 group.append(twin)
                 flow.tokens.append(twin)
             return False, True
@@ -324,7 +346,7 @@ class Run:
             self._completed(token, node)
             return True, True
         except _Terminated:
-            self._completed(token, node)
+            self._terminated(token, node)
             return True, True
         token.body = run
         del wait
@@ -340,11 +362,22 @@ class Run:
             return True
         except _Terminated:
             token.body = None
-            self._completed(token, node)
+            self._terminated(token, node)
             return True
         return False
 
+    def _terminated(self, token: Token, node: Node) -> None:
+        """A `terminate;` standing as a node of a flow ends that flow; in a node's body, the node."""
+        if node.kind is NodeKind.STATEMENT and token.flow.kind is not FlowKind.ROOT:
+            flow = token.flow
+            flow.tokens.clear()
+            if flow.kind is FlowKind.ENTERED and flow.parent_token is not None:
+                self._leave(flow)
+            return
+        self._completed(token, node)
+
     def _completed(self, token: Token, node: Node) -> None:
+        self._bind_outputs(token.flow, node)
         if node.body is not None and node.body.terminate:
             self._terminate_all(token.flow)
             return
@@ -359,6 +392,20 @@ class Run:
 
     def _terminate_all(self, flow: Flow) -> None:
         flow.tokens.clear()
+        if flow.kind is FlowKind.ENTERED and flow.parent_token is not None:
+            self._leave(flow)
+
+    def _bind_outputs(self, flow: Flow, node: Node) -> None:
+        """`bind node.pin = feature;`: what the node left in its pin reaches the bound feature."""
+        for bind in flow.graph.binds:
+            for near, far in ((bind.left, bind.right), (bind.right, bind.left)):
+                head, _, pin = near.partition(".")
+                if head != node.name or not pin:
+                    continue
+                frame = flow.frame.pins.get(node.name)
+                holder = flow.frame.holder_of(far)
+                if frame is not None and holder is not None and pin in frame.values:
+                    self._write(holder, far, frame.values[pin])
 
     def _consume(self, token: Token) -> None:
         flow = token.flow
@@ -368,7 +415,7 @@ class Run:
             self._leave(flow)
 
     def _spawn(self, flow: Flow, target: int, via: int | None) -> Token:
-        token = Token(self.ctx.new_token_id(), target, flow, arrived_round=flow.round, via=via)
+        token = Token(flow.new_token_id(), target, flow, arrived_round=flow.round, via=via)
         flow.tokens.append(token)
         return token
 
@@ -424,7 +471,7 @@ class Run:
             return False, False
         for t in [t for t in flow.tokens if t.node == node.index]:
             flow.tokens.remove(t)
-        joined = Token(self.ctx.new_token_id(), node.index, flow, arrived_round=flow.round)
+        joined = Token(flow.new_token_id(), node.index, flow, arrived_round=flow.round)
         flow.tokens.append(joined)
         if node.kind is NodeKind.JOIN:
             self._follow(joined, node)
@@ -452,7 +499,7 @@ class Run:
         assert token is not None
         self.ctx.trace.flush_left(f"leave action node: {token.flow.graph.nodes[token.node].name}")
         token.inside = None
-        self._follow(token, token.flow.graph.nodes[token.node])
+        self._completed(token, token.flow.graph.nodes[token.node])
 
     # ------------------------------------------------------------ accept nodes
 
@@ -586,8 +633,7 @@ class Run:
             inner.values[attr.name] = UNSET if attr.value is None else coerce_to(
                 attr.type_text, self.evaluator.eval(attr.value, inner, depth))
         inner.parent = None
-        frame.pins.update({})
-        caller.pins[name] = inner
+        caller.pin_holder().pins[name] = inner
         performed = Flow(self, graph, inner, FlowKind.PERFORMED, depth, action.name)
         performed.start()
         yield from self._drive(performed)
@@ -598,33 +644,29 @@ class Run:
                     self._write(holder, attr.name, inner.values[attr.name])
 
     def _drive(self, flow: Flow) -> BodyRun:
-        """Run a nested flow to its end within the current move, pausing while it waits."""
-        printed_wait = False
+        """Run a nested flow to its end within the current move, pausing while it waits.
+
+        A retry that moves nothing writes nothing and spends no step of the flow's counter."""
+        waiting = False
         while not flow.finished:
-            if printed_wait:
-                before = [(t.id, t.node) for t in self.all_tokens(flow)]
-                was = self.ctx.trace.enabled
-                mark = self.ctx.trace.mark()
-                step_no = flow.step_no
-                progressed = self.step_flow(flow)
-                if not progressed:
-                    del self.ctx.trace.lines[mark:]
-                    flow.step_no = step_no
-                    self.ctx.trace.enabled = was
-                    yield Wait("nested flow waits")
-                    continue
-                printed_wait = False
-                del before
+            mark = self.ctx.trace.mark()
+            step_no = flow.step_no
+            progressed = self._step_within(flow)
+            if waiting and not progressed:
+                del self.ctx.trace.lines[mark:]
+                flow.step_no = step_no
+                yield Wait("nested flow waits")
                 continue
-            progressed = self.step_flow(flow)
+            if progressed:
+                waiting = False
+                self._hide(flow)
             if flow.finished:
                 break
             if not progressed:
                 if any(t.waiting_accept or t.body is not None for t in self.all_tokens(flow)):
-                    printed_wait = True
+                    waiting = True
                     self._show(flow)
                     yield Wait("nested flow waits")
-                    self._hide(flow)
                     continue
                 waiters = [t.wake for t in self.all_tokens(flow) if t.wake is not None]
                 if waiters:
@@ -632,6 +674,14 @@ class Run:
                     continue
                 raise ActionDeadlock(f"action deadlock in {flow.label}: no token can move")
         self._hide(flow)
+
+    def _step_within(self, flow: Flow) -> bool:
+        outer = self.current_flow
+        self.current_flow = flow
+        try:
+            return self.step_flow(flow)
+        finally:
+            self.current_flow = outer
 
     def _show(self, flow: Flow) -> None:
         if flow.kind is FlowKind.BLOCK:
@@ -663,7 +713,7 @@ class Run:
                 raise EvaluationError(f"the condition of 'if' must be Boolean, got {type_name(cond)}")
             block = stmt.then if cond else stmt.otherwise
             if block is not None:
-                yield from self.block(block, frame, depth + 1, f"branch body of {owner}")
+                yield from self.block(block, frame, depth + 1, "branch body", owner)
             return
         if isinstance(stmt, s.While):
             trace.at(depth, "stmt while")
@@ -677,7 +727,7 @@ class Run:
                     raise EvaluationError(f"the condition of 'while' must be Boolean, got {type_name(cond)}")
                 if not cond:
                     break
-                yield from self.block(stmt.body, frame, depth + 2, f"loop body of {owner}")
+                yield from self.block(stmt.body, frame, depth + 2, "loop body", owner)
             return
         if isinstance(stmt, s.For):
             trace.at(depth, f"stmt for {stmt.variable}")
@@ -687,8 +737,8 @@ class Run:
             for iteration, element in enumerate(collection.elements, start=1):
                 self.ctx.charge_step()
                 trace.at(depth + 1, f"iteration {iteration}")
-                inner = Frame(frame.label, frame.scope, frame, {stmt.variable: element})
-                yield from self.block(stmt.body, inner, depth + 2, f"loop body of {owner}")
+                inner = Frame(frame.label, frame.scope, frame, {stmt.variable: element}, block=True)
+                yield from self.block(stmt.body, inner, depth + 2, "loop body", owner)
             return
         if isinstance(stmt, s.LoopUntil):
             trace.at(depth, "stmt loop until")
@@ -697,7 +747,7 @@ class Run:
                 iteration += 1
                 self.ctx.charge_step()
                 trace.at(depth + 1, f"iteration {iteration}")
-                yield from self.block(stmt.body, frame, depth + 2, f"loop body of {owner}")
+                yield from self.block(stmt.body, frame, depth + 2, "loop body", owner)
                 if stmt.until is None:
                     continue
                 cond = self.evaluator.eval(stmt.until, frame, depth + 2)
@@ -760,7 +810,7 @@ class Run:
         outs = [m for m in calc.members.values() if isinstance(m.decl, s.Usage) and m.decl.direction == "out"]
         for o in outs:
             pin.values[o.name] = result
-        frame.pins[stmt.name or ""] = pin
+        frame.pin_holder().pins[stmt.name or ""] = pin
 
     def _nested_node(self, usage: s.Usage, frame: Frame, depth: int, owner: str) -> BodyRun:
         trace = self.ctx.trace
@@ -778,7 +828,7 @@ class Run:
         trace.at(depth, f"stmt node {name}")
         node_scope = scope.members.get(name, scope) if scope is not None else None
         inner = Frame(name, node_scope, frame)
-        frame.pins[name] = inner
+        frame.pin_holder().pins[name] = inner
         bindings = [m for m in usage.members if isinstance(m, s.Usage) and m.direction == "in" and m.value is not None]
         rest = tuple(m for m in usage.members if not (isinstance(m, s.Usage) and m.kind in (
             "attribute", "feature", "item", "ref")))
@@ -798,27 +848,28 @@ class Run:
             return
         yield from self.statements(rest, inner, depth + 1, f"action node {name}")
 
-    def block(self, block: s.Block, frame: Frame, depth: int, label: str) -> BodyRun:
+    def block(self, block: s.Block, frame: Frame, depth: int, role: str, owner: str) -> BodyRun:
         """A branch or loop body: inline, or entered as a node of its own when it states a flow or waits."""
         members = block.members
-        inner = Frame(frame.label, frame.scope, frame)
+        label = f"{role} of {owner}"
+        inner = Frame(frame.label, frame.scope, frame, block=True)
         if states_a_flow(members):
             yield from self._block_flow(members, inner, depth, label, label, block)
             return
-        if _waits(members):
+        if _waits_or_chains(members):
             yield from self._entered_statements(members, inner, depth, label, label)
             return
         for m in members:
             if isinstance(m, s.Usage) and m.kind in ("attribute", "feature") and m.name:
                 inner.values[m.name] = self.evaluator.eval(m.value, inner, depth) if m.value is not None else UNSET
-        yield from self.statements(members, inner, depth, label)
+        yield from self.statements(members, inner, depth, owner)
 
     def _entered_statements(self, members: tuple[s.Member, ...], frame: Frame, depth: int, label: str,
                             owner: str) -> BodyRun:
         """Statements run as a nested node with a token of its own, shown while they wait."""
         trace = self.ctx.trace
         trace.flush_left(f"enter action node: {label}")
-        token_id = self.ctx.new_token_id()
+        token_id = self.current_flow.new_token_id()
         for stmt in members:
             run = self.statement(stmt, frame, depth, owner)
             while True:
@@ -843,6 +894,8 @@ class Run:
         flow = Flow(self, graph, frame, FlowKind.BLOCK, depth, label)
         self.init_attributes(graph.attributes, frame, depth)
         flow.start()
+        if not any(isinstance(m, s.FirstMember) and m.target is None for m in members):
+            flow.step_no = 1  # a block with no initial node named starts as if from a start node
         yield from self._drive(flow)
         self.ctx.trace.flush_left(f"leave action node: {label}")
 
@@ -891,15 +944,16 @@ class TokenView:
     waiting: str | None = None
 
 
-def _waits(members: tuple[s.Member, ...]) -> bool:
-    """Whether a block waits on a message itself or in a block it holds."""
+def _waits_or_chains(members: tuple[s.Member, ...]) -> bool:
+    """Whether a block runs as a node of its own: it waits on a message itself, or orders a block
+    statement before the next with `then`."""
+    previous: s.Member | None = None
     for m in members:
         if isinstance(m, s.Accept):
             return True
-        if isinstance(m, s.If) and (_waits(m.then.members) or (m.otherwise is not None and _waits(m.otherwise.members))):
+        if isinstance(m, s.ThenMember) and isinstance(previous, (s.If, s.While, s.For, s.LoopUntil)):
             return True
-        if isinstance(m, (s.While, s.For, s.LoopUntil)) and _waits(m.body.members):
-            return True
+        previous = m.member if isinstance(m, s.ThenMember) and m.member is not None else m
     return False
 
 

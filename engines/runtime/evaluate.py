@@ -43,6 +43,14 @@ class Frame:
     types: dict[str, str] = field(default_factory=dict)
     pins: dict[str, Frame] = field(default_factory=dict)
     performer: ObjectRef | None = None
+    block: bool = False  # a branch or loop body: its nodes' pins belong to the performance around it
+
+    def pin_holder(self) -> Frame:
+        """The frame a node performed here keeps its pins in."""
+        frame = self
+        while frame.block and frame.parent is not None:
+            frame = frame.parent
+        return frame
 
     def holder_of(self, name: str) -> Frame | None:
         frame: Frame | None = self
@@ -246,6 +254,9 @@ class Evaluator:
         holder = frame.holder_of(name)
         if holder is not None:
             return holder.values[name]
+        pinned = _pinned(frame, name)
+        if pinned is not None:
+            return pinned.values[name]
         if name == "localClock":
             clock = self.ctx.object_for_usage("Time::universalClock", depth + 1)
             self._line(depth + 1, "eval feature universalClock", clock)
@@ -380,6 +391,17 @@ class Evaluator:
             return self.eval(expr, frame, 0)
         finally:
             trace.enabled = was
+
+
+def _pinned(frame: Frame, name: str) -> Frame | None:
+    """A node's pin read by its bare name from a sibling (an accept's payload): the latest node holding it."""
+    f: Frame | None = frame
+    while f is not None:
+        for pin in reversed(list(f.pins.values())):
+            if name in pin.values:
+                return pin
+        f = f.parent
+    return None
 
 
 def _unit_text(e: s.Expr) -> str:
