@@ -58,6 +58,7 @@ class Token:
     group: list[Token] | None = None  # the performances of a node with multiplicity
     waiting_accept: bool = False
     wake: Fraction | None = None
+    resumed: bool = False  # its body waited during this move: the node after it goes on at once
 
 
 @dataclass
@@ -130,6 +131,7 @@ class Run:
         self.mover: int = 0
         self.writes: list[_Write] | None = None
         self.current_flow: Flow | None = None
+        self.mover_token: Token | None = None
         graph = ctx.program.graph(action)
         frame = Frame(action.name, action)
         self.root = Flow(self, graph, frame, FlowKind.ROOT, 0, action.name)
@@ -242,9 +244,13 @@ class Run:
                 token = by_id[move.token]
                 if token.flow.tokens.count(token) == 0:
                     continue  # consumed by a join this round
+                outer_token = self.mover_token
+                if flow.kind is FlowKind.ROOT:
+                    self.mover_token = token
                 if outer_mover == 0 or flow.kind in (FlowKind.ROOT,):
                     self.mover = token.id
                 did_act, did_progress = self.advance(token)
+                self.mover_token = outer_token
                 if did_act:
                     acted.append(token.id)
                 progressed = progressed or did_progress
@@ -349,8 +355,9 @@ class Run:
             self._terminated(token, node)
             return True, True
         token.body = run
+        token.resumed = True
         del wait
-        return True, True
+        return True, False
 
     def _resume(self, token: Token, node: Node) -> bool:
         assert token.body is not None
@@ -429,6 +436,13 @@ class Run:
             return
         if len(enabled) == 1:
             self._move(token, enabled[0].target, node.index)
+            if token.resumed:
+                # A body that waited and went on within this move hands its token straight on:
+                # the node after it is performed in the same step, as the reference executor does.
+                token.resumed = False
+                target = flow.graph.nodes[token.node]
+                if target.kind in (NodeKind.ACTION, NodeKind.STATEMENT) and len(flow.graph.incoming(target.index)) <= 1:
+                    self._perform(token, target)
             return
         self._consume(token)
         for edge in enabled:
@@ -522,6 +536,8 @@ class Run:
                 token.wake = self.ctx.clock.now + _seconds(duration)
                 if len(self.all_tokens(self.root)) <= 1:
                     self.ctx.clock.advance_to(token.wake)  # nothing else can move: time does
+                    if flow.kind is not FlowKind.ROOT and self.mover_token is not None:
+                        self.mover_token.resumed = True
             if self.ctx.clock.now >= token.wake:
                 token.wake = None
                 self._follow(token, node)
@@ -671,6 +687,8 @@ class Run:
                 waiters = [t.wake for t in self.all_tokens(flow) if t.wake is not None]
                 if waiters:
                     self.ctx.clock.advance_to(min(w for w in waiters if w is not None))
+                    if self.mover_token is not None:
+                        self.mover_token.resumed = True
                     continue
                 raise ActionDeadlock(f"action deadlock in {flow.label}: no token can move")
         self._hide(flow)
