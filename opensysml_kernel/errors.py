@@ -65,11 +65,17 @@ class NoRunError(KernelError, RuntimeError):
 
 
 class RunFailedError(KernelError, RuntimeError):
-    """A run that stopped on a runtime error; keeps the trace lines the failing command produced."""
+    """A run that stopped on a runtime error; keeps the last trace lines the failing command produced."""
+
+    SHOWN = 40
 
     def __init__(self, subject: str, step: int, cause: Exception, lines: Sequence[str] = ()) -> None:
         self.subject = subject
         self.step = step
         self.cause = cause
-        self.lines = tuple(lines)
+        shown = list(lines)
+        if len(shown) > self.SHOWN:
+            left = len(shown) - self.SHOWN
+            shown = [f"... {left} earlier trace lines (%trace shows them all)", *shown[-self.SHOWN:]]
+        self.lines = tuple(shown)
         super().__init__(f"✗ Action {subject} failed at step {step}: {cause}")

@@ -1,0 +1,67 @@
+"""Small models the face tests share: a fork race, a loop that never ends, a guard that is not Boolean."""
+
+from __future__ import annotations
+
+import pytest
+
+from opensysml_kernel.session import Session
+
+RACE = """package race {
+    private import ScalarValues::*;
+    action Race {
+        attribute c : Integer := 0;
+        first start;
+        then fork f;
+            then a;
+            then b;
+        action a { assign c := 1; }
+        action b { assign c := 2; }
+        succession a then j;
+        succession b then j;
+        join j;
+        then done;
+    }
+}
+"""
+
+RUNAWAY = """package loops {
+    private import ScalarValues::*;
+    action Runaway {
+        attribute total : Integer = 0;
+        first start;
+        action spin {
+            while total >= 0 {
+                assign total := total + 1;
+            }
+        }
+        done;
+        succession first start then spin;
+        succession first spin then done;
+    }
+}
+"""
+
+NOT_BOOLEAN = """package guards {
+    action Seq {
+        attribute x;
+        attribute y = 0;
+        action s0 assign x := 7;
+        action s1 assign y := 9;
+        action s2 assign y := 1;
+        first s0 then s1;
+        succession first s1 if x then s2;
+    }
+}
+"""
+
+
+@pytest.fixture
+def session() -> Session:
+    return Session()
+
+
+@pytest.fixture
+def race(session: Session) -> Session:
+    """A session with the race model submitted."""
+    session.submit(RACE)
+    return session

@@ -1,0 +1,168 @@
+"""Session: atomic submissions, replacement of redeclared names, loading files, runs and their failures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import NOT_BOOLEAN, RACE, RUNAWAY
+
+from engines.errors import GuardNotBoolean, StepBudgetExceeded
+from ir.errors import ResolveError, SysmlSyntaxError
+from opensysml_kernel.errors import MissingFileError, NoRunError, RunFailedError, UnknownActionError
+from opensysml_kernel.session import Session
+
+
+def state(session: Session) -> tuple[object, ...]:
+    return (session.documents, session.model, session.run, session.subject, session.schedule, session.trace)
+
+
+def names(session: Session) -> list[str]:
+    return [d.qualified_name for d in session.declarations()]
+
+
+def test_submit_declares_in_document_order(session: Session) -> None:
+    result = session.submit(RACE)
+    assert result.text == "declared action race::Race"
+    assert names(session) == ["race", "race::Race", "race::Race::c", "race::Race::a", "race::Race::b"]
+    assert session.declarations()[1].path == "<cell 1>"
+
+
+def test_syntax_error_changes_nothing(race: Session) -> None:
+    before = state(race)
+    with pytest.raises(SysmlSyntaxError) as caught:
+        race.submit("package broken {\n  action a \n}\n")
+    assert str(caught.value).startswith("<cell 2>:2:") and "syntax error: expected" in str(caught.value)
+    assert state(race) == before
+
+
+def test_resolve_error_changes_nothing(race: Session) -> None:
+    before = state(race)
+    with pytest.raises(ResolveError, match="unknown type 'Missing'"):
+        race.submit("package other { part p : Missing; }")
+    assert state(race) == before
+
+
+def test_resubmission_replaces_the_whole_older_document(race: Session) -> None:
+    result = race.submit("package race { action Race { attribute d = 1; } }")
+    assert "note: race::Race redeclared" in result.lines
+    assert len(race.documents) == 1
+    assert names(race) == ["race", "race::Race", "race::Race::d"]
+
+
+def test_partial_redeclaration_keeps_both_later_wins(race: Session) -> None:
+    race.submit("package race { action Other { } }")
+    race.submit("package race { action Other { attribute z = 3; } action Third { } }")
+    assert len(race.documents) == 2  # the race document still declares race::Race
+    assert "race::Race::c" in names(race)
+    assert "race::Other::z" in names(race)
+
+
+def test_redeclaration_drops_the_run_with_a_note(race: Session) -> None:
+    race.start_action("Race")
+    result = race.submit(RACE)
+    assert result.lines[-1] == ("note: the run of race::Race was dropped because its model changed;"
+                                " %action race::Race starts it again")
+    assert race.run is None
+
+
+def test_new_declarations_keep_the_run(race: Session) -> None:
+    race.start_action("Race")
+    run = race.run
+    race.submit("package elsewhere { action Idle; }")
+    assert race.run is run
+
+
+def test_load_files_and_globs(session: Session, tmp_path: Path) -> None:
+    (tmp_path / "a.sysml").write_text(RACE)
+    (tmp_path / "b.sysml").write_text(RUNAWAY)
+    result = session.load([str(tmp_path / "*.sysml")])
+    assert result.lines[:2] == (f"loaded {tmp_path / 'a.sysml'}", f"loaded {tmp_path / 'b.sysml'}")
+    assert session.model.behaviors("action")[0] == "race::Race"
+
+
+def test_load_is_all_or_nothing(session: Session, tmp_path: Path) -> None:
+    (tmp_path / "good.sysml").write_text(RACE)
+    (tmp_path / "bad.sysml").write_text("package bad {")
+    with pytest.raises(SysmlSyntaxError):
+        session.load([str(tmp_path / "good.sysml"), str(tmp_path / "bad.sysml")])
+    assert session.documents == ()
+
+
+def test_load_missing_file(session: Session, tmp_path: Path) -> None:
+    with pytest.raises(MissingFileError, match="no such file '.*nope.sysml'"):
+        session.load([str(tmp_path / "nope.sysml")])
+    with pytest.raises(MissingFileError, match="no file matches"):
+        session.load([str(tmp_path / "*.sysml")])
+
+
+def test_action_names_unqualified_ambiguous_and_unknown(race: Session) -> None:
+    assert race.action_name("Race") == "race::Race"
+    assert race.action_name("race::Race") == "race::Race"
+    with pytest.raises(UnknownActionError, match=r"no action named 'Rase'; did you mean 'race::Race'\?"):
+        race.action_name("Rase")
+    race.submit("package two { action Race; }")
+    with pytest.raises(UnknownActionError, match="ambiguous: race::Race, two::Race"):
+        race.action_name("Race")
+
+
+def test_unknown_action_in_empty_model(session: Session) -> None:
+    with pytest.raises(UnknownActionError, match="declares no action yet"):
+        session.start_action("Anything")
+
+
+def test_step_without_run(session: Session) -> None:
+    with pytest.raises(NoRunError, match="no run to step: start one with %action <name>"):
+        session.step()
+
+
+def test_run_to_completion_outputs(race: Session) -> None:
+    race.start_action("Race")
+    progress = race.continue_run()
+    assert progress.status == "completed"
+    assert progress.outputs == (("c", "1"),)
+    assert race.full_trace()[-1] == "step 5: no active tokens"
+
+
+def test_step_budget_exhausted(session: Session) -> None:
+    session.submit(RUNAWAY)
+    session.start_action("Runaway")
+    with pytest.raises(RunFailedError) as caught:
+        session.continue_run()
+    assert isinstance(caught.value.cause, StepBudgetExceeded)
+    assert str(caught.value).startswith("✗ Action loops::Runaway failed at step 2: step limit exceeded")
+    assert session.run is not None and session.run.status == "failed"
+
+
+def test_non_boolean_guard(session: Session) -> None:
+    session.submit(NOT_BOOLEAN)
+    session.start_action("Seq")
+    with pytest.raises(RunFailedError, match="guard must evaluate to boolean") as caught:
+        session.continue_run()
+    assert isinstance(caught.value.cause, GuardNotBoolean)
+    assert caught.value.lines == ("step 1: token 1@s1",)
+
+
+def test_failing_cell_restores_the_session(race: Session) -> None:
+    race.command("%trace on")
+    before = state(race)
+    cell = "%trace off\npackage more { action M; }\n%action Nope\n"
+    with pytest.raises(UnknownActionError):
+        list(race.cell(cell))
+    assert state(race) == before
+    assert "more::M" not in names(race)
+
+
+def test_run_failure_in_a_cell_is_kept(session: Session) -> None:
+    cell = NOT_BOOLEAN + "%action Seq\n%continue\n"
+    with pytest.raises(RunFailedError):
+        list(session.cell(cell))
+    assert session.subject == "guards::Seq"
+    assert session.run is not None and session.run.status == "failed"
+
+
+def test_clear_keeps_settings(race: Session) -> None:
+    race.command("%trace on")
+    race.start_action("Race")
+    race.clear()
+    assert race.declarations() == [] and race.run is None and race.trace is True
