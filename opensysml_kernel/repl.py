@@ -1,0 +1,124 @@
+"""The terminal REPL: prompt_toolkit input (multi-line while braces are open), rich output, one Session."""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import suppress
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.application import get_app
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.input import Input
+from prompt_toolkit.output import Output
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from ir.errors import SysmlError
+from opensysml_kernel.cells import open_braces
+from opensysml_kernel.complete import complete
+from opensysml_kernel.magics import error_lines
+from opensysml_kernel.results import Result
+from opensysml_kernel.session import Session
+
+HISTORY_FILE = "~/.opensysml_history"
+BANNER = "opensysml-kernel REPL: SysML text or %commands (%help lists them); Ctrl-D leaves"
+_STYLES = {"▶": "bold blue", "⏸": "bold yellow", "✓": "bold green", "✗": "bold red", "?": "bold yellow"}
+
+
+class _TolerantHistory(FileHistory):
+    """History in a file, silently in memory only when the file cannot be read or written."""
+
+    def load_history_strings(self) -> Iterable[str]:
+        with suppress(OSError):
+            yield from super().load_history_strings()
+
+    def store_string(self, string: str) -> None:
+        with suppress(OSError):
+            super().store_string(string)
+
+
+def history(path: str = HISTORY_FILE) -> History:
+    full = os.path.expanduser(path)
+    if full.startswith("~"):
+        return InMemoryHistory()  # no home to keep it in
+    return _TolerantHistory(full)
+
+
+class SysmlCompleter(Completer):
+    """Command names, their settings and qualified names, as the kernel offers them."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
+        found = complete(self.session, document.text, document.cursor_position)
+        if found is not None:
+            for match in found.matches:
+                yield Completion(match, start_position=found.start - document.cursor_position)
+
+
+def render(result: Result) -> RenderableType:
+    """A Result for the terminal: verdict lines coloured by their mark, tables as rich tables."""
+    parts: list[RenderableType] = [Text(line, style=_STYLES.get(line[:1], "")) for line in result.lines]
+    if result.table is not None:
+        table = Table(*result.table.header, box=None, show_edge=False, pad_edge=False, header_style="bold")
+        for row in result.table.rows:
+            table.add_row(*row)
+        parts.append(table)
+    return Group(*parts)
+
+
+class Repl:
+    """Reads entries (SysML text or `%` lines), runs them in the Session, prints what they answer."""
+
+    def __init__(self, session: Session | None = None, console: Console | None = None) -> None:
+        self.session = session if session is not None else Session()
+        self.console = console if console is not None else Console(highlight=False)
+
+    def process(self, text: str) -> bool:
+        """Run one entry; False when it failed (the error is printed, the session unchanged)."""
+        try:
+            for result in self.session.cell(text):
+                self.console.print(render(result))
+        except SysmlError as error:
+            self.console.print(Text("\n".join(error_lines(error)), style="red"))
+            return False
+        return True
+
+    def prompt_session(self, input: Input | None = None, output: Output | None = None) -> PromptSession[str]:
+        def braces_open() -> bool:
+            return open_braces(get_app().current_buffer.text) > 0
+
+        return PromptSession(
+            "sysml> ", multiline=Condition(braces_open), prompt_continuation="  ...  ",
+            history=history(), completer=SysmlCompleter(self.session), complete_while_typing=False,
+            input=input, output=output)
+
+    def loop(self, prompt: PromptSession[str] | None = None) -> None:
+        """Read and run entries until Ctrl-D; Ctrl-C drops the entry being typed."""
+        prompt = prompt if prompt is not None else self.prompt_session()
+        self.console.print(BANNER)
+        while True:
+            try:
+                text = prompt.prompt()
+            except KeyboardInterrupt:
+                continue
+            except EOFError:
+                break
+            if text.strip():
+                self.process(text)
+
+
+def transcript(entries: Iterable[str], session: Session | None = None, width: int = 100) -> str:
+    """What the REPL prints for `entries`, without a terminal (plain text, no colour)."""
+    buffer = io.StringIO()
+    repl = Repl(session, Console(file=buffer, width=width, color_system=None, highlight=False))
+    for entry in entries:
+        repl.process(entry)
+    return buffer.getvalue()
