@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,15 @@ class _Tail:
 
 def _members(children: list[Any]) -> tuple[s.Member, ...]:
     return tuple(c for c in children if isinstance(c, s.Member))
+
+
+# KerML's escapes; any other backslash stays as written. (unicode_escape would garble non-ASCII text.)
+_ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", '"': '"', "'": "'", "\\": "\\"}
+_ESCAPE = re.compile(r"\\(.)")
+
+
+def _unescape(raw: str) -> str:
+    return _ESCAPE.sub(lambda m: _ESCAPES.get(m.group(1), m.group(0)), raw)
 
 
 def _comment_text(comment: str) -> str:
@@ -589,7 +599,7 @@ class _ToSyntax(Transformer[Token, Any]):
 
     def string_lit(self, meta: Any, c: list[Token]) -> s.Literal:
         raw = str(c[0])[1:-1]
-        return s.Literal(_span(meta), "string", raw.encode().decode("unicode_escape") if "\\" in raw else raw)
+        return s.Literal(_span(meta), "string", _unescape(raw) if "\\" in raw else raw)
 
     def true_lit(self, meta: Any, c: list[Token]) -> s.Literal:
         return s.Literal(_span(meta), "boolean", "true")

@@ -186,7 +186,7 @@ def _found(token: Token) -> str:
     value = str(token)
     if len(value) > 24:
         value = value[:21] + "..."
-    return value if token.type == "STRING" else f"'{value}'"
+    return f"the string {value}" if token.type == "STRING" else f"'{value}'"
 
 
 def explain(err: UnexpectedInput, text: str, lark: Lark) -> Explanation:
@@ -279,5 +279,5 @@ def _misspelled_keyword(vocab: _Vocabulary, token: Token, statement: Sequence[_S
         return None
     if not _IDENTIFIER.fullmatch(word) or word in vocab.keywords:
         return None
-    close = difflib.get_close_matches(word, vocab.member_keywords, n=1, cutoff=0.75)
+    close = difflib.get_close_matches(word, vocab.member_keywords, n=1, cutoff=0.8)
     return (word, where, close[0]) if close else None

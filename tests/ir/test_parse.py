@@ -294,3 +294,7 @@ def test_shift_reduce_conflicts_are_the_known_ones(caplog: pytest.LogCaptureFixt
         "SEMICOLON * <name : DECIDE>",
         "SEMICOLON * <name : DONE>",
     ]
+
+
+def test_string_escapes_keep_other_text_as_written() -> None:
+    assert value(r'"é\n\"q\" \\ \d"') == s.Literal(NO, "string", 'é\n"q" \\ \\d')

@@ -85,6 +85,10 @@ MISTAKES = [
         "expected '}' or a declaration after 'package P {', found 'foo'",
         id="not-a-declaration"),
     pytest.param(
+        'action a { assign log := log "x"; }', 1, 30,
+        "expected ';' after 'assign log := log', found the string \"x\"",
+        id="missing-operator-before-string"),
+    pytest.param(
         "action a", 1, 9,
         "expected ';' or '{' after 'action a', found the end of the text",
         id="usage-cut-by-end-of-text"),
