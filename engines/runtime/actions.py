@@ -375,6 +375,10 @@ class Run:
 
     def _terminated(self, token: Token, node: Node) -> None:
         """A `terminate;` standing as a node of a flow ends that flow; in a node's body, the node."""
+        if node.kind is NodeKind.STATEMENT and token.flow.kind is FlowKind.BLOCK:
+            flow = token.flow
+            flow.tokens.clear()
+            return
         if node.kind is NodeKind.STATEMENT and token.flow.kind is not FlowKind.ROOT:
             flow = token.flow
             flow.tokens.clear()
@@ -861,10 +865,17 @@ class Run:
             else:
                 yield from self.statements(rest, inner, depth + 2, f"action node {name}")
             return
+        ends_owner = isinstance(usage.action_body, s.Terminate) and usage.action_body.target is None
         if states_a_flow(rest):
             yield from self._block_flow(rest, inner, depth + 1, f"action node {name}", name)
-            return
-        yield from self.statements(rest, inner, depth + 1, f"action node {name}")
+        else:
+            try:
+                yield from self.statements(rest, inner, depth + 1, f"action node {name}")
+            except _Terminated:
+                pass  # `terminate;` in its own body ends this usage only
+        if ends_owner:
+            # A terminate action usage ends the performance it is a step of once it is done.
+            raise _Terminated()
 
     def block(self, block: s.Block, frame: Frame, depth: int, role: str, owner: str) -> BodyRun:
         """A branch or loop body: inline, or entered as a node of its own when it states a flow or waits."""

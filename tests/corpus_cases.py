@@ -1,0 +1,124 @@
+"""The conformance corpus as test data: cases, their entry behavior, expected values and verdicts."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import ir
+from ir import syntax as s
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / ".." / "shared" / "corpus"
+CONFORMANCE = CORPUS / "conformance"
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    kind: str
+    expected: dict[str, Any]
+    path: Path
+    golden: str | None
+    check: dict[str, Any] | None
+    disputed: bool = False
+    notes: str = field(default="", compare=False)
+
+    @property
+    def text(self) -> str:
+        return self.path.read_text(encoding="utf-8")
+
+    @property
+    def deterministic(self) -> bool:
+        return "outcomes" not in self.expected
+
+
+def _disputed() -> dict[str, str]:
+    """Cases whose files INDEX.md flags as taken at commits that disagree."""
+    out: dict[str, str] = {}
+    index = (CORPUS / "INDEX.md").read_text(encoding="utf-8")
+    for line in index.splitlines():
+        m = re.match(r"\|\s*\d+\s*\|\s*`([a-z0-9_]+)`", line)
+        if m and "different commits" in line:
+            out[m.group(1)] = line.rsplit("|", 2)[-2].strip()
+    return out
+
+
+def cases(kind: str | None = None) -> list[Case]:
+    """Every complete case (model and expectation), optionally of one kind, by name."""
+    disputed = _disputed()
+    out = []
+    for expected_file in sorted(CONFORMANCE.glob("*.expected.json")):
+        name = expected_file.name[: -len(".expected.json")]
+        model = CONFORMANCE / f"{name}.sysml"
+        if not model.exists():
+            continue
+        expected = json.loads(expected_file.read_text(encoding="utf-8"))
+        case_kind = expected.get("type", "?")
+        if kind is not None and case_kind != kind:
+            continue
+        golden_file = CONFORMANCE / f"{name}.trace.golden"
+        check_file = CONFORMANCE / f"{name}.check.expected.json"
+        out.append(Case(
+            name, case_kind, expected, model,
+            golden_file.read_text(encoding="utf-8") if golden_file.exists() else None,
+            json.loads(check_file.read_text(encoding="utf-8")) if check_file.exists() else None,
+            name in disputed, disputed.get(name, ""),
+        ))
+    return out
+
+
+def entry(case: Case, model: ir.Model) -> str:
+    """The behavior a case drives: `evaluate`, else the first action its own packages declare."""
+    if "evaluate" in case.expected:
+        return str(case.expected["evaluate"])
+    for doc in model.documents:
+        for member in doc.members:
+            if isinstance(member, s.Package):
+                for inner in member.members:
+                    if isinstance(inner, (s.Definition, s.Usage)) and inner.kind == case.kind and inner.name:
+                        return f"{member.name}::{inner.name}"
+    raise LookupError(f"{case.name}: no {case.kind} declared by the document's packages")
+
+
+def spelled(value: dict[str, Any]) -> str:
+    """A corpus value (`{"type": "Integer", "value": 1}`) spelled as the tool spells values."""
+    kind = value.get("type")
+    raw = value.get("value")
+    if kind == "Boolean":
+        return "true" if raw else "false"
+    if kind == "String":
+        return '"' + str(raw).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if kind in ("Integer",):
+        return str(int(raw)) if not isinstance(raw, str) else raw
+    if kind in ("Real", "Rational"):
+        return _real(raw)
+    if kind == "EnumLiteral":
+        return str(raw)
+    if kind == "Unset":
+        return "<unset>"
+    return str(raw)
+
+
+def _real(raw: Any) -> str:
+    from engines.runtime.values import spell
+
+    if isinstance(raw, str) and "/" in raw:
+        return spell(Fraction(raw))
+    return spell(Fraction(str(raw)))
+
+
+def same_value(expected: dict[str, Any], got: str | None) -> bool:
+    """Whether an output matches a corpus value (numbers compared exactly, whatever the spelling)."""
+    if got is None:
+        return False
+    if expected.get("type") in ("Integer", "Real", "Rational"):
+        try:
+            return Fraction(got) == Fraction(str(expected.get("value")))
+        except (ValueError, ZeroDivisionError):
+            return False
+    return spelled(expected) == got
