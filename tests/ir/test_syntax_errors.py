@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import random
 import re
+from pathlib import Path
 
 import pytest
 
@@ -153,3 +155,30 @@ def test_every_terminal_reads_as_text_a_modeler_types() -> None:
         text = terminal_text(lark, terminal.name)
         assert text.startswith("'") or text.startswith(("a ", "an ")), (terminal.name, text)
         assert "__" not in text and terminal.name not in text
+
+
+def test_mangled_corpus_models_fail_only_as_syntax_errors() -> None:
+    """Corpus models with a token dropped, repeated or cut off: a SysmlSyntaxError or a tree, never a crash."""
+    corpus = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
+    models = sorted(corpus.rglob("*.sysml"))
+    words = re.compile(r'\s+|//[^\n]*|"[^"\n]*"|[A-Za-z_0-9.]+|::|:=|:>>|:>|==|!=|<=|>=|\S')
+    rng = random.Random(20261201)
+    failures = 0
+    for _ in range(400):
+        pieces = words.findall(rng.choice(models).read_text(encoding="utf-8"))
+        at = rng.choice([i for i, p in enumerate(pieces) if p.strip() and not p.startswith("//")])
+        roll = rng.random()
+        if roll < 0.4:
+            pieces[at] = ""
+        elif roll < 0.7:
+            pieces[at] = rng.choice(pieces)
+        elif roll < 0.85:
+            pieces.insert(at, rng.choice([";", "{", "}", "=", ":=", "then", "if", "(", "$", '"', "/*"]))
+        else:
+            del pieces[at:]
+        try:
+            parse("".join(pieces), "mangled.sysml")
+        except SysmlSyntaxError as err:
+            failures += 1
+            assert err.message and err.line >= 1 and err.column >= 1
+    assert failures > 200
