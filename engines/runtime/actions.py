@@ -3,6 +3,7 @@ successions followed); a fixed policy steps every steppable token once per round
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from enum import Enum
@@ -18,7 +19,17 @@ from engines.errors import (
 from engines.runtime.context import Context, Message
 from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.schedule import ChoiceKind, Move
-from engines.runtime.values import UNSET, ObjectRef, Quantity, Sequence, Signal, Value, coerce_to, spell, type_name
+from engines.runtime.values import (
+    UNSET,
+    ObjectRef,
+    Quantity,
+    Sequence,
+    Signal,
+    Value,
+    coerce_to,
+    spell,
+    type_name,
+)
 from ir import syntax as s
 from ir.lower import ActionGraph, Attribute, Node, NodeKind, states_a_flow
 from ir.model import Element
@@ -869,10 +880,8 @@ class Run:
         if states_a_flow(rest):
             yield from self._block_flow(rest, inner, depth + 1, f"action node {name}", name)
         else:
-            try:
+            with contextlib.suppress(_Terminated):  # `terminate;` in its own body ends this usage only
                 yield from self.statements(rest, inner, depth + 1, f"action node {name}")
-            except _Terminated:
-                pass  # `terminate;` in its own body ends this usage only
         if ends_owner:
             # A terminate action usage ends the performance it is a step of once it is done.
             raise _Terminated()
@@ -898,6 +907,7 @@ class Run:
         """Statements run as a nested node with a token of its own, shown while they wait."""
         trace = self.ctx.trace
         trace.flush_left(f"enter action node: {label}")
+        assert self.current_flow is not None
         token_id = self.current_flow.new_token_id()
         for stmt in members:
             run = self.statement(stmt, frame, depth, owner)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from engines.errors import StepBudgetExceeded, UnknownBehaviorError
 from engines.runtime.schedule import Scheduler, make_scheduler
@@ -14,6 +15,9 @@ from ir import syntax as s
 from ir.lower import ActionGraph, lower_action, lower_block
 from ir.model import Element, Model
 from ir.resolve import lookup
+
+if TYPE_CHECKING:
+    from engines.runtime.actions import Run
 
 DEFAULT_MAX_STEPS = 10_000
 MAX_STEPS_VARIABLE = "OPENSYSML_MAX_ACTION_STEPS"

@@ -6,7 +6,7 @@ import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engines.errors import EvaluationError
 from engines.runtime.values import (
@@ -23,7 +23,7 @@ from engines.runtime.values import (
 )
 from ir import syntax as s
 from ir.model import Element
-from ir.resolve import lookup, member_of
+from ir.resolve import lookup
 
 if TYPE_CHECKING:
     from engines.runtime.context import Context
@@ -72,7 +72,7 @@ class Frame:
 _ARITH: dict[str, Callable[[object, object], object]] = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "%": operator.mod,
 }
-_COMPARE: dict[str, Callable[[object, object], bool]] = {
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
     "<": operator.lt, ">": operator.gt, "<=": operator.le, ">=": operator.ge,
 }
 
@@ -143,7 +143,7 @@ class Evaluator:
             self._line(depth, "eval conditional", value)
             return value
         if isinstance(e, s.SelfRef):
-            performer = frame
+            performer: Frame | None = frame
             while performer is not None and performer.performer is None:
                 performer = performer.parent
             value = performer.performer if performer is not None else None
@@ -218,7 +218,7 @@ class Evaluator:
             return Fraction(left) / Fraction(right)  # type: ignore[arg-type]
         if op in ("**", "^"):
             if isinstance(right, int) and not isinstance(left, float):
-                return left ** right if right >= 0 else Fraction(left) ** right  # type: ignore[operator]
+                return left ** right if right >= 0 else Fraction(left) ** right  # type: ignore[operator,arg-type]
             return float(left) ** float(right)  # type: ignore[arg-type]
         if op in _ARITH:
             result = _ARITH[op](left, right)
@@ -330,7 +330,7 @@ class Evaluator:
             for name, value in base.fields:
                 if name == feature:
                     return value
-        raise EvaluationError(f"cannot read '{feature}' of {spell(base) if not isinstance(base, Frame) else base}")  # type: ignore[arg-type]
+        raise EvaluationError(f"cannot read '{feature}' of {base!r}")
 
     # ------------------------------------------------------------ calls
 
@@ -424,25 +424,16 @@ def _article(type_text: str) -> str:
 def _equal(left: Value, right: Value) -> bool:
     if isinstance(left, bool) or isinstance(right, bool):
         return left is right or (isinstance(left, bool) and isinstance(right, bool) and left == right)
-    if is_number(left) and is_number(right):
-        return left == right  # type: ignore[no-any-return]
-    return left == right
+    return bool(left == right)
 
 
 def _builtin(name: str, args: list[Value]) -> Value:
-    if name in ("abs",) and len(args) == 1 and is_number(args[0]):
-        return abs(args[0])  # type: ignore[arg-type]
+    if name in ("abs",) and len(args) == 1 and isinstance(args[0], (int, Fraction, float)):
+        magnitude: Value = abs(args[0])
+        return magnitude
     if name in ("size",) and len(args) == 1 and isinstance(args[0], Sequence):
         return len(args[0].elements)
     raise EvaluationError(f"unknown calculation '{name}'")
 
 
-def member_feature(model_el: Element, name: str) -> Element | None:
-    return member_of_safe(model_el, name)
-
-
-def member_of_safe(el: Element, name: str) -> Element | None:
-    return el.members.get(name)
-
-
-__all__ = ["Evaluator", "Frame", "member_of"]
+__all__ = ["Evaluator", "Frame"]

@@ -64,7 +64,7 @@ class Signal:
     fields: tuple[tuple[str, Value], ...] = ()
 
 
-Value = Union[bool, int, Fraction, float, str, None, Unset, EnumValue, Quantity, Sequence, ObjectRef, Signal]
+Value = Union[bool, int, Fraction, float, str, None, Unset, EnumValue, Quantity, Sequence, ObjectRef, Signal]  # noqa: UP007
 
 
 def _decimal(f: Fraction) -> str | None:
