@@ -8,6 +8,7 @@ from typing import Any
 
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.core.magic import Magics, line_cell_magic, magics_class
+from IPython.core.magics.code import CodeMagics
 from IPython.display import display
 
 from ir.errors import SysmlError
@@ -54,10 +55,12 @@ class SysmlMagics(Magics):
         return None
 
 
-def _command_magic(session: Session, name: str, fallback: Callable[[str], Any] | None) -> Callable[[str], Any]:
+def _command_magic(shell: InteractiveShell, session: Session, name: str) -> Callable[[str], Any]:
     def magic(line: str) -> Any:
-        if fallback is not None and name == "load" and not _is_sysml_load(line):
-            return fallback(line)
+        if name == "load" and not _is_sysml_load(line):
+            # IPython's own %load (of Python code) stays in charge of anything that is not SysML.
+            ipython_load: Callable[[str], Any] = getattr(CodeMagics(shell), "load")  # noqa: B009 (mypy reads the decorator wrongly)
+            return ipython_load(line)
         return session.command(f"%{name} {line}")
 
     magic.__doc__ = f"{COMMANDS[name].usage}: {COMMANDS[name].help}"
@@ -65,7 +68,7 @@ def _command_magic(session: Session, name: str, fallback: Callable[[str], Any] |
 
 
 def _is_sysml_load(line: str) -> bool:
-    """IPython's own %load stays in charge of anything that is not SysML."""
+    """Every argument a .sysml file or a glob."""
     words = line.split()
     return bool(words) and all(w.endswith(".sysml") or "*" in w or "?" in w for w in words)
 
@@ -75,11 +78,8 @@ def register(shell: InteractiveShell) -> Session:
     existing = shell.user_ns.get("session")
     session = existing if isinstance(existing, Session) else Session()
     shell.register_magics(SysmlMagics(shell, session))
-    line_magics = shell.magics_manager.magics["line"]
     for name in COMMANDS:
-        previous = line_magics.get(name)
-        fallback = previous if name == "load" and previous is not None else None
-        shell.magics_manager.register_function(_command_magic(session, name, fallback), "line", name)
+        shell.magics_manager.register_function(_command_magic(shell, session, name), "line", name)
     shell.set_custom_exc((SysmlError,), _show_error)
     shell.push({"session": session})
     return session

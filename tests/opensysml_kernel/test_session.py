@@ -90,7 +90,7 @@ def test_load_is_all_or_nothing(session: Session, tmp_path: Path) -> None:
 
 
 def test_load_missing_file(session: Session, tmp_path: Path) -> None:
-    with pytest.raises(MissingFileError, match="no such file '.*nope.sysml'"):
+    with pytest.raises(MissingFileError, match=r"no such file '.*nope\.sysml'"):
         session.load([str(tmp_path / "nope.sysml")])
     with pytest.raises(MissingFileError, match="no file matches"):
         session.load([str(tmp_path / "*.sysml")])

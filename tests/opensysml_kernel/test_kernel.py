@@ -1,0 +1,110 @@
+"""The Jupyter kernel through jupyter_client: SysML cells, a failing cell, Python with `session`, completion."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import RACE
+from jupyter_client.blocking.client import BlockingKernelClient
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import KernelManager
+
+from opensysml_kernel.install import KERNEL_NAME, kernel_json
+from opensysml_kernel.kernel import is_sysml_cell
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BlockingKernelClient]:
+    specs = tmp_path_factory.mktemp("kernels")
+    (specs / KERNEL_NAME).mkdir()
+    (specs / KERNEL_NAME / "kernel.json").write_text(json.dumps(kernel_json()))
+    manager = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(specs)]))
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    manager.start_kernel(env={**os.environ, "PYTHONPATH": path, "OPENSYSML_KERNEL_DETERMINISTIC": "1"})
+    client = manager.client()
+    client.start_channels()
+    client.wait_for_ready(timeout=60)
+    yield client
+    client.stop_channels()
+    manager.shutdown_kernel(now=True)
+
+
+def execute(client: BlockingKernelClient, code: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    outputs: list[dict[str, Any]] = []
+
+    def keep(message: dict[str, Any]) -> None:
+        if message["msg_type"] in ("display_data", "execute_result", "error", "stream"):
+            outputs.append({"type": message["msg_type"], **message["content"]})
+
+    reply = client.execute_interactive(code, output_hook=keep, timeout=60)
+    return reply["content"], outputs
+
+
+def texts(outputs: list[dict[str, Any]]) -> list[str]:
+    return [o["data"]["text/plain"] for o in outputs if o["type"] in ("display_data", "execute_result")]
+
+
+def test_sysml_cell_runs_commands_and_submissions(kernel: BlockingKernelClient) -> None:
+    reply, outputs = execute(kernel, RACE + "%action Race\n%step\n")
+    assert reply["status"] == "ok"
+    assert texts(outputs) == ["declared action race::Race",
+                              "▶ Action race::Race started (schedule reverse)\ntoken 1@start",
+                              "step 1: token 1@f"]
+    assert "text/html" in outputs[1]["data"]
+
+
+def test_failing_cell_is_a_readable_error_and_changes_nothing(kernel: BlockingKernelClient) -> None:
+    reply, outputs = execute(kernel, "package more { action M; }\npackage broken {\n  action a \n}\n")
+    assert reply["status"] == "error" and reply["ename"] == "SysmlSyntaxError"
+    error = next(o for o in outputs if o["type"] == "error")
+    assert error["evalue"].startswith("<cell ") and ":3:" in error["evalue"]
+    assert error["traceback"][0] == error["evalue"].splitlines()[0]
+    assert not any("Traceback" in line for line in error["traceback"])
+    reply, outputs = execute(kernel, "[d.qualified_name for d in session.declarations()][:2], session.subject")
+    assert reply["status"] == "ok"
+    assert texts(outputs) == ["(['race', 'race::Race'], 'race::Race')"]
+
+
+def test_unknown_command_and_python_errors(kernel: BlockingKernelClient) -> None:
+    reply, _ = execute(kernel, "%stpe")
+    assert reply["ename"] == "UnknownCommandError" and "did you mean '%step'?" in reply["evalue"]
+    reply, _ = execute(kernel, "1 / 0")
+    assert reply["ename"] == "ZeroDivisionError"
+
+
+def test_python_cell_uses_the_session(kernel: BlockingKernelClient) -> None:
+    reply, outputs = execute(kernel, "r = session.command('%continue')\nprint(r.data['outputs'])")
+    assert reply["status"] == "ok"
+    assert [o["text"] for o in outputs if o["type"] == "stream"] == ["{'c': '1'}\n"]
+
+
+def test_completion_and_is_complete(kernel: BlockingKernelClient) -> None:
+    kernel.complete("%ste", 4)
+    assert kernel.get_shell_msg(timeout=10)["content"]["matches"] == ["%step"]
+    kernel.complete("%action race::R", 15)
+    content = kernel.get_shell_msg(timeout=10)["content"]
+    assert content["matches"][0] == "race::Race" and content["cursor_start"] == 8
+    for code, status in [("package p {", "incomplete"), ("package p { }", "complete"), ("x = (", "incomplete"),
+                         ("x = 1", "complete")]:
+        kernel.is_complete(code)
+        assert kernel.get_shell_msg(timeout=10)["content"]["status"] == status, code
+
+
+@pytest.mark.parametrize("cell, sysml", [
+    ("package p { }", True),
+    ("%step\n%tokens", True),
+    ("%stpe", True),
+    ("%load_ext opensysml_kernel", False),
+    ("x = 1\n%step", False),
+    ("%%time\nx = 1", False),
+    ("", False),
+])
+def test_which_cells_are_sysml(cell: str, sysml: bool) -> None:
+    assert is_sysml_cell(cell, {"load_ext", "time"}) is sysml
