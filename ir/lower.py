@@ -13,6 +13,7 @@ from enum import Enum
 
 from ir import syntax as s
 from ir.errors import LoweringError
+from ir.footprint import Touches, expression_reads
 from ir.model import Element, Model
 from ir.resolve import lookup
 
@@ -298,9 +299,51 @@ class _Lowerer:
         if not initial:
             targets = {e.target for e in edges}
             initial = [n.index for n in nodes if n.index not in targets and n.kind is not NodeKind.DONE]
-        graph = ActionGraph(name, el, tuple(attributes), tuple(nodes), tuple(edges), tuple(initial),
-                            tuple(flows), tuple(binds))
-        return graph
+        local = {a.name for a in attributes}
+        with_footprints = tuple(
+            Node(n.index, n.kind, n.name, n.decl, n.body, n.multiplicity,
+                 self.footprint(n, nodes, edges, name, local))
+            for n in nodes)
+        return ActionGraph(name, el, tuple(attributes), with_footprints, tuple(edges), tuple(initial),
+                           tuple(flows), tuple(binds))
+
+    def footprint(self, node: Node, nodes: list[Node], edges: list[Edge], owner: str,
+                  local: set[str]) -> Footprint:
+        """One move of `node`: its body, the guards of its outgoing successions, the joins it reaches."""
+        touches = Touches()
+        body = node.body
+        if body is not None:
+            touches.statements(body.statements)
+            for attr in body.attributes:
+                touches.reads.update(expression_reads(attr.value))
+            for _, expr in body.bindings:
+                touches.reads.update(expression_reads(expr))
+            if body.flow is not None:
+                for inner in body.flow.nodes:
+                    touches.reads.update(inner.footprint.reads)
+                    touches.writes.update(inner.footprint.writes)
+                    touches.sends = touches.sends or inner.footprint.sends
+                    touches.accepts = touches.accepts or inner.footprint.accepts
+                    touches.dynamic = touches.dynamic or inner.footprint.dynamic
+            if body.performs is not None:
+                touches.dynamic = True  # what another action's executor touches is not read off here
+            own = {a.name for a in body.attributes}
+            touches.reads -= own
+            touches.writes -= own
+        control = set()
+        for e in edges:
+            if e.source == node.index:
+                touches.reads.update(expression_reads(e.guard))
+                target = nodes[e.target]
+                incoming = sum(1 for x in edges if x.target == e.target)
+                if target.kind in (NodeKind.JOIN, NodeKind.MERGE) or incoming > 1:
+                    control.add(e.target)
+
+        def qualify(names: set[str]) -> frozenset[str]:
+            return frozenset(f"{owner}::{n}" if n.split(".", 1)[0] in local else n for n in names)
+
+        return Footprint(qualify(touches.reads), qualify(touches.writes), touches.sends, touches.accepts,
+                         frozenset(control), touches.dynamic)
 
     def body_of(self, owner: Element, usage: s.Usage) -> Body:
         """What a node declared by `usage` runs: its statement, its statement list, its subflow, or the
