@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
@@ -101,11 +102,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The command line; returns the exit status (0 completed, 1 run failed, 2 bad input)."""
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.command == "install":
-        return _install(args)
-    if args.command == "repl":
-        return _repl(args)
-    if args.command == "run":
-        return _run(args)
-    parser.print_help(sys.stderr)
-    return EXIT_BAD_INPUT
+    handlers = {"install": _install, "repl": _repl, "run": _run}
+    if args.command not in handlers:
+        parser.print_help(sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        code = handlers[args.command](args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader left (`| head`): no traceback, and no second error when Python flushes at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILED
+    return code
