@@ -428,9 +428,8 @@ def _equal(left: Value, right: Value) -> bool:
 
 
 def _builtin(name: str, args: list[Value]) -> Value:
-    if name in ("abs",) and len(args) == 1 and isinstance(args[0], (int, Fraction, float)):
-        magnitude: Value = abs(args[0])
-        return magnitude
+    if name in ("abs",) and len(args) == 1 and isinstance(args[0], (int, Fraction)):
+        return -args[0] if args[0] < 0 else args[0]
     if name in ("size",) and len(args) == 1 and isinstance(args[0], Sequence):
         return len(args[0].elements)
     raise EvaluationError(f"unknown calculation '{name}'")
