@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RACE
+from conftest import NOT_BOOLEAN, RACE
 from jupyter_client.blocking.client import BlockingKernelClient
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
@@ -77,6 +77,14 @@ def test_unknown_command_and_python_errors(kernel: BlockingKernelClient) -> None
     assert reply["ename"] == "UnknownCommandError" and "did you mean '%step'?" in reply["evalue"]
     reply, _ = execute(kernel, "1 / 0")
     assert reply["ename"] == "ZeroDivisionError"
+
+
+def test_run_failure_shows_its_trace_lines(kernel: BlockingKernelClient) -> None:
+    reply, _ = execute(kernel, NOT_BOOLEAN + "%action Seq\n%continue\n")
+    assert reply["ename"] == "RunFailedError"
+    assert reply["traceback"] == ["step 1: token 1@s1",
+                                  "✗ Action guards::Seq failed at step 2: guard must evaluate to boolean, got Integer 7"]
+    execute(kernel, RACE + "%action Race\n%step\n")
 
 
 def test_python_cell_uses_the_session(kernel: BlockingKernelClient) -> None:
