@@ -113,5 +113,5 @@ class Touches:
             self.statements(m.members)
         elif isinstance(m, s.ThenMember) and m.member is not None:
             self.member(m.member)
-        elif isinstance(m, s.SuccessionMember) or isinstance(m, s.FirstMember):
+        elif isinstance(m, (s.SuccessionMember, s.FirstMember)):
             self.reads.update(expression_reads(m.guard))

@@ -4,7 +4,7 @@ successions followed); a fixed policy steps every steppable token once per round
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from enum import Enum
 from fractions import Fraction
@@ -16,11 +16,12 @@ from engines.errors import (
     GuardNotBoolean,
     RunError,
 )
-from engines.runtime.context import Context, Message
+from engines.runtime.context import IMPLICIT_TERMINATE, Context, Message
 from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.schedule import ChoiceKind, Move
 from engines.runtime.values import (
     UNSET,
+    Deferred,
     ObjectRef,
     Quantity,
     Sequence,
@@ -38,9 +39,10 @@ from ir.resolve import lookup
 
 @dataclass(frozen=True)
 class Wait:
-    """Why a body cannot go on now."""
+    """Why a body cannot go on now, and a probe that tells, without changing anything, whether it could."""
 
     reason: str
+    ready: Callable[[], bool] = field(default=lambda: True, compare=False)
 
 
 class _Terminated(Exception):
@@ -70,6 +72,7 @@ class Token:
     waiting_accept: bool = False
     wake: Fraction | None = None
     resumed: bool = False  # its body waited during this move: the node after it goes on at once
+    wait: Wait | None = None  # what its paused body waits for
 
 
 @dataclass
@@ -96,6 +99,7 @@ class Flow:
         self.tokens: list[Token] = []
         self.step_no = 0
         self.round = 0
+        self.returns: tuple[Element, Frame] | None = None  # a performed action's outputs go back on leaving
         # Tokens are numbered per executor: a performed action numbers its own from 1.
         self.ids: list[int] = [1] if parent_token is None and kind in (FlowKind.ROOT, FlowKind.PERFORMED) else []
 
@@ -131,8 +135,13 @@ class Flow:
 class Run:
     """A stepping run of one action: the debugger's and the checker's unit of execution."""
 
-    def __init__(self, ctx: Context, action: Element, performer: str | None = None) -> None:
+    def __init__(self, ctx: Context, action: Element, performer: str | None = None, fine: bool = False) -> None:
         self.ctx = ctx
+        # Fine runs move one performance at a time: a node's direct statements, and the nodes of
+        # the actions it performs, are moves of their own (explore and check range over them).
+        self.fine = fine
+        self.moves_taken: list[Move] = []
+        self.branch_wanted: str | None = None
         self.action = action.qualified_name
         self.element = action
         self.evaluator = Evaluator(ctx)
@@ -191,6 +200,100 @@ class Run:
         while not self.finished:
             self.step()
         return self.ctx.trace.since(mark)
+
+    # ------------------------------------------------------------ one move at a time
+
+    def enabled_moves(self) -> list[Move]:
+        """The tokens that can advance now, in token order: the moves a schedule chooses among."""
+        if self.finished:
+            return []
+        moves: list[Move] = []
+        for token in sorted(self.all_tokens(self.root), key=lambda t: t.id):
+            if not self.can_act(token):
+                continue
+            label = token.flow.node_label(token)
+            node = token.flow.graph.nodes[token.node]
+            if node.kind is NodeKind.DECIDE and token.body is None:
+                branches = self.decision_branches(token)
+                if len(branches) > 1:
+                    moves.extend(Move(ChoiceKind.DECISION_BRANCH, token.id, label, b) for b in branches)
+                    continue
+            moves.append(Move(ChoiceKind.TOKEN_ORDER, token.id, label))
+        return moves
+
+    def apply(self, move: Move) -> list[str]:
+        """Advance the one token the move names; returns the trace lines the move wrote."""
+        mark = self.ctx.trace.mark()
+        token = next((t for t in self.all_tokens(self.root) if t.id == move.token), None)
+        if token is None:
+            raise RunError(f"no token {move.token} to move", move.node)
+        self.moves_taken.append(move)
+        try:
+            self.ctx.charge_step()
+            flow = token.flow
+            flow.round += 1
+            outer = self.mover_token
+            self.mover_token = token
+            self.mover = token.id
+            self.branch_wanted = move.branch
+            try:
+                self.advance(token)
+            finally:
+                self.mover_token = outer
+                self.mover = 0
+                self.branch_wanted = None
+            if self.root.finished:
+                self.status = "completed"
+        except RunError as err:
+            self.status = "failed"
+            self.error = err
+            raise
+        return self.ctx.trace.since(mark)
+
+    def can_act(self, token: Token) -> bool:
+        """Whether advancing the token would do something (a readiness probe: it changes nothing)."""
+        flow = token.flow
+        node = flow.graph.nodes[token.node]
+        if token.body is not None:
+            return token.wait is None or token.wait.ready()
+        incoming = flow.graph.incoming(node.index)
+        if node.kind is NodeKind.JOIN or (len(incoming) > 1 and node.kind not in (NodeKind.MERGE, NodeKind.DONE)
+                                          and token.via is not None):
+            arrived = {t.via for t in flow.tokens if t.node == node.index and t.arrived_round <= flow.round}
+            return {e.source for e in incoming} <= arrived
+        accept = self._flow_accept(node)
+        if accept is None:
+            return True
+        trigger = accept.trigger
+        if trigger.kind is s.TriggerKind.AFTER:
+            return token.wake is None or self.ctx.clock.now >= token.wake
+        if trigger.kind is s.TriggerKind.WHEN:
+            assert trigger.expression is not None
+            was = self.ctx.trace.enabled
+            self.ctx.trace.enabled = False
+            try:
+                return self.evaluator.eval(trigger.expression, flow.frame, 0) is True
+            except RunError:
+                return True  # taking the move raises the error, which is reported on its schedule
+            finally:
+                self.ctx.trace.enabled = was
+        return self._available(trigger, node.name, flow.frame)
+
+    def _flow_ready(self, flow: Flow) -> bool:
+        return any(self.can_act(t) for t in self.all_tokens(flow))
+
+    def _bus_nonempty(self) -> bool:
+        return bool(self.ctx.bus)
+
+    def stuck(self) -> str | None:
+        """Why a run with tokens left and no enabled move cannot go on (a deadlock), or None."""
+        if self.finished or self.enabled_moves():
+            return None
+        waiters = [t for t in self.all_tokens(self.root) if t.wake is not None]
+        if waiters:
+            return None
+        tokens = sorted(self.all_tokens(self.root), key=lambda t: t.id)
+        return "deadlock: " + ", ".join(f"token {t.id}@{t.flow.node_label(t)}" for t in tokens) + " wait"
 
     def _stalled(self) -> None:
         """A round that moved nothing: let the clock move, or report who waits on what."""
@@ -354,7 +457,30 @@ class Run:
             return self._accept_node(token, node, accept)
         body = node.body
         if body is not None and body.flow is not None and body.performs is None:
-            self._enter(token, node)
+            self._enter(token, node, body.flow)
+            return True, True
+        if isinstance(node.decl, s.Usage) and node.decl.kind == "calc":
+            self._calc_usage(node.decl, token.flow.frame)
+            self._completed(token, node)
+            return True, True
+        if body is not None and body.performs is not None and body.statements and body.flow is None \
+                and body.performs.base_kind == "action":
+            self._enter_performed(token, node, body.performs, self.ctx.program.merged_flow(node))
+            return True, True
+        if self.fine and node.kind is NodeKind.ACTION and body is not None:
+            if body.performs is not None and not body.statements and body.performs.base_kind == "action":
+                self._enter_performed(token, node, body.performs)
+                return True, True
+            self._enter(token, node, self.ctx.program.statement_flow(node))
+            return True, True
+        if node.decl is IMPLICIT_TERMINATE:
+            # The implicit terminate of a terminate action usage: the usage's own performance ends here.
+            token.flow.tokens.clear()
+            if token.flow.parent_token is not None:
+                self._leave(token.flow)
+            return True, True
+        if self.fine and node.kind is NodeKind.STATEMENT and isinstance(node.decl, s.If):
+            self._fine_if(token, node, node.decl)
             return True, True
         run = self._node_body(token, node)
         try:
@@ -366,19 +492,21 @@ class Run:
             self._terminated(token, node)
             return True, True
         token.body = run
-        token.resumed = True
-        del wait
+        token.resumed = not self.fine
+        token.wait = wait
         return True, False
 
     def _resume(self, token: Token, node: Node) -> bool:
         assert token.body is not None
         try:
-            next(token.body)
+            token.wait = next(token.body)
         except StopIteration:
+            token.wait = None
             token.body = None
             self._completed(token, node)
             return True
         except _Terminated:
+            token.wait = None
             token.body = None
             self._terminated(token, node)
             return True
@@ -413,6 +541,15 @@ class Run:
         self._follow(token, node)
 
     def _terminate_all(self, flow: Flow) -> None:
+        """A terminate action usage ends the performance it is a step of: through the blocks it
+        stands in, up to the action node (or the action) whose performance that is."""
+        while flow.kind is FlowKind.ENTERED and flow.parent_token is not None:
+            parent = flow.parent_token
+            if parent.flow.graph.nodes[parent.node].kind is not NodeKind.STATEMENT:
+                break
+            flow.tokens.clear()
+            parent.inside = None
+            flow = parent.flow
         flow.tokens.clear()
         if flow.kind is FlowKind.ENTERED and flow.parent_token is not None:
             self._leave(flow)
@@ -427,6 +564,9 @@ class Run:
                 frame = flow.frame.pins.get(node.name)
                 holder = flow.frame.holder_of(far)
                 if frame is not None and holder is not None and pin in frame.values:
+                    if frame.values[pin] is UNSET:
+                        raise RunError(f"assignment to {far}: multiplicity violation: 0 value(s) bound to a "
+                                       "feature with multiplicity lower bound 1", node.name)
                     self._write(holder, far, frame.values[pin])
 
     def _consume(self, token: Token) -> None:
@@ -476,11 +616,15 @@ class Run:
         return value
 
     def _decide(self, token: Token, node: Node) -> None:
+        """Take the branch the move names (a fine run), else the first whose guard holds, else `else`."""
         flow = token.flow
         edges = flow.graph.outgoing(node.index)
         chosen = None
+        wanted = self.branch_wanted
         for edge in edges:
             if edge.is_else:
+                continue
+            if wanted is not None and flow.graph.nodes[edge.target].name != wanted:
                 continue
             if edge.guard is None or self._guard(edge.guard, flow):
                 chosen = edge
@@ -490,6 +634,26 @@ class Run:
         if chosen is None:
             raise RunError(f"no branch of decision {node.name} holds and it has no else", node.name)
         self._move(token, chosen.target, node.index)
+
+    def decision_branches(self, token: Token) -> list[str]:
+        """The successors a decision token may take now (guards read quietly); one unless they overlap."""
+        flow = token.flow
+        node = flow.graph.nodes[token.node]
+        was = self.ctx.trace.enabled
+        self.ctx.trace.enabled = False
+        try:
+            holding = []
+            for edge in flow.graph.outgoing(node.index):
+                if edge.is_else:
+                    continue
+                try:
+                    if edge.guard is None or self._guard(edge.guard, flow):
+                        holding.append(flow.graph.nodes[edge.target].name)
+                except RunError:
+                    return []
+            return holding
+        finally:
+            self.ctx.trace.enabled = was
 
     def _join(self, token: Token, node: Node) -> tuple[bool, bool]:
         flow = token.flow
@@ -509,12 +673,14 @@ class Run:
 
     # ------------------------------------------------------------ entering a node's subflow
 
-    def _enter(self, token: Token, node: Node) -> None:
-        assert node.body is not None and node.body.flow is not None
+    def _enter(self, token: Token, node: Node, graph: ActionGraph, frame: Frame | None = None) -> None:
+        """The token goes into the node's subflow; entering is the start shot (its features' values)."""
+        assert node.body is not None
         self.ctx.trace.flush_left(f"enter action node: {node.name}")
-        frame = self._node_frame(token.flow, node)
-        child = Flow(self, node.body.flow, frame, FlowKind.ENTERED, token.flow.depth, node.name, token)
-        self.init_attributes(node.body.attributes, frame, token.flow.depth)
+        if frame is None:
+            frame = self._node_frame(token.flow, node)
+            self.init_attributes(node.body.attributes, frame, token.flow.depth)
+        child = Flow(self, graph, frame, FlowKind.ENTERED, token.flow.depth, node.name, token)
         token.inside = child
         child.round = token.flow.round
         child.start(first_id=token.id)
@@ -523,10 +689,40 @@ class Run:
         if child.finished:
             self._leave(child)
 
+    def _fine_if(self, token: Token, node: Node, stmt: s.If) -> None:
+        """A fine run reads an `if`'s guard as one move; the branch's statements are moves after it."""
+        flow = token.flow
+        cond = self.evaluator.eval(stmt.condition, flow.frame, flow.depth)
+        if not isinstance(cond, bool):
+            raise EvaluationError(f"the condition of 'if' must be Boolean, got {type_name(cond)}")
+        block = stmt.then if cond else stmt.otherwise
+        if block is None or not block.members:
+            self._completed(token, node)
+            return
+        assert flow.frame.scope is not None
+        graph = self.ctx.program.sequence_flow(flow.frame.scope, block, node.name)
+        frame = Frame(flow.frame.label, flow.frame.scope, flow.frame, block=True)
+        self._enter(token, node, graph, frame)
+
+    def _enter_performed(self, token: Token, node: Node, action: Element,
+                         graph: ActionGraph | None = None) -> None:
+        """The performed action's flow entered as a subflow of the node (a fine run's, or a usage
+        that adds statements of its own to the action it performs)."""
+        assert node.body is not None
+        inner = self._callee_frame(action, token.flow.frame, node.body.bindings, token.flow.frame,
+                                   node.name, token.flow.depth)
+        self._enter(token, node, graph or self.ctx.program.graph(action), inner)
+        child = token.inside
+        if child is not None:
+            child.returns = (action, token.flow.frame)
+
     def _leave(self, child: Flow) -> None:
         token = child.parent_token
         assert token is not None
         self.ctx.trace.flush_left(f"leave action node: {token.flow.graph.nodes[token.node].name}")
+        if child.returns is not None:
+            action, caller = child.returns
+            self._return_outputs(self.ctx.program.graph(action), child.frame, caller)
         token.inside = None
         self._completed(token, token.flow.graph.nodes[token.node])
 
@@ -576,6 +772,11 @@ class Run:
             frame.values[trigger.payload] = message.payload
         self._follow(token, node)
         return True, True
+
+    def _available(self, trigger: s.Trigger, receiver: str | None, frame: Frame) -> bool:
+        """Whether a message the trigger would take is on the bus (nothing is taken)."""
+        return any((m.to is None or receiver is None or m.to == receiver) and self._matches(trigger, m, frame)
+                   for m in self.ctx.bus)
 
     def _take(self, trigger: s.Trigger, receiver: str | None, frame: Frame) -> Message | None:
         """The oldest message on the bus the trigger matches, taken off it; None when there is none."""
@@ -649,25 +850,38 @@ class Run:
         if action.base_kind != "action":
             return
         graph = self.ctx.program.graph(action)
+        inner = self._callee_frame(action, frame, bindings, caller, name, depth)
+        performed = Flow(self, graph, inner, FlowKind.PERFORMED, depth, action.name)
+        performed.start()
+        yield from self._drive(performed)
+        self._return_outputs(graph, inner, caller)
+
+    def _callee_frame(self, action: Element, frame: Frame, bindings: tuple[tuple[str, s.Expr], ...],
+                      caller: Frame, name: str, depth: int) -> Frame:
+        """The features a performance of `action` starts with: bound inputs, then its own values."""
+        graph = self.ctx.program.graph(action)
         inner = Frame(action.name, action, None)
         for pname, expr in bindings:
             inner.values[pname] = self.evaluator.eval(expr, frame, depth)
         for attr in graph.attributes:
             if attr.name in inner.values:
                 continue
-            if attr.direction in ("in", "inout") and attr.value is None:
+            if attr.direction in ("in", "inout", "out") and attr.value is None:
                 holder = caller.holder_of(attr.name)
                 inner.values[attr.name] = holder.values[attr.name] if holder is not None else UNSET
+                continue
+            if attr.direction == "in" and attr.value_kind is not s.FeatureValueKind.INITIAL:
+                inner.values[attr.name] = Deferred(attr.value)  # evaluated when first read
                 continue
             if attr.is_item:
                 continue
             inner.values[attr.name] = UNSET if attr.value is None else coerce_to(
                 attr.type_text, self.evaluator.eval(attr.value, inner, depth))
-        inner.parent = None
         caller.pin_holder().pins[name] = inner
-        performed = Flow(self, graph, inner, FlowKind.PERFORMED, depth, action.name)
-        performed.start()
-        yield from self._drive(performed)
+        return inner
+
+    def _return_outputs(self, graph: ActionGraph, inner: Frame, caller: Frame) -> None:
+        """A performed action's outputs return to the same-named features around the node."""
         for attr in graph.attributes:
             if attr.direction in ("out", "inout"):
                 holder = caller.holder_of(attr.name)
@@ -686,7 +900,7 @@ class Run:
             if waiting and not progressed:
                 del self.ctx.trace.lines[mark:]
                 flow.step_no = step_no
-                yield Wait("nested flow waits")
+                yield Wait("nested flow waits", lambda: self._flow_ready(flow))
                 continue
             if progressed:
                 waiting = False
@@ -697,7 +911,7 @@ class Run:
                 if any(t.waiting_accept or t.body is not None for t in self.all_tokens(flow)):
                     waiting = True
                     self._show(flow)
-                    yield Wait("nested flow waits")
+                    yield Wait("nested flow waits", lambda: self._flow_ready(flow))
                     continue
                 waiters = [t.wake for t in self.all_tokens(flow) if t.wake is not None]
                 if waiters:
@@ -827,22 +1041,18 @@ class Run:
                 if trigger.payload:
                     frame.values[trigger.payload] = message.payload
                 return
-            yield Wait("message")
+            yield Wait("message", lambda: self._available(trigger, None, frame))
 
     def _calc_usage(self, stmt: s.Usage, frame: Frame) -> None:
+        """A calc usage computes when its result is read, from its inputs' values then."""
         scope = frame.scope
         calc = lookup(self.ctx.program.model, scope, stmt.types[0]) if stmt.types and scope is not None else None
         if calc is None:
             return
-        named = {}
-        for m in stmt.members:
-            if isinstance(m, s.Usage) and m.value is not None and m.name:
-                named[m.name] = self.evaluator.eval(m.value, frame, 0)
-        result = self.evaluator.invoke(calc, [], named, frame)
+        bindings = tuple((m.name, m.value) for m in stmt.members
+                         if isinstance(m, s.Usage) and m.value is not None and m.name)
         pin = Frame(stmt.name or "", calc, None)
-        outs = [m for m in calc.members.values() if isinstance(m.decl, s.Usage) and m.decl.direction == "out"]
-        for o in outs:
-            pin.values[o.name] = result
+        pin.calc = (calc, bindings, frame)
         frame.pin_holder().pins[stmt.name or ""] = pin
 
     def _nested_node(self, usage: s.Usage, frame: Frame, depth: int, owner: str) -> BodyRun:
@@ -917,7 +1127,7 @@ class Run:
                 except StopIteration:
                     break
                 self.displayed[token_id] = (_statement_label(stmt), [label])
-                yield Wait("nested body waits")
+                yield Wait("nested body waits", lambda: self._bus_nonempty())
                 self.displayed.pop(token_id, None)
         self.displayed.pop(token_id, None)
         trace.flush_left(f"leave action node: {label}")
@@ -971,6 +1181,10 @@ class Run:
     def _record(self, feature: str, value: Value) -> None:
         if self.writes is not None and self.mover:
             self.writes.append(_Write(self.mover, feature, value, len(self.writes)))
+
+
+class _MoveApi:
+    """Placeholder namespace (the move API lives on Run)."""
 
 
 @dataclass(frozen=True)

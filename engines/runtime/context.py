@@ -12,7 +12,7 @@ from engines.runtime.schedule import Scheduler, make_scheduler
 from engines.runtime.trace import Trace
 from engines.runtime.values import ObjectRef, Signal, Value
 from ir import syntax as s
-from ir.lower import ActionGraph, lower_action, lower_block
+from ir.lower import ActionGraph, Node, lower_action, lower_block
 from ir.model import Element, Model
 from ir.resolve import lookup
 
@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from engines.runtime.actions import Run
 
 DEFAULT_MAX_STEPS = 10_000
+# The terminate a terminate action usage performs after (or before) its body's statements.
+IMPLICIT_TERMINATE = s.Terminate(s.NO_SPAN, "$implicit")
 MAX_STEPS_VARIABLE = "OPENSYSML_MAX_ACTION_STEPS"
 
 
@@ -63,6 +65,7 @@ class Program:
         self.model = model
         self._graphs: dict[str, ActionGraph] = {}
         self._blocks: dict[int, ActionGraph] = {}
+        self._statement_flows: dict[int, ActionGraph] = {}
 
     def action(self, name: str) -> Element:
         """The action a modeler named: qualified, or unqualified when only one action has that name."""
@@ -92,14 +95,73 @@ class Program:
             self._blocks[key] = graph
         return graph
 
+    def statement_flow(self, node: Node) -> ActionGraph:
+        """A node's direct statements as a flow of unordered performances (what a fine run moves); a
+        terminate action usage adds its implicit terminate, unordered with them."""
+        graph = self._statement_flows.get(id(node))
+        if graph is None:
+            assert node.body is not None and node.body.scope is not None
+            members = tuple(node.body.statements)
+            if node.body.flow is not None:
+                members = ()
+            base = node.body.flow if node.body.flow is not None else lower_block(
+                self.model, node.body.scope, members, node.name)
+            graph = base
+            if node.body.terminate:
+                from dataclasses import replace
+
+                from ir.lower import Node as GraphNode
+                from ir.lower import NodeKind
+
+                implicit = GraphNode(len(base.nodes), NodeKind.STATEMENT, "terminate", IMPLICIT_TERMINATE)
+                graph = replace(base, nodes=(*base.nodes, implicit), initial=(*base.initial, implicit.index))
+            self._statement_flows[id(node)] = graph
+        return graph
+
+    def sequence_flow(self, owner: Element, block: s.Block, label: str) -> ActionGraph:
+        """A branch's or loop body's statements as performances one after the other (a fine run's moves)."""
+        graph = self._blocks.get(-id(block))
+        if graph is None:
+            from dataclasses import replace
+
+            from ir.lower import Edge
+
+            graph = lower_block(self.model, owner, block.members, label)
+            if not graph.edges and len(graph.nodes) > 1:
+                chain = tuple(Edge(i, i + 1) for i in range(len(graph.nodes) - 1))
+                graph = replace(graph, edges=chain, initial=(0,))
+            self._blocks[-id(block)] = graph
+        return graph
+
+    def merged_flow(self, node: Node) -> ActionGraph:
+        """The flow of a typed usage stating statements of its own: the performed action's flow, and
+        the usage's statements as performances no succession orders, each starting with it."""
+        graph = self._statement_flows.get(-id(node))
+        if graph is None:
+            body = node.body
+            assert body is not None and body.performs is not None
+            performed = self.graph(body.performs)
+            own = lower_block(self.model, body.performs, tuple(body.statements), node.name)
+            offset = len(performed.nodes)
+            from dataclasses import replace
+
+            nodes = performed.nodes + tuple(replace(n, index=n.index + offset) for n in own.nodes)
+            edges = performed.edges + tuple(replace(e, source=e.source + offset, target=e.target + offset)
+                                            for e in own.edges)
+            initial = performed.initial + tuple(i + offset for i in own.initial)
+            graph = ActionGraph(node.name, body.performs, performed.attributes, nodes, edges, initial,
+                                performed.flows, performed.binds)
+            self._statement_flows[-id(node)] = graph
+        return graph
+
     def start_action(self, name: str, performer: str | None = None, schedule: str = "reverse",
-                     max_steps: int | None = None) -> Run:
-        """A stepping run of the action, ready for its first step."""
+                     max_steps: int | None = None, fine: bool = False) -> Run:
+        """A stepping run of the action, ready for its first step (or, fine, its first move)."""
         from engines.runtime.actions import Run
 
         el = self.action(name)
         ctx = Context(self, make_scheduler(schedule), max_steps)
-        return Run(ctx, el, performer)
+        return Run(ctx, el, performer, fine=fine)
 
 
 class Context:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from engines.errors import EvaluationError
 from engines.runtime.values import (
     UNSET,
+    Deferred,
     EnumValue,
     ObjectRef,
     Quantity,
@@ -44,6 +45,8 @@ class Frame:
     pins: dict[str, Frame] = field(default_factory=dict)
     performer: ObjectRef | None = None
     block: bool = False  # a branch or loop body: its nodes' pins belong to the performance around it
+    # a calc usage's pin: the calc, its input bindings and the frame they are read in (computed when read)
+    calc: tuple[Element, tuple[tuple[str, s.Expr], ...], Frame] | None = None
 
     def pin_holder(self) -> Frame:
         """The frame a node performed here keeps its pins in."""
@@ -253,7 +256,11 @@ class Evaluator:
         """The value a name denotes in `frame`: a held feature, then a model element."""
         holder = frame.holder_of(name)
         if holder is not None:
-            return holder.values[name]
+            value = holder.values[name]
+            if isinstance(value, Deferred):
+                value = self.eval(value.expr, holder, depth + 1) if isinstance(value.expr, s.Expr) else UNSET
+                holder.values[name] = value
+            return value
         pinned = _pinned(frame, name)
         if pinned is not None:
             return pinned.values[name]
@@ -302,6 +309,12 @@ class Evaluator:
                 self._line(depth, f"eval feature {base.name}", value)
                 return value
             el = self._model_element(base.name, frame)
+            if el is not None and el.kind == "calc" and isinstance(el.decl, s.Usage) and el.decl.types:
+                calc = self._model_element(el.decl.types[0], frame)
+                if calc is not None:
+                    bindings = tuple((m.name, m.value) for m in el.decl.members
+                                     if isinstance(m, s.Usage) and m.value is not None and m.name)
+                    return Frame(el.name, calc, None, calc=(calc, bindings, frame))
             if el is not None:
                 return self.element_value(el, frame, depth)
             raise EvaluationError(f"unknown name '{base.name}' in {frame.label}")
@@ -311,6 +324,10 @@ class Evaluator:
         return self._eval(base, frame, depth)
 
     def read_feature(self, base: object, feature: str, e: s.Expr) -> Value:
+        if isinstance(base, Frame) and base.calc is not None:
+            calc, bindings, where = base.calc
+            named = {name: self._quiet(expr, where) for name, expr in bindings}
+            return self.invoke(calc, [], named, where)
         if isinstance(base, Frame):
             holder = base.holder_of(feature) if feature in base.values else None
             if holder is not None:

@@ -31,10 +31,12 @@ class Move:
     kind: ChoiceKind
     token: int
     node: str
+    branch: str | None = None  # the successor a decision's branch leads to
 
     @property
     def label(self) -> str:
-        return f"{self.token}@{self.node}"
+        text = f"{self.token}@{self.node}"
+        return f"{text} to {self.branch}" if self.branch is not None else text
 
 
 class Scheduler(Protocol):

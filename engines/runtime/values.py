@@ -56,6 +56,13 @@ class ObjectRef:
 
 
 @dataclass(frozen=True)
+class Deferred:
+    """A parameter's default, evaluated the first time the parameter is read (held until then)."""
+
+    expr: object  # an ir.syntax.Expr; the value layer does not import the syntax tree
+
+
+@dataclass(frozen=True)
 class Signal:
     """A message value: `new Ping()` or an item occurrence, carrying its type and features."""
 
@@ -64,7 +71,7 @@ class Signal:
     fields: tuple[tuple[str, Value], ...] = ()
 
 
-Value = Union[bool, int, Fraction, float, str, None, Unset, EnumValue, Quantity, Sequence, ObjectRef, Signal]  # noqa: UP007
+Value = Union[bool, int, Fraction, float, str, None, Unset, EnumValue, Quantity, Sequence, ObjectRef, Signal, "Deferred"]
 
 
 def _decimal(f: Fraction) -> str | None:

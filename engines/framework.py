@@ -1,0 +1,186 @@
+"""What every engine answers and returns: Question, Bounds, Verdict, Strength, Result; the registry."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum, IntEnum
+
+from engines.errors import EngineError
+
+
+class QuestionKind(Enum):
+    RUN = "run"  # one schedule under a fixed policy
+    OUTCOMES = "outcomes"  # every final state the schedules reach
+    HOLDS = "holds"  # no schedule violates the properties or deadlocks
+    SENSITIVE = "sensitive"  # whether a feature's final value depends on the schedule
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question about one behavior: which features to compare, which properties to hold."""
+
+    kind: QuestionKind
+    subject: str
+    properties: tuple[str, ...] = ()
+    diverge: tuple[str, ...] | None = None  # None: every attribute of the action
+    performer: str | None = None
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """How far a search may go; every bound hit is reported, and only a search that hit none is exhaustive."""
+
+    depth: int = 10_000
+    states: int = 1_000_000
+    timeout: float | None = None
+    runs: int = 1024
+
+    def with_(self, **changes: int | float | None) -> Bounds:
+        values = {"depth": self.depth, "states": self.states, "timeout": self.timeout, "runs": self.runs}
+        values.update({k: v for k, v in changes.items() if v is not None})
+        return Bounds(int(values["depth"]), int(values["states"]),  # type: ignore[arg-type]
+                      values["timeout"], int(values["runs"]))  # type: ignore[arg-type]
+
+
+class Verdict(Enum):
+    EXHAUSTIVE = "no violation, exhaustive"
+    WITHIN_BOUNDS = "no violation within bounds"
+    VIOLATION = "violation"
+    DIVERGENT = "divergent"
+    INCOMPLETE = "incomplete"
+    COMPLETE = "complete"  # explore: every linearization run
+    COMPLETED = "completed"  # run: the one schedule completed
+    FAILED = "failed"  # run: the one schedule failed
+
+
+class Strength(IntEnum):
+    """How strong a claim is, weakest first."""
+
+    NOT_COVERED = 0
+    OBSERVED = 1
+    WITNESSED = 2
+    BOUNDED = 3
+    PROVED = 4
+
+    @property
+    def word(self) -> str:
+        return self.name.lower().replace("_", " ")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One choice a schedule made: at move `step`, the move taken among the enabled ones."""
+
+    step: int
+    taken: str
+    enabled: tuple[str, ...]
+
+    def line(self) -> str:
+        return f"step {self.step}: {self.taken} first of {', '.join(self.enabled)}"
+
+
+@dataclass(frozen=True)
+class Witness:
+    """A schedule as a modeler replays it: the choices, the trace, and what it shows."""
+
+    choices: tuple[Choice, ...]
+    trace: tuple[str, ...]
+    ending: str  # "property: <name>", "fails: <error>", or "" for an outcome
+
+    def text(self) -> str:
+        lines = [c.line() for c in self.choices]
+        lines.append("")
+        lines.extend(self.trace)
+        if self.ending:
+            lines.append(self.ending)
+        return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One final state: the features' values (or the error), how many schedules reach it, a witness."""
+
+    values: tuple[tuple[str, str], ...]
+    schedules: int
+    witness: int
+    error: str | None = None
+
+    def describe(self) -> str:
+        if self.error is not None:
+            return f"fails: {self.error}"
+        return ", ".join(f"{k} = {v}" for k, v in self.values)
+
+
+@dataclass(frozen=True)
+class BoundReport:
+    name: str
+    limit: str
+    reached: bool
+
+
+@dataclass(frozen=True)
+class Stats:
+    states: int = 0
+    moves: int = 0
+    depth: int = 0
+    runs: int = 0
+
+
+@dataclass(frozen=True)
+class Violation:
+    kind: str  # property, deadlock, fails
+    text: str
+    moves: int
+    witness: int
+
+
+@dataclass(frozen=True)
+class Result:
+    """An engine's answer: what it claims, how strongly, over what it searched, with witnesses."""
+
+    engine: str
+    subject: str
+    verdict: Verdict
+    strength: Strength
+    stats: Stats
+    outcomes: tuple[Outcome, ...] = ()
+    violations: tuple[Violation, ...] = ()
+    divergent: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = ()
+    witnesses: tuple[Witness, ...] = ()
+    bounds: tuple[BoundReport, ...] = ()
+    incomplete: str | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def exit_status(self) -> int:
+        if self.verdict in (Verdict.VIOLATION, Verdict.DIVERGENT, Verdict.FAILED):
+            return 1
+        if self.verdict in (Verdict.EXHAUSTIVE, Verdict.COMPLETE, Verdict.COMPLETED):
+            return 0
+        return 2
+
+
+Engine = Callable[..., Result]
+_REGISTRY: dict[str, tuple[Engine, str]] = {}
+
+
+def register(name: str, answers: str) -> Callable[[Engine], Engine]:
+    def wrap(fn: Engine) -> Engine:
+        _REGISTRY[name] = (fn, answers)
+        return fn
+
+    return wrap
+
+
+def engines() -> list[tuple[str, str]]:
+    """(name, what it answers) of every registered engine, by name."""
+    return sorted((name, answers) for name, (_, answers) in _REGISTRY.items())
+
+
+def engine(name: str) -> Engine:
+    if name == "auto":
+        name = "check"
+    if name not in _REGISTRY:
+        raise EngineError(f"unknown engine '{name}': use {', '.join(sorted(_REGISTRY))}, auto or all")
+    return _REGISTRY[name][0]
