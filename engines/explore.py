@@ -37,7 +37,10 @@ def fresh(program: Program, subject: str, prefix: tuple[Move, ...], performer: s
     run = program.start_action(subject, performer, fine=True)
     run.ctx.trace.enabled = False
     for move in prefix:
-        run.apply(move)
+        try:
+            run.apply(move)
+        except RunError:
+            break  # the failure is the schedule's ending; the run records it
     return run
 
 

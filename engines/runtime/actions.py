@@ -457,7 +457,8 @@ class Run:
             return self._accept_node(token, node, accept)
         body = node.body
         if body is not None and body.flow is not None and body.performs is None:
-            self._enter(token, node, body.flow)
+            flow_graph = self.ctx.program.statement_flow(node) if self.fine and body.terminate else body.flow
+            self._enter(token, node, flow_graph)
             return True, True
         if isinstance(node.decl, s.Usage) and node.decl.kind == "calc":
             self._calc_usage(node.decl, token.flow.frame)
