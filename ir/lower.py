@@ -302,13 +302,14 @@ class _Lowerer:
         local = {a.name for a in attributes}
         with_footprints = tuple(
             Node(n.index, n.kind, n.name, n.decl, n.body, n.multiplicity,
-                 self.footprint(n, nodes, edges, name, local))
+                 self.footprint(n, nodes, edges, name, local,
+                                n.body.scope if n.body is not None and n.body.scope is not None else el))
             for n in nodes)
         return ActionGraph(name, el, tuple(attributes), with_footprints, tuple(edges), tuple(initial),
                            tuple(flows), tuple(binds))
 
     def footprint(self, node: Node, nodes: list[Node], edges: list[Edge], owner: str,
-                  local: set[str]) -> Footprint:
+                  local: set[str], scope_el: Element | None = None) -> Footprint:
         """One move of `node`: its body, the guards of its outgoing successions, the joins it reaches."""
         touches = Touches()
         body = node.body
@@ -340,7 +341,18 @@ class _Lowerer:
                     control.add(e.target)
 
         def qualify(names: set[str]) -> frozenset[str]:
-            return frozenset(f"{owner}::{n}" if n.split(".", 1)[0] in local else n for n in names)
+            """Names by the feature they resolve to, so one feature is one name in every graph."""
+            out = set()
+            for n in names:
+                head, dot, rest = n.partition(".")
+                found = lookup(self.model, scope_el, head) if scope_el is not None else None
+                if found is not None and found.kind not in ("package",):
+                    out.add(found.qualified_name + dot + rest)
+                elif head in local:
+                    out.add(f"{owner}::{n}")
+                else:
+                    out.add(n)
+            return frozenset(out)
 
         return Footprint(qualify(touches.reads), qualify(touches.writes), touches.sends, touches.accepts,
                          frozenset(control), touches.dynamic)

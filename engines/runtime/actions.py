@@ -7,6 +7,7 @@ import contextlib
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import TYPE_CHECKING
 from fractions import Fraction
 
 from engines.errors import (
@@ -35,6 +36,9 @@ from ir import syntax as s
 from ir.lower import ActionGraph, Attribute, Node, NodeKind, states_a_flow
 from ir.model import Element
 from ir.resolve import lookup
+
+if TYPE_CHECKING:
+    from engines.runtime.snapshot import Snapshot
 
 
 @dataclass(frozen=True)
@@ -284,6 +288,20 @@ class Run:
 
     def _bus_nonempty(self) -> bool:
         return bool(self.ctx.bus)
+
+    def let_time_pass(self) -> bool:
+        """With no move enabled, the clock moves to the earliest wait's end; False when none waits."""
+        wakes = [t.wake for t in self.all_tokens(self.root) if t.wake is not None and t.wake > self.ctx.clock.now]
+        if not wakes:
+            return False
+        self.ctx.clock.advance_to(min(wakes))
+        return True
+
+    def snapshot(self) -> Snapshot:
+        """The run as it stands between two moves, to restore (repeatably) until released."""
+        from engines.runtime.snapshot import Snapshot
+
+        return Snapshot(self)
 
     def stuck(self) -> str | None:
         """Why a run with tokens left and no enabled move cannot go on (a deadlock), or None."""
@@ -746,7 +764,7 @@ class Run:
                 assert trigger.expression is not None
                 duration = self.evaluator.eval(trigger.expression, flow.frame, flow.depth)
                 token.wake = self.ctx.clock.now + _seconds(duration)
-                if len(self.all_tokens(self.root)) <= 1:
+                if not self.fine and len(self.all_tokens(self.root)) <= 1:
                     self.ctx.clock.advance_to(token.wake)  # nothing else can move: time does
                     if flow.kind is not FlowKind.ROOT and self.mover_token is not None:
                         self.mover_token.resumed = True
