@@ -55,3 +55,7 @@ class GuardNotBoolean(RunError):
 
 class EvaluationError(RunError):
     """An expression that cannot be evaluated (an unknown name, a type mismatch, ...)."""
+
+
+class ReplayRefused(EngineError):
+    """A witness move the run cannot make (named with the moves it could), or a witness past the end."""

@@ -7,8 +7,8 @@ import contextlib
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from engines.errors import (
     AcceptDeadlock,
@@ -104,6 +104,7 @@ class Flow:
         self.step_no = 0
         self.round = 0
         self.returns: tuple[Element, Frame] | None = None  # a performed action's outputs go back on leaving
+        self.implicit = False  # a fine run's flow of a node's statements, which the text states no flow for
         # Tokens are numbered per executor: a performed action numbers its own from 1.
         self.ids: list[int] = [1] if parent_token is None and kind in (FlowKind.ROOT, FlowKind.PERFORMED) else []
 
@@ -131,7 +132,8 @@ class Flow:
 
     def node_label(self, token: Token) -> str:
         node = self.graph.nodes[token.node]
-        if node.kind is NodeKind.STATEMENT and self.kind is FlowKind.ENTERED and isinstance(node.decl, s.Assign):
+        if node.kind is NodeKind.STATEMENT and self.kind is FlowKind.ENTERED and isinstance(node.decl, s.Assign) \
+                and not self.implicit:
             return "*ast.AssignmentActionNode"
         return node.name
 
@@ -141,6 +143,7 @@ class Run:
 
     def __init__(self, ctx: Context, action: Element, performer: str | None = None, fine: bool = False) -> None:
         self.ctx = ctx
+        self.performer = performer
         # Fine runs move one performance at a time: a node's direct statements, and the nodes of
         # the actions it performs, are moves of their own (explore and check range over them).
         self.fine = fine
@@ -297,11 +300,20 @@ class Run:
         self.ctx.clock.advance_to(min(wakes))
         return True
 
-    def snapshot(self) -> Snapshot:
+    def snapshot(self, allow_replay: bool = False) -> Snapshot:
         """The run as it stands between two moves, to restore (repeatably) until released."""
         from engines.runtime.snapshot import Snapshot
 
-        return Snapshot(self)
+        return Snapshot(self, allow_replay)
+
+    def reset(self) -> None:
+        """Back to the state before the first move (a fresh context over the same program)."""
+        from engines.runtime.context import Context
+
+        trace_on = self.ctx.trace.enabled
+        ctx = Context(self.ctx.program, self.ctx.scheduler, self.ctx.max_steps)
+        Run.__init__(self, ctx, self.element, self.performer, self.fine)
+        ctx.trace.enabled = trace_on
 
     def stuck(self) -> str | None:
         """Why a run with tokens left and no enabled move cannot go on (a deadlock), or None."""
@@ -491,6 +503,8 @@ class Run:
                 self._enter_performed(token, node, body.performs)
                 return True, True
             self._enter(token, node, self.ctx.program.statement_flow(node))
+            if token.inside is not None:
+                token.inside.implicit = True
             return True, True
         if node.decl is IMPLICIT_TERMINATE:
             # The implicit terminate of a terminate action usage: the usage's own performance ends here.

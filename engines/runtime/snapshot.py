@@ -94,6 +94,7 @@ class _Copier:
             copy.returns = (action, self.frame(caller) or caller)
         else:
             copy.returns = None
+        copy.implicit = f.implicit
         return copy
 
     def token(self, t: Token | None) -> Token | None:
@@ -164,20 +165,51 @@ def install(run: Run, state: _State) -> None:
 
 
 class Snapshot:
-    """A point of a run to come back to: `restore()` as often as needed until `release()`."""
+    """A point of a run to come back to: `restore()` as often as needed until `release()`.
 
-    def __init__(self, run: Run) -> None:
+    A copy of the state where one can be taken; where a body is paused mid-statement (its progress
+    lives in the interpreter, not in the state), the moves that led here, replayed from the start
+    on restore: slower, exactly as faithful, since a run is a function of its moves.
+    """
+
+    def __init__(self, run: Run, allow_replay: bool = False) -> None:
         self._run = run
-        self._state: _State | None = capture(run)
+        self._released = False
+        self._state: _State | None = None
+        self._moves: tuple[object, ...] | None = None
+        self._steps = 0
+        try:
+            self._state = capture(run)
+        except SnapshotError:
+            if not allow_replay or run.mover:
+                raise
+            self._moves = tuple(run.moves_taken)
+            self._steps = run.step_number
+
+    @property
+    def by_replay(self) -> bool:
+        return self._moves is not None
 
     def restore(self) -> None:
-        if self._state is None:
+        if self._released:
             raise SnapshotError("this snapshot was released")
-        install(self._run, self._state)
+        if self._state is not None:
+            install(self._run, self._state)
+            return
+        assert self._moves is not None
+        self._run.reset()
+        if self._run.fine:
+            for move in self._moves:
+                self._run.apply(move)  # type: ignore[arg-type]
+        else:
+            for _ in range(self._steps):
+                self._run.step()
 
     def release(self) -> None:
+        self._released = True
         self._state = None
+        self._moves = None
 
     @property
     def released(self) -> bool:
-        return self._state is None
+        return self._released

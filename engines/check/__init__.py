@@ -1,0 +1,7 @@
+"""Explicit-state search over the runtime: visited fingerprints, persistent sets, replayed witnesses."""
+
+from __future__ import annotations
+
+from engines.check.search import UnknownFeatureError, check
+
+__all__ = ["UnknownFeatureError", "check"]

@@ -1,0 +1,77 @@
+"""The canonical state of a run and its fixed-width fingerprint: ids excluded, objects by path."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING
+
+from engines.runtime.evaluate import Frame
+from engines.runtime.values import ObjectRef, Sequence, Value, spell
+
+if TYPE_CHECKING:
+    from engines.runtime.actions import Flow, Run
+
+
+def _flow_path(flow: Flow) -> tuple[int, ...]:
+    """Where a flow stands: the node indices of the tokens that entered it, outermost first."""
+    path: list[int] = []
+    token = flow.parent_token
+    while token is not None:
+        path.append(token.node)
+        token = token.flow.parent_token
+    return tuple(reversed(path))
+
+
+class Canon:
+    """Spells a run's state the same way whatever numbers its tokens and objects happened to get."""
+
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        self.paths = {ref.id: name for name, ref in run.ctx.usage_objects.items()}
+
+    def value(self, v: Value) -> str:
+        if isinstance(v, ObjectRef):
+            return "@" + self.paths.get(v.id, f"#{v.id}")
+        if isinstance(v, Sequence):
+            return "(" + ",".join(self.value(x) for x in v.elements) + ")"
+        return spell(v)
+
+    def frame(self, f: Frame, out: list[str], prefix: str, seen: set[int]) -> None:
+        if id(f) in seen:
+            return
+        seen.add(id(f))
+        for name in sorted(f.values):
+            out.append(f"{prefix}{name}={self.value(f.values[name])}")
+        for name in sorted(f.pins):
+            self.frame(f.pins[name], out, f"{prefix}{name}.", seen)
+
+    def text(self) -> str:
+        run = self.run
+        tokens = []
+        for t in run.all_tokens(run.root):
+            graph = t.flow.graph
+            joinish = len(graph.incoming(t.node)) > 1
+            tokens.append((_flow_path(t.flow), t.node, t.via if joinish else -1, t.waiting_accept,
+                           str(t.wake) if t.wake is not None else "", t.body is not None,
+                           len(t.group) if t.group else 0))
+        tokens.sort()
+        parts = [repr(tokens)]
+        values: list[str] = []
+        self.frame(run.root.frame, values, "", set())
+        for t in run.all_tokens(run.root):
+            self.frame(t.flow.frame, values, f"{_flow_path(t.flow)}:", set())
+        parts.append("|".join(values))
+        ctx = run.ctx
+        for name in sorted(ctx.usage_objects):
+            obj = ctx.objects.get(ctx.usage_objects[name].id)
+            if obj is not None:
+                parts.append(name + "{" + ",".join(f"{k}={self.value(obj.values[k])}" for k in sorted(obj.values)) + "}")
+        parts.append("bus:" + ";".join(f"{self.value(m.payload)}>{m.to}" for m in ctx.bus))
+        parts.append(f"t={ctx.clock.now}")
+        parts.append(run.status)
+        return "\n".join(parts)
+
+
+def fingerprint(run: Run) -> bytes:
+    """16 bytes standing for the canonical state (what the visited set keeps, not the state)."""
+    return hashlib.blake2b(Canon(run).text().encode(), digest_size=16).digest()

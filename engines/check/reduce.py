@@ -1,0 +1,136 @@
+"""Partial-order reduction: persistent sets over the lowered footprints.
+
+Two moves are dependent when one writes what the other reads or writes, when either sends or
+accepts while the other does too, when both reach one join or merge, or when either has a dynamic
+target. A persistent set is grown from one token: every token whose future moves could depend on a
+member's move joins it; a token that must join but cannot move now makes the set give up (all
+enabled moves are taken then). Sound by construction, conservative where the footprint is.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ir.lower import ActionGraph, Footprint
+
+if TYPE_CHECKING:
+    from engines.runtime.actions import Run, Token
+    from engines.runtime.schedule import Move
+
+
+class Summary:
+    """A footprint with control nodes named by graph, so reaches of two graphs never collide."""
+
+    __slots__ = ("accepts", "control", "dynamic", "reads", "sends", "writes")
+
+    def __init__(self) -> None:
+        self.reads: set[str] = set()
+        self.writes: set[str] = set()
+        self.sends = False
+        self.accepts = False
+        self.dynamic = False
+        self.control: set[tuple[int, int]] = set()
+
+    def add(self, fp: Footprint, graph: ActionGraph) -> None:
+        self.reads |= fp.reads
+        self.writes |= fp.writes
+        self.sends = self.sends or fp.sends
+        self.accepts = self.accepts or fp.accepts
+        self.dynamic = self.dynamic or fp.dynamic
+        self.control |= {(id(graph), c) for c in fp.control}
+
+    def merge(self, other: Summary) -> None:
+        self.reads |= other.reads
+        self.writes |= other.writes
+        self.sends = self.sends or other.sends
+        self.accepts = self.accepts or other.accepts
+        self.dynamic = self.dynamic or other.dynamic
+        self.control |= other.control
+
+
+def dependent(a: Summary, b: Summary) -> bool:
+    """Whether the order of two moves with these footprints can matter."""
+    if a.dynamic or b.dynamic:
+        return True
+    if a.writes & (b.reads | b.writes) or b.writes & a.reads:
+        return True
+    if (a.sends or a.accepts) and (b.sends or b.accepts):
+        return True
+    return bool(a.control & b.control)
+
+
+class Reducer:
+    """Chooses persistent sets; caches what each node's move and its future can touch."""
+
+    def __init__(self) -> None:
+        self._future: dict[tuple[int, int], Summary] = {}
+
+    def _reachable(self, graph: ActionGraph, start: int) -> Summary:
+        key = (id(graph), start)
+        done = self._future.get(key)
+        if done is not None:
+            return done
+        summary = Summary()
+        seen = {start}
+        todo = [start]
+        while todo:
+            index = todo.pop()
+            summary.add(graph.nodes[index].footprint, graph)
+            for edge in graph.outgoing(index):
+                if edge.target not in seen:
+                    seen.add(edge.target)
+                    todo.append(edge.target)
+        self._future[key] = summary
+        return summary
+
+    def current(self, token: Token) -> Summary:
+        """The token's next move, with what leaving its enclosing nodes may do after it."""
+        summary = Summary()
+        summary.add(token.flow.graph.nodes[token.node].footprint, token.flow.graph)
+        parent = token.flow.parent_token
+        while parent is not None:
+            summary.add(parent.flow.graph.nodes[parent.node].footprint, parent.flow.graph)
+            parent = parent.flow.parent_token
+        return summary
+
+    def future(self, token: Token) -> Summary:
+        """Everything the token may still do: its node and those after it, here and around it."""
+        summary = Summary()
+        summary.merge(self._reachable(token.flow.graph, token.node))
+        parent = token.flow.parent_token
+        while parent is not None:
+            summary.merge(self._reachable(parent.flow.graph, parent.node))
+            parent = parent.flow.parent_token
+        return summary
+
+    def persistent(self, run: Run, moves: list[Move]) -> list[Move]:
+        """The smallest persistent set found from any seed token, else every enabled move."""
+        tokens = run.all_tokens(run.root)
+        enabled = {m.token for m in moves}
+        if len(enabled) <= 1:
+            return moves
+        currents = {t.id: self.current(t) for t in tokens}
+        futures = {t.id: self.future(t) for t in tokens}
+        best: set[int] | None = None
+        for seed in sorted(enabled):
+            chosen = {seed}
+            frontier = [seed]
+            ok = True
+            while frontier and ok:
+                member = frontier.pop()
+                for t in tokens:
+                    if t.id in chosen:
+                        continue
+                    if dependent(currents[member], futures[t.id]):
+                        if t.id not in enabled:
+                            ok = False
+                            break
+                        chosen.add(t.id)
+                        frontier.append(t.id)
+            if ok and (best is None or len(chosen) < len(best)):
+                best = chosen
+                if len(best) == 1:
+                    break
+        if best is None:
+            return moves
+        return [m for m in moves if m.token in best]

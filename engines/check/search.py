@@ -1,0 +1,347 @@
+"""The explicit-state check: depth-first over the runtime, one move a step, snapshots to backtrack,
+a visited set of fingerprints keeping the shallowest depth searched, persistent sets to reduce.
+
+It answers whether any schedule violates a property, deadlocks or fails, and which features end
+with different values on different schedules; every such claim comes with a witness that has been
+replayed through the interpreter before it is reported.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from engines.check.canon import fingerprint
+from engines.check.properties import Property, resolve_properties
+from engines.check.reduce import Reducer
+from engines.check.witness import replay_moves
+from engines.errors import EngineError, RunError
+from engines.framework import (
+    BoundReport,
+    Bounds,
+    Choice,
+    Outcome,
+    Result,
+    Stats,
+    Strength,
+    Verdict,
+    Violation,
+    Witness,
+    register,
+)
+from engines.runtime import Move, Program, Run
+from engines.runtime.snapshot import Snapshot
+
+
+class UnknownFeatureError(EngineError, LookupError):
+    """A feature named for divergence that nothing in the behavior holds."""
+
+
+@dataclass
+class _Level:
+    snapshot: Snapshot
+    moves: list[Move]
+    labels: tuple[str, ...]
+    depth: int
+    next: int = 0
+    fresh: bool = True  # the run still stands at this level's state
+
+
+@dataclass
+class _Claim:
+    """Something a schedule showed, and the schedule (moves with their choice lines) that showed it."""
+
+    kind: str  # property, deadlock, fails, value
+    text: str
+    path: tuple[Move, ...]
+    choices: tuple[Choice, ...]
+    feature: str = ""
+    value: str = ""
+
+
+@dataclass
+class _Search:
+    program: Program
+    subject: str
+    bounds: Bounds
+    properties: list[Property]
+    features: tuple[str, ...] | None
+    reduce: bool
+    interrupted: Callable[[], bool] | None
+    progress: Callable[[int, int, int], None] | None
+    performer: str | None
+    visited: dict[bytes, int] = field(default_factory=dict)
+    states: int = 0
+    moves: int = 0
+    deepest: int = 0
+    hits: set[str] = field(default_factory=set)
+    stopped: str | None = None
+    claims: list[_Claim] = field(default_factory=list)
+    finals: dict[str, dict[str, _Claim]] = field(default_factory=dict)
+    outcome_table: dict[tuple[tuple[str, str], ...], int] = field(default_factory=dict)
+
+
+def _final_values(run: Run, features: tuple[str, ...] | None) -> dict[str, str]:
+    outputs = run.outputs()
+    if features is None:
+        return {k: v for k, v in outputs.items() if k in run.root.frame.values}
+    return {f: outputs.get(f, "<unset>") for f in features}
+
+
+@register("check", "holds, sensitive")
+def check(program: Program, subject: str, bounds: Bounds | None = None, properties: tuple[str, ...] = (),
+          diverge: tuple[str, ...] | None = None, reduce: bool = True,
+          interrupted: Callable[[], bool] | None = None,
+          progress: Callable[[int, int, int], None] | None = None,
+          performer: str | None = None) -> Result:
+    """Search every schedule of the action within the bounds; see the module docstring."""
+    bounds = bounds or Bounds()
+    action = program.action(subject)
+    subject = action.qualified_name
+    props = resolve_properties(program, action, properties)
+    probe = program.start_action(subject, performer, fine=True)
+    if diverge is not None:
+        known = set(probe.outputs()) | _node_paths(probe)
+        unknown = [f for f in diverge if f not in known]
+        if unknown:
+            raise UnknownFeatureError(
+                f"nothing in {subject} holds {', '.join(repr(u) for u in unknown)}: the features it holds are "
+                + ", ".join(sorted(known)))
+    search = _Search(program, subject, bounds, props, diverge, reduce and not props, interrupted, progress,
+                     performer)
+    started = time.monotonic()
+    _run_search(search, started)
+    return _result(search, time.monotonic() - started)
+
+
+def _node_paths(run: Run) -> set[str]:
+    """Dotted paths of the features a node's performance may hold (known before any schedule ran)."""
+    out: set[str] = set()
+    graph = run.root.graph
+    for node in graph.nodes:
+        body = node.body
+        if body is None:
+            continue
+        for attr in body.attributes:
+            out.add(f"{node.name}.{attr.name}")
+        if body.performs is not None:
+            for m in body.performs.members.values():
+                out.add(f"{node.name}.{m.name}")
+    return out
+
+
+def _run_search(search: _Search, started: float) -> None:
+    bounds = search.bounds
+    run = search.program.start_action(search.subject, search.performer, fine=True)
+    run.ctx.trace.enabled = False
+    reducer = Reducer()
+    path: list[Move] = []
+    choices: list[Choice] = []
+    stack: list[_Level] = []
+    last_progress = started
+
+    def examine(depth: int) -> _Level | None:
+        while True:
+            key = fingerprint(run)
+            if any(t.body is not None for t in run.all_tokens(run.root)) or run.displayed:
+                # a paused body's progress is not in the canonical state: never merge such states
+                key = key + repr(run.moves_taken).encode()
+            seen = search.visited.get(key)
+            if seen is not None and seen <= depth:
+                return None
+            if seen is None:
+                search.states += 1
+            search.visited[key] = depth
+            search.deepest = max(search.deepest, depth)
+            if search.states > bounds.states:
+                search.hits.add("states")
+                search.stopped = search.stopped or "states"
+                return None
+            for prop in search.properties:
+                holds, error = prop.holds(run)
+                if not holds:
+                    text = error or f"{prop.name} is false after {depth} moves"
+                    _claim(search, "property", text, path, choices, feature=prop.name)
+                    return None
+            if run.status == "failed":
+                _claim(search, "fails", str(run.error), path, choices)
+                return None
+            if run.finished:
+                _final(search, run, path, choices)
+                return None
+            moves = run.enabled_moves()
+            if not moves:
+                if run.let_time_pass():
+                    continue  # time is no choice: the clock moves to the next wait's end
+                stuck = run.stuck() or "deadlock"
+                _claim(search, "deadlock", stuck.removeprefix("deadlock: "), path, choices)
+                return None
+            if depth >= bounds.depth:
+                search.hits.add("depth")
+                return None
+            labels = tuple(m.label for m in moves)
+            chosen = reducer.persistent(run, moves) if search.reduce else moves
+            return _Level(run.snapshot(allow_replay=True), chosen, labels, depth)
+
+    top = examine(0)
+    if top is not None:
+        stack.append(top)
+    while stack:
+        level = stack[-1]
+        if level.next >= len(level.moves):
+            level.snapshot.release()
+            stack.pop()
+            continue
+        if search.interrupted is not None and search.interrupted():
+            search.stopped = "interrupted"
+            break
+        if bounds.timeout is not None and time.monotonic() - started > bounds.timeout:
+            search.stopped = "time"
+            search.hits.add("time")
+            break
+        move = level.moves[level.next]
+        level.next += 1
+        if not level.fresh:
+            level.snapshot.restore()
+        del path[level.depth:]
+        del choices[level.depth:]
+        level.fresh = False
+        path.append(move)
+        choices.append(Choice(level.depth + 1, move.label, level.labels))
+        search.moves += 1
+        try:
+            run.apply(move)
+        except RunError as err:
+            _claim(search, "fails", str(err), path, choices)
+            continue
+        if search.progress is not None and time.monotonic() - last_progress > 1.0:
+            last_progress = time.monotonic()
+            search.progress(search.states, search.moves, search.deepest)
+        child = examine(level.depth + 1)
+        if search.stopped is not None:
+            break
+        if child is not None:
+            stack.append(child)
+    for level in stack:
+        level.snapshot.release()
+
+
+def _claim(search: _Search, kind: str, text: str, path: list[Move], choices: list[Choice],
+           feature: str = "") -> None:
+    key = (kind, text if kind != "property" else feature)
+    for c in search.claims:
+        if (c.kind, c.text if c.kind != "property" else c.feature) == key:
+            return
+    search.claims.append(_Claim(kind, text, tuple(path), tuple(choices), feature))
+
+
+def _final(search: _Search, run: Run, path: list[Move], choices: list[Choice]) -> None:
+    values = _final_values(run, search.features)
+    for feature, value in values.items():
+        per = search.finals.setdefault(feature, {})
+        if value not in per:
+            per[value] = _Claim("value", "", tuple(path), tuple(choices), feature, value)
+    key = tuple(sorted(values.items()))
+    search.outcome_table[key] = search.outcome_table.get(key, 0) + 1
+
+
+def _witness(search: _Search, claim: _Claim) -> tuple[Witness, str | None]:
+    """The claim's schedule replayed in a fresh interpreter; the disagreement when it does not hold."""
+    run, trace, error = replay_moves(search.program, search.subject, claim.path, search.performer)
+    disagreement = None
+    if claim.kind == "fails":
+        if error is None or error != claim.text:
+            disagreement = f"replay ended with {error!r}, the search with {claim.text!r}"
+        ending = f"fails: {claim.text}"
+    elif claim.kind == "deadlock":
+        stuck = run.stuck() if error is None else None
+        if stuck is None:
+            disagreement = "the replayed schedule is not stuck"
+        ending = f"fails: deadlock: {claim.text}"
+    elif claim.kind == "property":
+        prop = next(p for p in search.properties if p.name == claim.feature)
+        holds, _ = prop.holds(run)
+        if holds:
+            disagreement = f"{prop.name} holds at the replayed state"
+        ending = f"property: {claim.feature}"
+    else:
+        values = _final_values(run, search.features)
+        if claim.kind == "value" and values.get(claim.feature) != claim.value:
+            disagreement = f"replay ends with {claim.feature} = {values.get(claim.feature)}, not {claim.value}"
+        ending = ""
+    return Witness(claim.choices, tuple(trace), ending), disagreement
+
+
+def _result(search: _Search, seconds: float) -> Result:
+    witnesses: list[Witness] = []
+    notes: list[str] = []
+    violations: list[Violation] = []
+    for claim in search.claims:
+        witness, disagreement = _witness(search, claim)
+        if disagreement is not None:
+            notes.append(f"not covered: {claim.kind} {claim.text}: {disagreement}")
+            continue
+        witnesses.append(witness)
+        kind = claim.kind
+        text = claim.text
+        violations.append(Violation(kind, text, len(claim.path), len(witnesses)))
+    divergent: list[tuple[str, tuple[tuple[str, int], ...]]] = []
+    for feature in sorted(search.finals):
+        per = search.finals[feature]
+        if len(per) < 2:
+            continue
+        entries = []
+        for value in sorted(per, key=_value_order):
+            witness, disagreement = _witness(search, per[value])
+            if disagreement is not None:
+                notes.append(f"not covered: {feature} = {value}: {disagreement}")
+                continue
+            witnesses.append(witness)
+            entries.append((value, len(witnesses)))
+        divergent.append((feature, tuple(entries)))
+    outcomes = []
+    for key in sorted(search.outcome_table, key=lambda k: [(f, _value_order(v)) for f, v in k]):
+        outcomes.append(Outcome(key, search.outcome_table[key], 0))
+    incomplete = None
+    if search.stopped == "interrupted":
+        incomplete = "interrupted"
+    elif search.stopped == "time":
+        incomplete = "time"
+    if violations:
+        verdict = Verdict.VIOLATION
+    elif divergent:
+        verdict = Verdict.DIVERGENT
+    elif incomplete:
+        verdict = Verdict.INCOMPLETE
+    elif search.hits:
+        verdict = Verdict.WITHIN_BOUNDS
+    else:
+        verdict = Verdict.EXHAUSTIVE
+    if notes and not violations and not divergent:
+        strength = Strength.NOT_COVERED
+    elif violations or divergent:
+        strength = Strength.WITNESSED
+    elif verdict is Verdict.EXHAUSTIVE:
+        strength = Strength.BOUNDED
+    else:
+        strength = Strength.OBSERVED
+    b = search.bounds
+    bounds = (
+        BoundReport("depth", str(b.depth), "depth" in search.hits),
+        BoundReport("states", str(b.states), "states" in search.hits),
+        BoundReport("timeout", f"{b.timeout:g}s" if b.timeout is not None else "none", "time" in search.hits),
+    )
+    return Result("check", search.subject, verdict, strength,
+                  Stats(search.states, search.moves, search.deepest, 0), tuple(outcomes), tuple(violations),
+                  tuple(divergent), tuple(witnesses), bounds, incomplete, tuple(notes))
+
+
+def _value_order(value: str) -> tuple[int, object]:
+    """Numbers by value, then everything else by spelling: the canonical order values are listed in."""
+    from fractions import Fraction
+
+    try:
+        return (0, Fraction(value))
+    except (ValueError, ZeroDivisionError):
+        return (1, value)
