@@ -33,7 +33,7 @@ from engines.runtime.values import (
     type_name,
 )
 from ir import syntax as s
-from ir.lower import ActionGraph, Attribute, Node, NodeKind, states_a_flow
+from ir.lower import ActionGraph, Attribute, Body, Node, NodeKind, states_a_flow
 from ir.model import Element
 from ir.resolve import lookup
 
@@ -498,7 +498,7 @@ class Run:
                 and body.performs.base_kind == "action":
             self._enter_performed(token, node, body.performs, self.ctx.program.merged_flow(node))
             return True, True
-        if self.fine and node.kind is NodeKind.ACTION and body is not None:
+        if self.fine and node.kind is NodeKind.ACTION and body is not None and _splits(body):
             if body.performs is not None and not body.statements and body.performs.base_kind == "action":
                 self._enter_performed(token, node, body.performs)
                 return True, True
@@ -1247,6 +1247,19 @@ def _statement_label(stmt: s.Member) -> str:
     from ir.lower import statement_label
 
     return statement_label(stmt)
+
+
+def _splits(body: Body) -> bool:
+    """Whether a fine run performs a node's body as several moves: a start shot of its features
+    before its statements, or statements no succession orders; one statement alone is one move."""
+    if body.performs is not None and not body.statements:
+        return True
+    if body.terminate:
+        return True
+    count = len(body.statements)
+    if count == 1 and not body.attributes:
+        return not isinstance(body.statements[0], (s.Assign, s.Send))
+    return count >= 1
 
 
 def _target_text(e: s.Expr | None) -> str | None:
