@@ -100,11 +100,21 @@ class ActionGraph:
     flows: tuple[s.FlowMember, ...] = ()
     binds: tuple[s.BindMember, ...] = ()
 
+    def __post_init__(self) -> None:
+        outgoing: dict[int, list[Edge]] = {}
+        incoming: dict[int, list[Edge]] = {}
+        for e in self.edges:
+            outgoing.setdefault(e.source, []).append(e)
+            incoming.setdefault(e.target, []).append(e)
+        # Derived once: the executor asks for a node's successions at every move.
+        object.__setattr__(self, "_outgoing", {k: tuple(v) for k, v in outgoing.items()})
+        object.__setattr__(self, "_incoming", {k: tuple(v) for k, v in incoming.items()})
+
     def outgoing(self, index: int) -> tuple[Edge, ...]:
-        return tuple(e for e in self.edges if e.source == index)
+        return self._outgoing.get(index, ())  # type: ignore[attr-defined, no-any-return]
 
     def incoming(self, index: int) -> tuple[Edge, ...]:
-        return tuple(e for e in self.edges if e.target == index)
+        return self._incoming.get(index, ())  # type: ignore[attr-defined, no-any-return]
 
     def node_named(self, name: str) -> Node | None:
         for node in self.nodes:

@@ -30,6 +30,8 @@ class Canon:
         self.paths = {ref.id: name for name, ref in run.ctx.usage_objects.items()}
 
     def value(self, v: Value) -> str:
+        if type(v) is int:
+            return str(v)
         if isinstance(v, ObjectRef):
             return "@" + self.paths.get(v.id, f"#{v.id}")
         if isinstance(v, Sequence):
@@ -40,10 +42,14 @@ class Canon:
         if id(f) in seen:
             return
         seen.add(id(f))
-        for name in sorted(f.values):
-            out.append(f"{prefix}{name}={self.value(f.values[name])}")
-        for name in sorted(f.pins):
-            self.frame(f.pins[name], out, f"{prefix}{name}.", seen)
+        values = f.values
+        if values:
+            value = self.value
+            out.extend(f"{prefix}{name}={value(values[name])}" for name in sorted(values))
+        pins = f.pins
+        if pins:
+            for name in sorted(pins):
+                self.frame(pins[name], out, f"{prefix}{name}.", seen)
 
     def text(self) -> str:
         run = self.run
@@ -57,9 +63,11 @@ class Canon:
         tokens.sort()
         parts = [repr(tokens)]
         values: list[str] = []
-        self.frame(run.root.frame, values, "", set())
+        seen: set[int] = set()
+        self.frame(run.root.frame, values, "", seen)
         for t in run.all_tokens(run.root):
-            self.frame(t.flow.frame, values, f"{_flow_path(t.flow)}:", set())
+            if id(t.flow.frame) not in seen:
+                self.frame(t.flow.frame, values, f"{_flow_path(t.flow)}:", seen)
         parts.append("|".join(values))
         ctx = run.ctx
         for name in sorted(ctx.usage_objects):

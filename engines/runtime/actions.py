@@ -561,6 +561,9 @@ class Run:
 
     def _completed(self, token: Token, node: Node) -> None:
         self._bind_outputs(token.flow, node)
+        pin = token.flow.frame.pins.get(node.name)
+        if pin is not None and not pin.values and not pin.pins:
+            del token.flow.frame.pins[node.name]  # a performance that held nothing leaves no pins
         if node.body is not None and node.body.terminate:
             self._terminate_all(token.flow)
             return
