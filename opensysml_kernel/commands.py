@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from ir.errors import SysmlError
 from opensysml_kernel.cells import CommandLine, split_cell
+from opensysml_kernel.checking import ENGINES, engine_rows, parse_duration
 from opensysml_kernel.errors import RunFailedError, UnknownCommandError, UsageError
 from opensysml_kernel.results import Result, Table, Tone
 
@@ -44,9 +45,30 @@ def _finish(progress: Progress) -> list[str]:
 
 
 def _run_result(session: Session, progress: Progress, head: Sequence[str] = ()) -> Result:
-    lines = [*head, *session.filter_trace(progress.lines), *_finish(progress)]
+    stopped = [progress.stopped] if progress.stopped else []
+    lines = [*head, *session.filter_trace(progress.lines), *_finish(progress), *stopped]
     tone = Tone.COMPLETED if progress.status == "completed" else Tone.STARTED if head else Tone.PAUSED
+    if progress.stopped and progress.stopped.startswith("✗"):
+        tone = Tone.FAILED
     return Result.of(lines, tone, status=progress.status, step=progress.step, outputs=dict(progress.outputs))
+
+
+def _with_tokens(session: Session, result: Result) -> Result:
+    if session.run is not None and session.run.finished:
+        return result
+    tokens = [str(token) for token in session.tokens()] or ["no active tokens"]
+    return Result.of([*result.lines, *tokens], result.tone, **result.data)
+
+
+def _count(name: str, args: Sequence[str], what: str) -> int:
+    usage = COMMANDS[name].usage
+    if len(args) > 1:
+        raise UsageError(f"%{name} takes at most one number", usage)
+    if not args:
+        return 1
+    if not args[0].isdigit() or int(args[0]) < 1:
+        raise UsageError(f"%{name} needs a positive number of {what}, not '{args[0]}'", usage)
+    return int(args[0])
 
 
 # ---------------------------------------------------------------- handlers
@@ -76,24 +98,25 @@ def _clear(session: Session, args: list[str]) -> Result:
 def _action(session: Session, args: list[str]) -> Result:
     if not 1 <= len(args) <= 2:
         raise UsageError("%action needs an action name and at most one object", COMMANDS["action"].usage)
-    progress = session.start_action(args[0], args[1] if len(args) == 2 else None)
-    by = f" performed by {args[1]}" if len(args) == 2 else ""
-    head = f"▶ Action {progress.subject}{by} started (schedule {session.schedule})"
-    result = _run_result(session, progress, [head])
-    tokens = [str(token) for token in session.tokens()] or ["no active tokens"]
-    return Result.of([*result.lines, *tokens], result.tone, **result.data)
+    performer = args[1] if len(args) == 2 else None
+    if session.replay is None and session.settings.engines():
+        return session.check(args[0], performer)
+    replay = session.replay
+    progress = session.start_action(args[0], performer)
+    by = f" performed by {performer}" if performer else ""
+    how = f"replaying {replay.describe()}" if replay is not None else f"schedule {session.schedule}"
+    head = f"▶ Action {progress.subject}{by} started ({how})"
+    return _with_tokens(session, _run_result(session, progress, [head]))
 
 
 def _step(session: Session, args: list[str]) -> Result:
-    usage = COMMANDS["step"].usage
-    if len(args) > 1:
-        raise UsageError("%step takes at most one number", usage)
-    count = 1
-    if args:
-        if not args[0].isdigit() or int(args[0]) < 1:
-            raise UsageError(f"%step needs a positive number of steps, not '{args[0]}'", usage)
-        count = int(args[0])
-    return _run_result(session, session.step(count))
+    return _run_result(session, session.step(_count("step", args, "steps")))
+
+
+def _back(session: Session, args: list[str]) -> Result:
+    progress = session.back(_count("back", args, "steps"))
+    result = _run_result(session, progress)
+    return _with_tokens(session, Result.of(result.lines, Tone.PAUSED, **result.data))
 
 
 def _continue(session: Session, args: list[str]) -> Result:
@@ -128,6 +151,107 @@ def _schedule(session: Session, args: list[str]) -> Result:
     return Result.of([f"schedule {session.schedule}"])
 
 
+def _engine(session: Session, args: list[str]) -> Result:
+    if len(args) > 1 or (args and args[0] not in ENGINES):
+        raise UsageError(f"%engine takes one of {', '.join(ENGINES)}", COMMANDS["engine"].usage)
+    if args:
+        session.settings = session.settings.with_(engine=args[0])
+    settings = session.settings
+    line = f"engine {settings.engine}"
+    if settings.engine == "auto":
+        asked = settings.engines()
+        line += " (check: a check setting is set)" if asked else " (run: no check setting is set)"
+    return Result.of([line])
+
+
+def _engines(session: Session, args: list[str]) -> Result:
+    _no_args("engines", args)
+    return Result.of([], table=Table(("engine", "answers", "strength", "status"), tuple(engine_rows())))
+
+
+def _check_property(session: Session, args: list[str]) -> Result:
+    if args == ["off"]:
+        session.settings = session.settings.with_(properties=())
+    elif args:
+        session.settings = session.settings.with_(properties=tuple(dict.fromkeys(args)))
+    properties = session.settings.properties
+    return Result.of(["check-property " + (", ".join(properties) if properties else "off")])
+
+
+def _check_diverge(session: Session, args: list[str]) -> Result:
+    if args == ["off"]:
+        session.settings = session.settings.with_(diverge=None)
+    elif args:
+        session.settings = session.settings.with_(diverge=tuple(dict.fromkeys(args)))
+    diverge = session.settings.diverge
+    return Result.of(["check-diverge " + (", ".join(diverge) if diverge is not None
+                                          else "off (every attribute of the action)")])
+
+
+def _check_witness(session: Session, args: list[str]) -> Result:
+    if len(args) > 1:
+        raise UsageError("%check-witness takes one directory or off", COMMANDS["check-witness"].usage)
+    if args:
+        session.settings = session.settings.with_(witness_dir=None if args[0] == "off" else args[0])
+    directory = session.settings.witness_dir
+    return Result.of([f"check-witness {directory}" if directory else "check-witness off"])
+
+
+def _check_bounds(session: Session, args: list[str]) -> Result:
+    usage = COMMANDS["check-bounds"].usage
+    if args == ["off"]:
+        session.settings = session.settings.with_(depth=None, states=None, timeout=None)
+    elif args:
+        changes: dict[str, int | float] = {}
+        for arg in args:
+            key, sep, value = arg.partition("=")
+            if not sep or key not in ("depth", "states", "timeout"):
+                raise UsageError(f"'{arg}' is not a bound: depth=N, states=N or timeout=D", usage)
+            if key == "timeout":
+                try:
+                    changes[key] = parse_duration(value)
+                except ValueError as error:
+                    raise UsageError(str(error), usage) from None
+            elif value.isdigit() and int(value) > 0:
+                changes[key] = int(value)
+            else:
+                raise UsageError(f"{key} needs a positive whole number, not '{value}'", usage)
+        session.settings = session.settings.with_(**changes)
+    return Result.of(["check-bounds " + " ".join(session.settings.bounds_lines())])
+
+
+def _replay(session: Session, args: list[str]) -> Result:
+    if len(args) > 1:
+        raise UsageError("%replay takes one witness file, last, a witness number or off", COMMANDS["replay"].usage)
+    if args:
+        installed = session.install_replay(args[0])
+        if installed is None:
+            return Result.of(["replay off"])
+        follow = f"%action {installed.subject}" if installed.subject else "the next %action"
+        return Result.of([f"replay {installed.describe()}: {follow} follows it move by move"])
+    replay = session.replay
+    return Result.of([f"replay {replay.describe()}" if replay is not None else "replay off"])
+
+
+def _break(session: Session, args: list[str]) -> Result:
+    if len(args) != 1:
+        raise UsageError("%break takes one node name", COMMANDS["break"].usage)
+    return Result.of(session.add_break(args[0]))
+
+
+def _unbreak(session: Session, args: list[str]) -> Result:
+    if len(args) != 1:
+        raise UsageError("%unbreak takes one node name or all", COMMANDS["unbreak"].usage)
+    return Result.of(session.remove_break(args[0]))
+
+
+def _breaks(session: Session, args: list[str]) -> Result:
+    _no_args("breaks", args)
+    if not session.breaks:
+        return Result.of(["no breakpoints"])
+    return Result.of([f"breakpoint {node}" for node in session.breaks])
+
+
 def _help(session: Session, args: list[str]) -> Result:
     if len(args) > 1:
         raise UsageError("%help takes at most one command name", COMMANDS["help"].usage)
@@ -145,8 +269,40 @@ COMMANDS: dict[str, Command] = {c.name: c for c in (
     Command("clear", _clear, "%clear", "drop every declaration and the run (settings stay)", "%clear"),
     Command("action", _action, "%action <qualified name> [<object>]",
             "start a stepping run of the action (performed by the object if given)", "%action heater::Warmup"),
-    Command("step", _step, "%step [n]", "advance the run one step, or n steps; prints what moved", "%step 2"),
-    Command("continue", _continue, "%continue", "run to completion or to a runtime error", "%continue"),
+    Command("step", _step, "%step [n]",
+            "advance the run one step (one move, when replaying a witness), or n; stops at a breakpoint", "%step 2"),
+    Command("continue", _continue, "%continue",
+            "run to completion, a runtime error, a breakpoint, a deadlock or the end of the witness replayed",
+            "%continue"),
+    Command("back", _back, "%back [n]",
+            "undo the last step (move, when replaying), or n: the run is started again and all but the last n"
+            " re-applied, which is exact because runs are deterministic; it then goes on exactly as before",
+            "%back 2"),
+    Command("break", _break, "%break <node>", "stop %continue and %step when a token arrives at the action node",
+            "%break j"),
+    Command("unbreak", _unbreak, "%unbreak <node|all>", "remove a breakpoint, or every one", "%unbreak all"),
+    Command("breaks", _breaks, "%breaks", "list the breakpoints", "%breaks"),
+    Command("engine", _engine, "%engine [run|explore|check|all|auto]",
+            "what %action does: run starts a stepping run; explore and check answer over every schedule; all runs"
+            " both side by side and flags a disagreement; auto checks once a %check- setting is set",
+            "%engine check"),
+    Command("engines", _engines, "%engines", "the engines: what each answers, its strength, its status",
+            "%engines"),
+    Command("check-property", _check_property, "%check-property [<name>...|off]",
+            "constraints/requirements the check engine evaluates at every stable state",
+            "%check-property demo::NeverEmpty"),
+    Command("check-diverge", _check_diverge, "%check-diverge [<feature>...|off]",
+            "features whose final value must not depend on the schedule (off: every attribute of the action)",
+            "%check-diverge level"),
+    Command("check-witness", _check_witness, "%check-witness [<dir>|off]",
+            "write each witness of the next checks as <dir>/<action>-<n>.witness", "%check-witness witnesses"),
+    Command("check-bounds", _check_bounds, "%check-bounds [depth=N] [states=N] [timeout=D] | off",
+            "the search's bounds (a timeout like 10s or 500ms); no argument: each, (default) where unset",
+            "%check-bounds depth=50 timeout=10s"),
+    Command("replay", _replay, "%replay [<witness file>|last|<n>|off]",
+            "the next %action follows the witness move by move, driven by %step, %continue and %back; last"
+            " (a violation's witness, else the first) or n names a witness of the last check",
+            "%replay last"),
     Command("tokens", _tokens, "%tokens", "where the run's tokens are", "%tokens"),
     Command("trace", _trace, "%trace [on|off]",
             "show every trace line with each step; no argument: the setting and the run's trace so far", "%trace on"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from engines.errors import ReplayRefused
 from ir.errors import SysmlError, close_names
 
 
@@ -69,7 +70,8 @@ class RunFailedError(KernelError, RuntimeError):
 
     SHOWN = 40
 
-    def __init__(self, subject: str, step: int, cause: Exception, lines: Sequence[str] = ()) -> None:
+    def __init__(self, subject: str, step: int, cause: Exception, lines: Sequence[str] = (),
+                 unit: str = "step") -> None:
         self.subject = subject
         self.step = step
         self.cause = cause
@@ -78,4 +80,39 @@ class RunFailedError(KernelError, RuntimeError):
             left = len(shown) - self.SHOWN
             shown = [f"... {left} earlier trace lines (%trace shows them all)", *shown[-self.SHOWN:]]
         self.lines = tuple(shown)
-        super().__init__(f"✗ Action {subject} failed at step {step}: {cause}")
+        super().__init__(f"✗ Action {subject} failed at {unit} {step}: {cause}")
+
+
+class ReplayRefusedError(KernelError, ReplayRefused):
+    """A witness move that is not enabled where the replay reached: names it and the enabled ones."""
+
+    def __init__(self, witness: str, step: int, move: str, enabled: Sequence[str]) -> None:
+        self.witness = witness
+        self.step = step
+        self.move = move
+        self.enabled = tuple(enabled)
+        offered = ", ".join(self.enabled) if self.enabled else "none"
+        super().__init__(f"replay refused: {witness} moves {move} at step {step}, which is not enabled"
+                         f" (enabled: {offered})")
+
+
+class WitnessFormatError(KernelError, ValueError):
+    """A witness text whose choice lines are not `step N: <move> first of <move>, ...`."""
+
+    def __init__(self, witness: str, line: int, text: str, why: str = "") -> None:
+        self.witness = witness
+        self.line = line
+        reason = why or "expected 'step N: <move> first of <move>, ...'"
+        super().__init__(f"{witness}:{line}: not a witness choice line: {text!r} ({reason})")
+
+
+class NoWitnessError(KernelError, LookupError):
+    """`%replay last` or `%replay <n>` with no such witness in the last check, or a missing witness file."""
+
+
+class EngineUnavailableError(KernelError, RuntimeError):
+    """An engine the selection names that this installation does not have (yet)."""
+
+
+class SettingNotReadError(KernelError, ValueError):
+    """A check setting the selected engine does not read: names the setting and the engine that reads it."""

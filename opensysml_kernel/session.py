@@ -6,7 +6,7 @@ import dataclasses
 import glob
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
@@ -16,11 +16,29 @@ from engines.errors import RunError
 from engines.runtime import Program, Run, parse_schedule
 from ir.model import Declaration, Element
 from ir.syntax import Document
-from opensysml_kernel.errors import MissingFileError, NoRunError, RunFailedError, UnknownActionError
+from opensysml_kernel.checking import (
+    CheckSettings,
+    ProgressMeter,
+    ProgressSink,
+    interruptible,
+    refuse_unread,
+    run_engine,
+)
+from opensysml_kernel.errors import (
+    MissingFileError,
+    NoRunError,
+    NoWitnessError,
+    RunFailedError,
+    UnknownActionError,
+    UsageError,
+)
+from opensysml_kernel.reports import Check, CheckReport
 from opensysml_kernel.results import Result
+from opensysml_kernel.witness import WitnessPlan, diff, next_move, parse_witness, witness_steps
 
 DEFAULT_SCHEDULE = "reverse"
-_STEP_LINE = re.compile(r"step \d+:")
+_STEP_LINE = re.compile(r"(step|move) \d+:|  \S+: .* → ")
+STEP_TABLES = 20  # witnesses of one check given a step table (each is one more replay)
 
 
 @dataclass(frozen=True)
@@ -46,6 +64,7 @@ class Progress:
     status: str
     step: int
     outputs: tuple[tuple[str, str], ...]
+    stopped: str | None = None  # `⏸ breakpoint a (token 2)`, the end of a witness, a deadlock
 
 
 @dataclass(frozen=True)
@@ -60,6 +79,35 @@ class SessionState:
     subject: str | None
     program: Program | None
     ids: tuple[tuple[int, frozenset[int]], ...]
+    settings: CheckSettings
+    breaks: tuple[str, ...]
+    replay: Replay | None
+    last_check: CheckReport | None
+    stepping: Stepping
+
+
+@dataclass(frozen=True)
+class Replay:
+    """An installed witness: the next `%action` (of `subject`, when the witness names one) follows it."""
+
+    plan: WitnessPlan
+    subject: str | None
+
+    def describe(self) -> str:
+        ending = f"; ends {self.plan.ending}" if self.plan.ending else ""
+        return f"{self.plan.name} ({len(self.plan.choices)} choices{ending})"
+
+
+@dataclass(frozen=True)
+class Stepping:
+    """How the current run was started and how far it went, so `%back` can re-create it exactly."""
+
+    performer: str | None = None
+    steps: int = 0  # round runs: step() calls made; fine runs count run.moves_taken
+    plan: WitnessPlan | None = None  # fine runs: the witness followed
+    fine: bool = False
+    ended: bool = False  # the end of the witness was announced
+    schedule: str = DEFAULT_SCHEDULE
 
 
 def _node_ids(document: Document) -> frozenset[int]:
@@ -91,6 +139,13 @@ class Session:
         self._program: Program | None = None
         self._cells = 0
         self._ids: dict[int, frozenset[int]] = {}
+        self.settings = CheckSettings()
+        self.breaks: tuple[str, ...] = ()
+        self.replay: Replay | None = None
+        self.last_check: CheckReport | None = None
+        self.stepping = Stepping()
+        # The face's live progress line for long checks (the notebook's display, the terminal's status).
+        self.progress_sink: Callable[[], ProgressSink | None] | None = None
 
     # ------------------------------------------------------------ model
 
@@ -180,7 +235,7 @@ class Session:
     def clear(self) -> None:
         """Drop every declaration and the run; the settings stay."""
         self.documents, self.model, self._program = (), ir.resolve([]), None
-        self.run, self.subject = None, None
+        self.run, self.subject, self.last_check = None, None, None
         self._ids = {}
 
     def set_schedule(self, text: str) -> str:
@@ -206,8 +261,19 @@ class Session:
         return self._program
 
     def start_action(self, name: str, performer: str | None = None) -> Progress:
+        """A stepping run of the action; with a replay installed, a fine run that follows the witness."""
         subject = self.action_name(name)
-        run = self.program().start_action(subject, performer=performer, schedule=self.schedule)
+        replay = self.replay
+        if replay is not None:
+            if replay.subject is not None and replay.subject != subject:
+                raise UsageError(f"the replay installed follows {replay.describe()}, a witness of {replay.subject}",
+                                 f"%action {replay.subject}, or %replay off")
+            run = self.program().start_action(subject, performer=performer, fine=True)
+            self.replay = None
+            self.stepping = Stepping(performer, 0, replay.plan, True)
+        else:
+            run = self.program().start_action(subject, performer=performer, schedule=self.schedule)
+            self.stepping = Stepping(performer, schedule=self.schedule)
         self.run, self.subject = run, subject
         return self._progress(run, list(run.trace))
 
@@ -220,40 +286,217 @@ class Session:
         return self.run
 
     def step(self, count: int = 1) -> Progress:
-        """`count` steps of the run, fewer if it completes first."""
-        run = self._require_run()
-        start = len(run.trace)
-        with self._failing(run, start):
-            for _ in range(count):
-                run.step()
-                if run.finished:
-                    break
-        return self._progress(run, run.trace[start:])
+        """`count` steps (moves, when replaying) of the run, fewer if it ends or stops at a breakpoint."""
+        return self._advance(count)
 
     def continue_run(self) -> Progress:
-        """Run to completion (or to a runtime error)."""
+        """Run to completion, a runtime error, a breakpoint, a deadlock or the end of the witness replayed."""
+        return self._advance(None)
+
+    def _advance(self, count: int | None) -> Progress:
         run = self._require_run()
         start = len(run.trace)
-        with self._failing(run, start):
-            run.run_to_end()
-        return self._progress(run, run.trace[start:])
+        lines: list[str] = []
+        stopped: str | None = None
+        done = 0
+        with self._failing(run, start, lines):
+            while not run.finished and (count is None or done < count):
+                before = {(t.id, t.node) for t in run.tokens()}
+                if self.stepping.fine:
+                    mark = len(run.trace)
+                    move = next_move(run, self.stepping.plan)
+                    if move is None:
+                        stopped = f"✗ Action {self.subject}: {run.stuck() or 'no move is enabled'}" \
+                                  f" (after {len(run.moves_taken)} moves)"
+                        break
+                    others = [m.label for m in run.enabled_moves() if m != move]
+                    over = f" (chosen over {', '.join(others)})" if others else ""
+                    lines.append(f"move {len(run.moves_taken) + 1}: token {move.label}{over}")
+                    values = run.outputs()
+                    try:
+                        run.apply(move)
+                    finally:
+                        lines.extend(run.trace[mark:])
+                        lines.extend(f"  {name}: {was} → {now}" for name, was, now in diff(values, run.outputs()))
+                else:
+                    mark = len(run.trace)
+                    self.stepping = dataclasses.replace(self.stepping, steps=self.stepping.steps + 1)
+                    try:
+                        run.step()
+                    finally:
+                        lines.extend(run.trace[mark:])
+                done += 1
+                stopped = self._breakpoint(run, before) or self._witness_end(run)
+                if stopped is not None:
+                    break
+        return self._progress(run, lines, stopped)
+
+    def _breakpoint(self, run: Run, before: set[tuple[int, str]]) -> str | None:
+        """`⏸ breakpoint <node> (token N)` when a token arrived at a breakpoint's node."""
+        if not self.breaks or run.finished:
+            return None
+        for token in run.tokens():
+            if token.node in self.breaks and (token.id, token.node) not in before:
+                return f"⏸ breakpoint {token.node} (token {token.id})"
+        return None
+
+    def _witness_end(self, run: Run) -> str | None:
+        plan = self.stepping.plan
+        if plan is None or self.stepping.ended or len(run.moves_taken) < plan.last_step:
+            return None
+        self.stepping = dataclasses.replace(self.stepping, ended=True)
+        if not plan.ending or run.finished:
+            return None
+        return f"⏸ end of the witness after {len(run.moves_taken)} moves: {plan.ending}"
+
+    def back(self, count: int = 1) -> Progress:
+        """Undo the last `count` steps (moves, when replaying): the run is started again and all but the
+        last `count` re-applied, which is exact because runs are deterministic."""
+        if self.run is None or self.subject is None:
+            raise NoRunError("no run to step back in: start one with %action <name>")
+        run, stepping = self.run, self.stepping
+        unit = "move" if stepping.fine else "step"
+        done = len(run.moves_taken) if stepping.fine else stepping.steps
+        if count > done:
+            raise UsageError(f"%back {count}: the run of {self.subject} has made only {done} {unit}s",
+                             f"%back [n] with n <= {done}")
+        program = self.program()
+        fresh = program.start_action(self.subject, performer=stepping.performer, fine=stepping.fine,
+                                     schedule=stepping.schedule)
+        with self._failing(fresh, 0):
+            if stepping.fine:
+                for move in run.moves_taken[:done - count]:
+                    fresh.apply(move)
+            else:
+                for _ in range(done - count):
+                    fresh.step()
+        ended = stepping.ended and stepping.plan is not None and done - count >= stepping.plan.last_step
+        self.run = fresh
+        self.stepping = dataclasses.replace(stepping, steps=0 if stepping.fine else done - count, ended=ended)
+        plural = "" if count == 1 else "s"
+        head = f"⏸ back {count} {unit}{plural}: {self.subject} at {unit} {done - count}"
+        return self._progress(fresh, [], head)
+
+    def add_break(self, node: str) -> list[str]:
+        """Set a breakpoint; a note when no action of the model has a node of that name (yet)."""
+        if node not in self.breaks:
+            self.breaks = (*self.breaks, node)
+        lines = [f"breakpoint {node}"]
+        if node not in self.node_names():
+            lines.append(f"note: no action of the model has a node named '{node}' yet")
+        return lines
+
+    def remove_break(self, node: str) -> list[str]:
+        if node == "all":
+            removed, self.breaks = len(self.breaks), ()
+            return [f"{removed} breakpoint{'' if removed == 1 else 's'} removed"]
+        if node not in self.breaks:
+            shown = ", ".join(self.breaks) if self.breaks else "none"
+            raise UsageError(f"no breakpoint on '{node}' (breakpoints: {shown})", "%unbreak <node|all>")
+        self.breaks = tuple(b for b in self.breaks if b != node)
+        return [f"breakpoint {node} removed"]
+
+    def node_names(self) -> list[str]:
+        """The node names of every action graph of the model (for breakpoints and completion)."""
+        names: set[str] = set()
+        with suppress(ir.SysmlError):
+            program = self.program()
+            for qualified in self.model.behaviors("action"):
+                with suppress(ir.SysmlError, KeyError, ValueError):
+                    names.update(node.name for node in program.graph(program.action(qualified)).nodes)
+        return sorted(names)
+
+    # ------------------------------------------------------------ checks
+
+    def check(self, name: str, performer: str | None = None) -> CheckReport:
+        """Ask the selected engines about the action over every schedule; the report, kept as the last check."""
+        subject = self.action_name(name)
+        engines = self.settings.engines() or ("check",)
+        if len(engines) == 1:
+            refuse_unread(self.settings, engines[0])
+        program = self.program()
+        checks: list[Check] = []
+        for engine in engines:
+            sink = self.progress_sink() if self.progress_sink is not None else None
+            meter = ProgressMeter(subject, sink)
+            try:
+                with interruptible() as flag:
+                    result = run_engine(engine, program, subject, self.settings, performer, flag, meter)
+            finally:
+                meter.close()
+            paths = self._write_witnesses(subject, result.witnesses, engine if len(engines) > 1 else "")
+            steps = tuple(witness_steps(program, subject, WitnessPlan.of(w, f"witness {i} of {subject}"), performer)
+                          if i <= STEP_TABLES else () for i, w in enumerate(result.witnesses, 1))
+            checks.append(Check(result, paths, steps))
+            if result.incomplete == "interrupted" or flag():
+                break
+        report = CheckReport.build(checks)
+        self.last_check = report
+        return report
+
+    def _write_witnesses(self, subject: str, witnesses: Sequence[Any], tag: str) -> tuple[str, ...]:
+        directory = self.settings.witness_dir
+        if directory is None or not witnesses:
+            return ()
+        os.makedirs(directory, exist_ok=True)
+        stem = subject.replace("::", ".") + (f"-{tag}" if tag else "")
+        paths = []
+        for index, witness in enumerate(witnesses, 1):
+            path = os.path.join(directory, f"{stem}-{index}.witness")
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(witness.text())
+            paths.append(path)
+        return tuple(paths)
+
+    def install_replay(self, target: str) -> Replay | None:
+        """`%replay <file|last|n|off>`: the witness the next `%action` follows."""
+        if target == "off":
+            self.replay = None
+            return None
+        if target == "last" or target.isdigit():
+            report = self.last_check
+            if report is None or not report.checks:
+                raise NoWitnessError(f"no check yet to take witness '{target}' from: %action <name> under"
+                                     " %engine check first, or %replay <witness file>")
+            check = report.checks[0]
+            witnesses = check.result.witnesses
+            if not witnesses:
+                raise NoWitnessError(f"the last check of {check.subject} has no witness")
+            if target == "last":
+                first = check.number(check.result.violations[0].witness) if check.result.violations else None
+                index = first - 1 if first is not None else 0
+            else:
+                index = int(target) - 1
+                if not 0 <= index < len(witnesses):
+                    raise NoWitnessError(f"the last check of {check.subject} has witnesses 1 to {len(witnesses)},"
+                                         f" not {target}")
+            plan = WitnessPlan.of(witnesses[index], f"witness {index + 1} of {check.subject}")
+            self.replay = Replay(plan, check.subject)
+        else:
+            if not os.path.isfile(target):
+                raise MissingFileError(target, "no witness file")
+            with open(target, encoding="utf-8") as handle:
+                self.replay = Replay(parse_witness(handle.read(), target), None)
+        return self.replay
 
     @contextmanager
-    def _failing(self, run: Run, start: int) -> Iterator[None]:
+    def _failing(self, run: Run, start: int, shown: list[str] | None = None) -> Iterator[None]:
         """Turn the engine's runtime failure into a RunFailedError with the trace lines of the failing command."""
         try:
             yield
         except RunError as error:
-            lines = self.filter_trace(run.trace[start:])
-            raise RunFailedError(self.subject or "", run.step_number, error, lines) from error
+            lines = self.filter_trace(shown if shown is not None else run.trace[start:])
+            step = len(run.moves_taken) if run.fine else run.step_number
+            raise RunFailedError(self.subject or "", step, error, lines, "move" if run.fine else "step") from error
 
     def filter_trace(self, lines: Sequence[str]) -> list[str]:
         """All of `lines` with trace on; only the `step N:` lines with it off."""
         return list(lines) if self.trace else [line for line in lines if _STEP_LINE.match(line)]
 
-    def _progress(self, run: Run, lines: Sequence[str]) -> Progress:
+    def _progress(self, run: Run, lines: Sequence[str], stopped: str | None = None) -> Progress:
         outputs = tuple(sorted(run.outputs().items())) if run.status == "completed" else ()
-        return Progress(self.subject or "", tuple(lines), run.status, run.step_number, outputs)
+        step = len(run.moves_taken) if run.fine else run.step_number
+        return Progress(self.subject or "", tuple(lines), run.status, step, outputs, stopped)
 
     def tokens(self) -> list[Token]:
         if self.run is None:
@@ -270,12 +513,15 @@ class Session:
 
     def snapshot(self) -> SessionState:
         return SessionState(self.documents, self.model, self.schedule, self.trace, self.run, self.subject,
-                            self._program, tuple(self._ids.items()))
+                            self._program, tuple(self._ids.items()), self.settings, self.breaks, self.replay,
+                            self.last_check, self.stepping)
 
     def restore(self, state: SessionState) -> None:
         """Put back what `snapshot` saw (a run's own steps in between are not undone)."""
         self.documents, self.model, self.schedule, self.trace = state.documents, state.model, state.schedule, state.trace
         self.run, self.subject, self._program, self._ids = state.run, state.subject, state.program, dict(state.ids)
+        self.settings, self.breaks, self.replay = state.settings, state.breaks, state.replay
+        self.last_check, self.stepping = state.last_check, state.stepping
 
     # ------------------------------------------------------------ commands
 

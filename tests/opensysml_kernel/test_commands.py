@@ -95,8 +95,8 @@ def test_list_and_clear(session: Session) -> None:
 def test_help(session: Session) -> None:
     listing = text(session, "%help").splitlines()
     assert len(listing) == 2 + len(COMMANDS)
-    assert text(session, "%help step") == ("usage: %step [n]\n  advance the run one step, or n steps; prints what"
-                                          " moved\nexample: %step 2")
+    assert text(session, "%help step") == ("usage: %step [n]\n  advance the run one step (one move, when replaying a"
+                                          " witness), or n; stops at a breakpoint\nexample: %step 2")
     assert text(session, "%help %trace").startswith("usage: %trace [on|off]")
 
 

@@ -1,0 +1,251 @@
+"""Checks from the faces: the check settings, the engine selection, the call into the engines with
+Ctrl-C turned into `incomplete: interrupted`, and the live progress line."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from types import FrameType
+from typing import Any, Protocol
+
+from engines.framework import Bounds, Result, Stats, Strength, Verdict
+from engines.runtime import Program
+from opensysml_kernel.errors import EngineUnavailableError, SettingNotReadError
+
+ENGINES = ("run", "explore", "check", "all", "auto")
+DETERMINISTIC = "OPENSYSML_KERNEL_DETERMINISTIC"
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h)?$")
+_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
+
+
+def deterministic() -> bool:
+    """Under test: no progress lines, no timings."""
+    return os.environ.get(DETERMINISTIC, "") not in ("", "0")
+
+
+def parse_duration(text: str) -> float:
+    """`10s`, `500ms`, `2m`, `1h`, or a number of seconds."""
+    match = _DURATION.match(text.strip())
+    if match is None or float(match.group(1)) <= 0:
+        raise ValueError(f"'{text}' is not a duration: use e.g. 10s, 500ms, 2m")
+    return float(match.group(1)) * _UNITS[match.group(2)]
+
+
+def spell_duration(seconds: float) -> str:
+    if seconds < 1:
+        return f"{seconds * 1000:g}ms"
+    return f"{seconds:g}s"
+
+
+@dataclass(frozen=True)
+class CheckSettings:
+    """The settings `%engine` and the `%check-*` commands hold; unset fields are the engines' defaults."""
+
+    engine: str = "auto"
+    properties: tuple[str, ...] = ()
+    diverge: tuple[str, ...] | None = None
+    witness_dir: str | None = None
+    depth: int | None = None
+    states: int | None = None
+    timeout: float | None = None
+
+    def with_(self, **changes: Any) -> CheckSettings:
+        return replace(self, **changes)
+
+    @property
+    def has_check_setting(self) -> bool:
+        return bool(self.properties) or self.diverge is not None or self.witness_dir is not None or any(
+            b is not None for b in (self.depth, self.states, self.timeout))
+
+    def engines(self) -> tuple[str, ...]:
+        """The engines `%action` asks: () for a stepping run."""
+        if self.engine == "run" or (self.engine == "auto" and not self.has_check_setting):
+            return ()
+        if self.engine == "all":
+            return ("check", "explore")
+        if self.engine == "auto":
+            return ("check",)
+        return (self.engine,)
+
+    def bounds(self) -> Bounds:
+        return Bounds().with_(depth=self.depth, states=self.states, timeout=self.timeout)
+
+    def bounds_lines(self) -> list[str]:
+        default = Bounds()
+        shown = [
+            ("depth", str(self.depth if self.depth is not None else default.depth), self.depth is None),
+            ("states", str(self.states if self.states is not None else default.states), self.states is None),
+            ("timeout", spell_duration(self.timeout) if self.timeout is not None else "none", self.timeout is None),
+        ]
+        return [f"{name}={value}" + (" (default)" if unset else "") for name, value, unset in shown]
+
+
+# ---------------------------------------------------------------- progress
+
+
+class ProgressSink(Protocol):
+    """Where a live progress line goes: shown (and replaced) while a check runs, removed at its end."""
+
+    def update(self, text: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class ProgressMeter:
+    """Called by an engine with (states, moves, depth); shows a line once a check has run a second."""
+
+    DELAY = 1.0
+    EVERY = 0.25
+
+    def __init__(self, subject: str, sink: ProgressSink | None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.subject = subject
+        self.sink = None if deterministic() else sink
+        self.clock = clock
+        self.started = clock()
+        self.last = 0.0
+        self.shown = False
+
+    def __call__(self, states: int, moves: int, depth: int) -> None:
+        if self.sink is None:
+            return
+        now = self.clock()
+        elapsed = now - self.started
+        if elapsed < self.DELAY or now - self.last < self.EVERY:
+            return
+        self.last = now
+        rate = states / elapsed if elapsed > 0 else 0.0
+        self.sink.update(f"checking {self.subject}: {states} states, {moves} moves, depth {depth},"
+                         f" {rate:,.0f} states/s")
+        self.shown = True
+
+    def runs(self, count: int) -> None:
+        """explore's progress: the runs so far."""
+        if self.sink is None:
+            return
+        now = self.clock()
+        if now - self.started < self.DELAY or now - self.last < self.EVERY:
+            return
+        self.last = now
+        self.sink.update(f"exploring {self.subject}: {count} runs, {count / (now - self.started):,.0f} runs/s")
+        self.shown = True
+
+    def close(self) -> None:
+        if self.sink is not None and self.shown:
+            self.sink.close()
+
+
+# ---------------------------------------------------------------- interrupts
+
+
+class Interrupt:
+    """A flag the engines poll between moves; Ctrl-C sets it (a second Ctrl-C raises KeyboardInterrupt)."""
+
+    def __init__(self) -> None:
+        self.set = False
+
+    def __call__(self) -> bool:
+        return self.set
+
+
+@contextmanager
+def interruptible() -> Iterator[Interrupt]:
+    """For the duration of an engine call, SIGINT sets the flag instead of raising (main thread only)."""
+    flag = Interrupt()
+    if threading.current_thread() is not threading.main_thread():
+        yield flag
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if flag.set:
+            raise KeyboardInterrupt
+        flag.set = True
+
+    try:
+        previous = signal.signal(signal.SIGINT, handler)
+    except (ValueError, OSError):
+        yield flag
+        return
+    try:
+        yield flag
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def interrupted_result(engine: str, subject: str) -> Result:
+    """What is reported when the engine could not hand back its partial search."""
+    return Result(engine, subject, Verdict.INCOMPLETE, Strength.NOT_COVERED, Stats(), incomplete="interrupted")
+
+
+# ---------------------------------------------------------------- engines
+
+
+def check_engine() -> Callable[..., Result] | None:
+    """engines.check.check, or None while this installation has no check engine."""
+    try:
+        from engines.check import check  # type: ignore[attr-defined,unused-ignore]
+    except ImportError:
+        return None
+    return check  # type: ignore[no-any-return,unused-ignore]
+
+
+def engine_rows() -> list[tuple[str, str, str, str]]:
+    """`%engines`: engine, what it answers, the strongest claim it makes, whether it is ready."""
+    from engines import explore as _explore  # noqa: F401  (registers the explore engine)
+    from engines.framework import engines as registered
+
+    have = dict(registered())
+    rows = [("run", "one schedule (a stepping run)", Strength.OBSERVED.word, "ready")]
+    rows.append(("explore", have.get("explore", "outcomes"), Strength.WITNESSED.word,
+                 "ready" if "explore" in have else "not available"))
+    ready = check_engine() is not None
+    rows.append(("check", dict(registered()).get("check", "outcomes, holds, sensitive"), Strength.BOUNDED.word,
+                 "ready" if ready else "not available (engines.check does not import)"))
+    for name, answers in registered():
+        if name not in ("explore", "check"):
+            rows.append((name, answers, "", "ready"))
+    return rows
+
+
+def refuse_unread(settings: CheckSettings, engine: str) -> None:
+    """A setting the engine does not read, named with the engine that reads it."""
+    if engine == "explore":
+        if settings.properties:
+            raise SettingNotReadError("%check-property is read by the check engine, not explore:"
+                                      " %engine check (or all), or %check-property off")
+        if settings.states is not None:
+            raise SettingNotReadError("%check-bounds states= is read by the check engine, not explore"
+                                      " (explore has depth, timeout and a runs budget)")
+
+
+def run_engine(engine: str, program: Program, subject: str, settings: CheckSettings, performer: str | None,
+               interrupted: Interrupt, meter: ProgressMeter) -> Result:
+    """One engine's answer; Ctrl-C inside it is `incomplete: interrupted`."""
+    bounds = settings.bounds()
+    try:
+        if engine == "explore":
+            from engines.explore import explore
+
+            wanted = settings.diverge
+            features = None if wanted is None else (lambda out: {k: v for k, v in out.items() if k in wanted})
+            runs = [0]
+
+            def polled() -> bool:
+                runs[0] += 1
+                meter.runs(runs[0])
+                return interrupted()
+
+            return explore(program, subject, bounds, features=features, performer=performer, interrupted=polled)
+        check = check_engine()
+        if check is None:
+            raise EngineUnavailableError("the check engine is not available in this installation"
+                                         " (engines.check does not import): use %engine explore")
+        return check(program, subject, bounds=bounds, properties=settings.properties, diverge=settings.diverge,
+                     interrupted=interrupted, progress=meter, performer=performer)
+    except KeyboardInterrupt:
+        return interrupted_result(engine, subject)

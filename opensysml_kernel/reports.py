@@ -1,0 +1,301 @@
+"""The report of a check: an engine's Result as the verdict text of SURFACE.md, as HTML tables with a
+collapsible step table per witness, and as the JSON document the CLI's `--json` prints."""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engines.framework import Outcome, Verdict, Witness
+from engines.framework import Result as EngineResult
+from opensysml_kernel.results import MARKS, Result, Table, Tone
+from opensysml_kernel.witness import StepRow
+
+MARK = {
+    Verdict.EXHAUSTIVE: "✓", Verdict.COMPLETE: "✓", Verdict.COMPLETED: "✓",
+    Verdict.VIOLATION: "✗", Verdict.DIVERGENT: "✗", Verdict.FAILED: "✗",
+    Verdict.WITHIN_BOUNDS: "?", Verdict.INCOMPLETE: "?",
+}
+CLAIM = {
+    Verdict.EXHAUSTIVE: "holds", Verdict.WITHIN_BOUNDS: "holds within bounds", Verdict.VIOLATION: "violated",
+    Verdict.DIVERGENT: "sensitive", Verdict.INCOMPLETE: "undecided", Verdict.FAILED: "fails",
+    Verdict.COMPLETED: "completed",
+}
+STATUS = {0: "passed", 1: "failed", 2: "undecided"}
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _either(values: Sequence[str]) -> str:
+    return values[0] if len(values) == 1 else ", ".join(values[:-1]) + " or " + values[-1]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One engine's answer about one action, with where its witnesses were written and their step tables."""
+
+    result: EngineResult
+    paths: tuple[str, ...] = ()  # one per witness, when they were written
+    steps: tuple[tuple[StepRow, ...], ...] = ()  # one per witness, when it replayed
+
+    @property
+    def subject(self) -> str:
+        return self.result.subject
+
+    @property
+    def exit_status(self) -> int:
+        return self.result.exit_status
+
+    def number(self, index: int) -> int | None:
+        """The witness number (1-based, as the report shows it) of an engine's witness reference, or None.
+
+        explore refers to its witnesses by 0-based index, check by 1-based number: told apart by the
+        references themselves (every witness is referred to once, so 0-based ones include 0)."""
+        r = self.result
+        used = [v.witness for v in r.violations] + [i for _, values in r.divergent for _, i in values]
+        used = used or [o.witness for o in r.outcomes]
+        base = 1 if used and 0 not in used and max(used) == len(r.witnesses) else 0
+        number = index + 1 - base
+        return number if 1 <= number <= len(r.witnesses) else None
+
+    def _ref(self, index: int) -> str:
+        number = self.number(index)
+        return str(number) if number is not None else "—"
+
+    # ------------------------------------------------------------ text
+
+    def head(self) -> str:
+        r = self.result
+        if r.engine == "explore":
+            figures = f"{_plural(r.stats.runs, 'run')}, {_plural(r.stats.moves, 'move')}, depth {r.stats.depth}"
+            claim = _plural(len(r.outcomes), "outcome")
+            return f"{MARK[r.verdict]} Action {r.subject}: {claim} ({figures})"
+        figures = f"{r.stats.states} states, {r.stats.moves} moves, depth {r.stats.depth}"
+        hit = [f"{b.name} {b.limit}" for b in r.bounds if b.reached]
+        if hit:
+            figures += "; bounds hit: " + ", ".join(hit)
+        return f"{MARK.get(r.verdict, '?')} Action {r.subject}: {r.verdict.value} ({figures})"
+
+    def lines(self) -> list[str]:
+        r = self.result
+        lines = [self.head()]
+        if r.engine == "explore":
+            lines.extend("  " + line for line in self.outcome_table().lines())
+            lines.append(f"  incomplete: {r.incomplete}" if r.incomplete else f"  complete ({_plural(r.stats.runs, 'run')})")
+        else:
+            for feature, values in r.divergent:
+                lines.append(f"  divergent: {feature} ends as {_either([v for v, _ in values])}")
+                lines.extend(f"    {feature} = {value} (witness {self._ref(index)})" for value, index in values)
+            for violation in r.violations:
+                lines.append("  " + violation_line(violation.kind, violation.text, violation.moves,
+                                                   self._ref(violation.witness)))
+            lines.extend(f"  outcome: {outcome.describe()}" for outcome in r.outcomes)
+            if r.incomplete:
+                lines.append(f"  incomplete: {r.incomplete}")
+        lines.extend(f"  note: {note}" for note in r.notes)
+        lines.extend(f"  witness {i}: {path}" for i, path in enumerate(self.paths, 1))
+        lines.append("  " + self.standing())
+        return lines
+
+    def standing(self) -> str:
+        r = self.result
+        if r.engine == "explore":
+            claim = _plural(len(r.outcomes), "outcome")
+            if r.incomplete:
+                return f"standing: {claim} so far ({r.strength.word}: {_plural(r.stats.runs, 'run')}; {r.incomplete})"
+            return f"standing: {claim} ({r.strength.word}: every linearization, {_plural(r.stats.runs, 'run')})"
+        evidence = f"{r.stats.states} states, {r.stats.moves} moves searched"
+        if r.witnesses:
+            evidence += f", {_plural(len(r.witnesses), 'witness')}".replace("witnesss", "witnesses") + " replayed"
+        return f"standing: {CLAIM.get(r.verdict, r.verdict.value)} ({r.strength.word}: {evidence})"
+
+    def outcome_table(self) -> Table:
+        rows = tuple((o.describe(), str(o.schedules), self._ref(o.witness)) for o in self.result.outcomes)
+        return Table(("outcome", "linearizations", "witness"), rows)
+
+    # ------------------------------------------------------------ json
+
+    def document(self) -> dict[str, Any]:
+        r = self.result
+        witnesses: list[dict[str, Any]] = []
+        for index, witness in enumerate(r.witnesses):
+            entry: dict[str, Any] = ({"path": self.paths[index]} if index < len(self.paths) else {"index": index + 1})
+            entry["choices"] = [c.line() for c in witness.choices]
+            entry["ending"] = witness.ending
+            witnesses.append(entry)
+        return {
+            "subject": r.subject,
+            "engine": r.engine,
+            "verdict": r.verdict.value,
+            "strength": r.strength.word,
+            "exit": r.exit_status,
+            "stats": {"states": r.stats.states, "moves": r.stats.moves, "depth": r.stats.depth, "runs": r.stats.runs},
+            "bounds": [{"name": b.name, "limit": b.limit, "reached": b.reached} for b in r.bounds],
+            "outcomes": [{"values": dict(o.values), "schedules": o.schedules, "witness": self.number(o.witness),
+                          "error": o.error} for o in r.outcomes],
+            "violations": [{"kind": v.kind, "text": v.text, "moves": v.moves, "witness": self.number(v.witness)}
+                           for v in r.violations],
+            "divergent": {feature: [value for value, _ in values] for feature, values in r.divergent},
+            "witnesses": witnesses,
+            "incomplete": r.incomplete,
+            "lines": self.lines(),
+        }
+
+    # ------------------------------------------------------------ html
+
+    def html(self) -> str:
+        r = self.result
+        mark = MARK.get(r.verdict, "?")
+        parts = [f"<div style='font-weight:bold;color:{MARKS[mark]}'>{html.escape(self.head())}</div>"]
+        if r.outcomes:
+            if r.engine == "explore":
+                parts.append(self.outcome_table().html())
+            else:
+                parts.append(Table(("outcome", "schedules", "witness"), self.outcome_table().rows).html())
+        if r.violations:
+            found = tuple((v.kind, v.text, str(v.moves), self._ref(v.witness)) for v in r.violations)
+            parts.append(Table(("violation", "what", "after moves", "witness"), found).html())
+        if r.divergent:
+            values = tuple((feature, value, self._ref(index)) for feature, seen in r.divergent for value, index in seen)
+            parts.append(Table(("divergent feature", "value", "witness"), values).html())
+        if r.bounds:
+            limits = tuple((b.name, b.limit, "reached" if b.reached else "no") for b in r.bounds)
+            parts.append(Table(("bound", "value", "reached"), limits).html())
+        for index, witness in enumerate(r.witnesses):
+            parts.append(self._witness_html(index, witness))
+        lines = [line.strip() for line in self.lines()[1:] if line.strip().startswith(("incomplete:", "note:", "standing:"))]
+        parts.append("<pre style='margin:0'>" + "\n".join(html.escape(line) for line in lines) + "</pre>")
+        return "".join(parts)
+
+    def _witness_html(self, index: int, witness: Witness) -> str:
+        what = witness.ending or self._outcome_of(index) or "a schedule"
+        where = f" ({html.escape(self.paths[index])})" if index < len(self.paths) else ""
+        summary = f"witness {index + 1}: {html.escape(what)}{where}"
+        steps = self.steps[index] if index < len(self.steps) else ()
+        if steps:
+            rows = tuple((str(s.step), s.taken, ", ".join(s.alternatives), s.changes()) for s in steps)
+            body = Table(("step", "move taken", "alternatives", "values changed"), rows).html()
+        else:
+            body = "<pre style='margin:0'>" + html.escape(witness.text()) + "</pre>"
+        return f"<details><summary>{summary}</summary>{body}</details>"
+
+    def _outcome_of(self, index: int) -> str:
+        return next((o.describe() for o in self.result.outcomes if self.number(o.witness) == index + 1), "")
+
+
+def violation_line(kind: str, text: str, moves: int, witness: str) -> str:
+    """`violation: R is false after 3 moves (witness 1)`, `deadlock: ... (witness 2)`, `fails: ... (witness 3)`."""
+    if kind == "property":
+        said = text if " is false" in text else f"{text} is false after {_plural(moves, 'move')}"
+        return f"violation: {said} (witness {witness})"
+    if kind == "deadlock":
+        return f"deadlock: {text.removeprefix('deadlock: ')} (witness {witness})"
+    return f"{kind}: {text} (witness {witness})"
+
+
+def final_states(result: EngineResult, features: frozenset[str]) -> frozenset[str]:
+    """The final states an engine reached (failures left out), over the features given."""
+    return frozenset(", ".join(f"{k} = {v}" for k, v in o.values if k in features)
+                     for o in result.outcomes if o.error is None)
+
+
+def comparison(checks: Sequence[Check]) -> tuple[list[str], bool]:
+    """For `%engine all`: whether the engines that ran to the end reach the same final states."""
+    done = [c for c in checks if c.result.verdict in (Verdict.COMPLETE, Verdict.EXHAUSTIVE, Verdict.DIVERGENT)]
+    if len(done) < 2:
+        left = [c.result.engine for c in checks if c not in done]
+        return [f"  not compared: {', '.join(left)} did not search every schedule"], False
+    named = [frozenset(k for o in c.result.outcomes for k, _ in o.values) for c in done]
+    common = frozenset.intersection(*named)
+    sets = [(c.result.engine, final_states(c.result, common)) for c in done]
+    if all(found == sets[0][1] for _, found in sets):
+        names = " and ".join(name for name, _ in sets)
+        return [f"  agree: {names} reach the same {_plural(len(sets[0][1]), 'final state')}"], False
+    lines = ["✗ disagreement: the engines reach different final states"]
+    for name, found in sets:
+        lines.append(f"  {name}: " + ("; ".join(sorted(found)) or "none"))
+    return lines, True
+
+
+@dataclass(frozen=True)
+class CheckReport(Result):
+    """What `%action` answers under a checking engine: one Check per engine asked, side by side."""
+
+    checks: tuple[Check, ...] = ()
+    disagree: bool = False
+    extra: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def build(cls, checks: Sequence[Check]) -> CheckReport:
+        lines: list[str] = []
+        for check in checks:
+            lines.extend(check.lines())
+        extra: list[str] = []
+        disagree = False
+        if len(checks) > 1:
+            extra, disagree = comparison(checks)
+            lines.extend(extra)
+        codes = [c.exit_status for c in checks]
+        tone = Tone.FAILED if disagree or 1 in codes else Tone.PAUSED if 2 in codes else Tone.COMPLETED
+        return cls(tuple(lines), tone, None, {}, tuple(checks), disagree, tuple(extra))
+
+    @property
+    def exit_status(self) -> int:
+        codes = [c.exit_status for c in self.checks]
+        if self.disagree:
+            codes.append(2)
+        if 1 in codes:
+            return 1
+        return max(codes, default=2)
+
+    @property
+    def verdict(self) -> Verdict:
+        """The first engine's verdict (the check engine's under `all`)."""
+        return self.checks[0].result.verdict if self.checks else Verdict.INCOMPLETE
+
+    @property
+    def outcomes(self) -> tuple[Outcome, ...]:
+        return self.checks[0].result.outcomes if self.checks else ()
+
+    @property
+    def witnesses(self) -> tuple[Witness, ...]:
+        return self.checks[0].result.witnesses if self.checks else ()
+
+    def document(self) -> dict[str, Any]:
+        return check_document([self])
+
+    def to_json(self) -> str:
+        return json.dumps(self.document(), indent=2, ensure_ascii=False)
+
+    def html(self) -> str:
+        parts = [f"<div class='opensysml-check'>{check.html()}</div>" for check in self.checks]
+        if self.extra:
+            colour = MARKS["✗"] if self.disagree else "inherit"
+            parts.append(f"<pre style='margin:0;color:{colour}'>"
+                         + "\n".join(html.escape(line.strip()) for line in self.extra) + "</pre>")
+        return f"<div class='opensysml-result opensysml-{self.tone.value}'>" + "<hr/>".join(parts) + "</div>"
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return {"text/plain": self.text, "text/html": self.html(), "application/json": self.document()}
+
+
+def check_document(reports: Sequence[CheckReport], error: str | None = None) -> dict[str, Any]:
+    """The `--json` document: an overall status and exit status, then every engine's check."""
+    if error is not None:
+        code = 2
+    else:
+        codes = [r.exit_status for r in reports]
+        code = 1 if 1 in codes else max(codes, default=2)
+    document: dict[str, Any] = {"status": "error" if error is not None else STATUS[code], "exit": code,
+                                "checks": [check.document() for report in reports for check in report.checks]}
+    if error is not None:
+        document["error"] = error
+    disagreements = [line.strip() for r in reports if r.disagree for line in r.extra]
+    if disagreements:
+        document["disagreement"] = disagreements
+    return document
