@@ -40,7 +40,7 @@ class UnknownFeatureError(EngineError, LookupError):
 
 @dataclass
 class _Level:
-    snapshot: Snapshot
+    snapshot: Snapshot | None  # none is needed where one move is all there is to try
     moves: list[Move]
     labels: tuple[str, ...]
     depth: int
@@ -182,7 +182,8 @@ def _run_search(search: _Search, started: float) -> None:
                 return None
             labels = tuple(m.label for m in moves)
             chosen = reducer.persistent(run, moves) if search.reduce else moves
-            return _Level(run.snapshot(allow_replay=True), chosen, labels, depth)
+            snapshot = run.snapshot(allow_replay=True) if len(chosen) > 1 else None
+            return _Level(snapshot, chosen, labels, depth)
 
     top = examine(0)
     if top is not None:
@@ -190,7 +191,8 @@ def _run_search(search: _Search, started: float) -> None:
     while stack:
         level = stack[-1]
         if level.next >= len(level.moves):
-            level.snapshot.release()
+            if level.snapshot is not None:
+                level.snapshot.release()
             stack.pop()
             continue
         if search.interrupted is not None and search.interrupted():
@@ -203,6 +205,7 @@ def _run_search(search: _Search, started: float) -> None:
         move = level.moves[level.next]
         level.next += 1
         if not level.fresh:
+            assert level.snapshot is not None
             level.snapshot.restore()
         del path[level.depth:]
         del choices[level.depth:]
@@ -224,7 +227,8 @@ def _run_search(search: _Search, started: float) -> None:
         if child is not None:
             stack.append(child)
     for level in stack:
-        level.snapshot.release()
+        if level.snapshot is not None:
+            level.snapshot.release()
 
 
 def _claim(search: _Search, kind: str, text: str, path: list[Move], choices: list[Choice],

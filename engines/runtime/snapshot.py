@@ -53,7 +53,12 @@ class _Copier:
         done = self.frames.get(id(f))
         if done is not None:
             return done
-        copy = Frame(f.label, f.scope, None, dict(f.values), f.types, {}, f.performer, f.block, None)
+        copy = object.__new__(Frame)
+        fields = dict(f.__dict__)
+        fields["values"] = dict(f.values)
+        fields["pins"] = {}
+        fields["calc"] = None
+        copy.__dict__ = fields
         self.frames[id(f)] = copy
         copy.parent = self.frame(f.parent)
         for name, pin in f.pins.items():
@@ -73,18 +78,12 @@ class _Copier:
             return done
         from engines.runtime.actions import Flow
 
-        copy = Flow.__new__(Flow)
+        copy = object.__new__(Flow)
+        copy.__dict__ = dict(f.__dict__)
         self.flows[id(f)] = copy
-        copy.run = f.run
-        copy.graph = f.graph
         frame = self.frame(f.frame)
         assert frame is not None
         copy.frame = frame
-        copy.kind = f.kind
-        copy.depth = f.depth
-        copy.label = f.label
-        copy.step_no = f.step_no
-        copy.round = f.round
         copy.ids = list(f.ids)
         copy.outer = self.flow(f.outer)
         copy.parent_token = self.token(f.parent_token)
@@ -94,7 +93,6 @@ class _Copier:
             copy.returns = (action, self.frame(caller) or caller)
         else:
             copy.returns = None
-        copy.implicit = f.implicit
         return copy
 
     def token(self, t: Token | None) -> Token | None:
@@ -108,13 +106,14 @@ class _Copier:
                                 "a body paused inside a move cannot be snapshot")
         from engines.runtime.actions import Token
 
-        copy = Token(t.id, t.node, None,  # type: ignore[arg-type]
-                     None, t.arrived_round, t.via, None, None, t.waiting_accept, t.wake, t.resumed, None)
+        copy = object.__new__(Token)
+        copy.__dict__ = dict(t.__dict__)
         self.tokens[id(t)] = copy
         flow = self.flow(t.flow)
         assert flow is not None
         copy.flow = flow
         copy.inside = self.flow(t.inside)
+        copy.wait = None
         if t.group is not None:
             copy.group = [g for g in (self.token(x) for x in t.group) if g is not None]
             # every member of a group shares one list
