@@ -216,11 +216,11 @@ def refuse_unread(settings: CheckSettings, engine: str) -> None:
     """A setting the engine does not read, named with the engine that reads it."""
     if engine == "explore":
         if settings.properties:
-            raise SettingNotReadError("%check-property is read by the check engine, not explore:"
-                                      " %engine check (or all), or %check-property off")
+            raise SettingNotReadError("the properties (%check-property, --property) are read by the check engine,"
+                                      " not explore: select check or all, or drop them")
         if settings.states is not None:
-            raise SettingNotReadError("%check-bounds states= is read by the check engine, not explore"
-                                      " (explore has depth, timeout and a runs budget)")
+            raise SettingNotReadError("the states bound (%check-bounds states=, --states) is read by the check"
+                                      " engine, not explore (explore has depth, timeout and a runs budget)")
 
 
 def run_engine(engine: str, program: Program, subject: str, settings: CheckSettings, performer: str | None,

@@ -10,7 +10,9 @@ from collections.abc import Sequence
 
 from ir.errors import SysmlError
 from opensysml_kernel import __version__
-from opensysml_kernel.errors import RunFailedError
+from opensysml_kernel.checking import CheckSettings, deterministic, parse_duration, refuse_unread
+from opensysml_kernel.errors import RunFailedError, UsageError
+from opensysml_kernel.reports import CheckReport, check_document
 from opensysml_kernel.session import Session
 
 EXIT_COMPLETED = 0
@@ -21,7 +23,7 @@ EXIT_BAD_INPUT = 2
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="opensysml-kernel", description="Run and step SysML v2 actions.")
     parser.add_argument("--version", action="version", version=f"opensysml-kernel {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="{install,repl,run}")
+    commands = parser.add_subparsers(dest="command", metavar="{install,repl,run,check,replay}")
 
     install = commands.add_parser("install", help="register the Jupyter kernelspec 'opensysml'")
     where = install.add_mutually_exclusive_group()
@@ -38,6 +40,30 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--schedule", metavar="P", default="reverse", help="reverse (default), declared or seed:<n>")
     run.add_argument("--trace", action="store_true", help="print the whole trace before the result")
     run.add_argument("--json", action="store_true", help="print one JSON document instead of text")
+
+    check = commands.add_parser("check", help="check actions over every schedule (exit 0 holds, 1 violation or"
+                                " divergence, 2 undecided or bad input)")
+    check.add_argument("files", nargs="+", metavar="FILE", help="SysML files (globs allowed)")
+    check.add_argument("--action", required=True, action="append", metavar="NAME", help="an action to check; repeatable")
+    check.add_argument("--engine", choices=("check", "explore", "all"), default="check",
+                       help="check (default), explore, or all side by side")
+    check.add_argument("--property", action="append", default=[], metavar="NAME",
+                       help="a constraint or requirement evaluated at every stable state; repeatable")
+    check.add_argument("--diverge", action="append", metavar="FEATURE",
+                       help="a feature whose final value must not depend on the schedule; repeatable"
+                       " (absent: every attribute of the action)")
+    check.add_argument("--depth", type=int, metavar="N", help="moves per schedule")
+    check.add_argument("--states", type=int, metavar="N", help="distinct states")
+    check.add_argument("--timeout", metavar="D", help="wall-clock bound, e.g. 10s or 500ms")
+    check.add_argument("--witness-dir", metavar="DIR", help="write each witness as DIR/<action>-<n>.witness")
+    check.add_argument("--json", action="store_true", help="print one JSON document instead of text")
+
+    replay = commands.add_parser("replay", help="replay a witness move by move (exit 0 completed, 1 the witness's"
+                                 " violation reproduced, 2 refused or bad input)")
+    replay.add_argument("files", nargs="+", metavar="FILE", help="SysML files (globs allowed)")
+    replay.add_argument("--witness", required=True, metavar="W", help="the witness file")
+    replay.add_argument("--action", required=True, metavar="NAME", help="the action the witness is of")
+    replay.add_argument("--trace", action="store_true", help="print the trace of every move")
     return parser
 
 
@@ -98,11 +124,94 @@ def _run(args: argparse.Namespace) -> int:
     return code
 
 
+def _check_settings(args: argparse.Namespace) -> CheckSettings:
+    for name in ("depth", "states"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise UsageError(f"--{name} needs a positive whole number, not {value}", "--depth N --states N")
+    timeout = None
+    if args.timeout is not None:
+        try:
+            timeout = parse_duration(args.timeout)
+        except ValueError as error:
+            raise UsageError(str(error), "--timeout 10s") from None
+    return CheckSettings(args.engine, tuple(args.property), tuple(args.diverge) if args.diverge else None,
+                         args.witness_dir, args.depth, args.states, timeout)
+
+
+def _check(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from opensysml_kernel.repl import TerminalProgress
+
+    session = Session()
+    if sys.stderr.isatty() and not deterministic():
+        console = Console(stderr=True)
+        session.progress_sink = lambda: TerminalProgress(console)
+    reports: list[CheckReport] = []
+    error = None
+    try:
+        session.settings = _check_settings(args)
+        session.load(args.files)
+        if len(session.settings.engines()) == 1:
+            refuse_unread(session.settings, session.settings.engines()[0])
+        for action in args.action:
+            reports.append(session.check(action))
+    except SysmlError as bad:
+        error = str(bad)
+        print(error, file=sys.stderr)
+    if args.json:
+        print(json.dumps(check_document(reports, error), indent=2, ensure_ascii=False))
+    else:
+        for report in reports:
+            print(report.text)
+    if error is not None:
+        return EXIT_BAD_INPUT
+    codes = [report.exit_status for report in reports]
+    return EXIT_FAILED if EXIT_FAILED in codes else max(codes, default=EXIT_BAD_INPUT)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    session = Session()
+    session.trace = args.trace
+    lines: list[str] = []
+    try:
+        session.load(args.files)
+        replay = session.install_replay(args.witness)
+        assert replay is not None
+        subject = session.start_action(args.action).subject
+        lines.append(f"▶ Action {subject}: replaying {replay.describe()}")
+        progress = session.continue_run()
+    except RunFailedError as failure:
+        print("\n".join([*lines, *failure.lines, str(failure)]))
+        return EXIT_FAILED
+    except SysmlError as bad:
+        if lines:
+            print("\n".join(lines))
+        print(bad, file=sys.stderr)
+        return EXIT_BAD_INPUT
+    lines.extend(session.filter_trace(progress.lines))
+    values = [f"  {path} = {value}" for path, value in session.outputs().items()]
+    code = EXIT_COMPLETED
+    if progress.status == "completed":
+        lines.extend([f"✓ Action {subject} completed after {progress.step} moves", *values])
+    elif progress.stopped is not None and progress.stopped.startswith("✗"):
+        lines.append(progress.stopped)
+        code = EXIT_FAILED
+    else:
+        ending = replay.plan.ending or "the witness's last move"
+        lines.extend([f"✗ Action {subject}: witness reproduced after {progress.step} moves: {ending}", *values])
+        code = EXIT_FAILED if replay.plan.ending else EXIT_COMPLETED
+    print("\n".join(lines))
+    return code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line; returns the exit status (0 completed, 1 run failed, 2 bad input)."""
+    """The command line; returns the exit status (0 completed/holds, 1 run failed/violation/divergent,
+    2 undecided or bad input)."""
     parser = _parser()
     args = parser.parse_args(argv)
-    handlers = {"install": _install, "repl": _repl, "run": _run}
+    handlers = {"install": _install, "repl": _repl, "run": _run, "check": _check, "replay": _replay}
     if args.command not in handlers:
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT

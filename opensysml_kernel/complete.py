@@ -5,14 +5,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from opensysml_kernel.checking import ENGINES
 from opensysml_kernel.commands import COMMANDS
 from opensysml_kernel.session import Session
 
-_WORD = re.compile(r"[%\w:]*$")
+_WORD = re.compile(r"[%\w:-]*$")
 _SETTINGS = {
     "trace": ["on", "off"],
     "schedule": ["reverse", "declared", "seed:"],
     "help": sorted(COMMANDS),
+    "engine": list(ENGINES),
+    "check-bounds": ["depth=", "states=", "timeout=", "off"],
+    "check-witness": ["off"],
+    "replay": ["last", "off"],
 }
 
 
@@ -47,7 +52,13 @@ def complete(session: Session, text: str, cursor: int) -> Completion | None:
         command = words[0][1:]
         if command == "action" and len(words) == 1:
             matches = _names(session.model.behaviors("action"), current)
-        elif command in _SETTINGS and len(words) == 1:
+        elif command in ("break", "unbreak") and len(words) == 1:
+            nodes = session.node_names() + (["all"] if command == "unbreak" else [])
+            matches = [n for n in nodes if n.startswith(current)]
+        elif command in ("check-property", "check-diverge") and current != "off" and "off".startswith(current) \
+                and len(words) == 1:
+            matches = ["off"]
+        elif command in _SETTINGS and (len(words) == 1 or command == "check-bounds"):
             matches = [s for s in _SETTINGS[command] if s.startswith(current)]
         else:
             return None

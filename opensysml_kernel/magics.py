@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any
@@ -73,10 +74,30 @@ def _is_sysml_load(line: str) -> bool:
     return bool(words) and all(w.endswith(".sysml") or "*" in w or "?" in w for w in words)
 
 
+class NotebookProgress:
+    """The live progress line of a long check: one display output, updated in place, emptied at the end."""
+
+    def __init__(self) -> None:
+        self.handle: Any = None
+
+    def update(self, text: str) -> None:
+        bundle = {"text/plain": text, "text/html": f"<pre style='margin:0;opacity:0.7'>{html.escape(text)}</pre>"}
+        if self.handle is None:
+            self.handle = display(bundle, raw=True, display_id=True)
+        else:
+            self.handle.update(bundle, raw=True)
+
+    def close(self) -> None:
+        if self.handle is not None:
+            self.handle.update({"text/plain": "", "text/html": ""}, raw=True)
+            self.handle = None
+
+
 def register(shell: InteractiveShell) -> Session:
     """Bind a Session as `session`, register the magics and the readable SysML error display; returns it."""
     existing = shell.user_ns.get("session")
     session = existing if isinstance(existing, Session) else Session()
+    session.progress_sink = NotebookProgress
     shell.register_magics(SysmlMagics(shell, session))
     for name in COMMANDS:
         shell.magics_manager.register_function(_command_magic(shell, session, name), "line", name)

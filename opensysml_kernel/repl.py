@@ -16,6 +16,7 @@ from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 from rich.console import Console, Group, RenderableType
+from rich.status import Status
 from rich.table import Table
 from rich.text import Text
 
@@ -63,6 +64,26 @@ class SysmlCompleter(Completer):
                 yield Completion(match, start_position=found.start - document.cursor_position)
 
 
+class TerminalProgress:
+    """The live progress line of a long check: a rich status line, gone when the check ends."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.status: Status | None = None
+
+    def update(self, text: str) -> None:
+        if self.status is None:
+            self.status = self.console.status(text)
+            self.status.start()
+        else:
+            self.status.update(text)
+
+    def close(self) -> None:
+        if self.status is not None:
+            self.status.stop()
+            self.status = None
+
+
 def render(result: Result) -> RenderableType:
     """A Result for the terminal: verdict lines coloured by their mark, tables as rich tables."""
     parts: list[RenderableType] = [Text(line, style=_STYLES.get(line[:1], "")) for line in result.lines]
@@ -80,6 +101,8 @@ class Repl:
     def __init__(self, session: Session | None = None, console: Console | None = None) -> None:
         self.session = session if session is not None else Session()
         self.console = console if console is not None else Console(highlight=False)
+        if self.session.progress_sink is None:
+            self.session.progress_sink = lambda: TerminalProgress(self.console)
 
     def process(self, text: str) -> bool:
         """Run one entry; False when it failed (the error is printed, the session unchanged)."""

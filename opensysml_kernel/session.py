@@ -95,7 +95,7 @@ class Replay:
 
     def describe(self) -> str:
         ending = f"; ends {self.plan.ending}" if self.plan.ending else ""
-        return f"{self.plan.name} ({len(self.plan.choices)} choices{ending})"
+        return f"{self.plan.name} (through move {self.plan.last_step}{ending})"
 
 
 @dataclass(frozen=True)
