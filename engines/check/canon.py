@@ -42,6 +42,20 @@ class Canon:
         if id(f) in seen:
             return
         seen.add(id(f))
+        if f.sealed:
+            cache = f.canon if f.canon is not None else {}
+            lines = cache.get(prefix)
+            if lines is None:
+                collected: list[str] = []
+                self._walk(f, collected, prefix, set())
+                lines = tuple(collected)
+                cache[prefix] = lines
+                f.canon = cache
+            out.extend(lines)
+            return
+        self._walk(f, out, prefix, seen)
+
+    def _walk(self, f: Frame, out: list[str], prefix: str, seen: set[int]) -> None:
         values = f.values
         if values:
             value = self.value
@@ -52,6 +66,9 @@ class Canon:
                 self.frame(pins[name], out, f"{prefix}{name}.", seen)
 
     def text(self) -> str:
+        return "\n".join(str(p) for p in self.parts())
+
+    def parts(self) -> tuple[object, ...]:
         run = self.run
         tokens = []
         for t in run.all_tokens(run.root):
@@ -61,14 +78,14 @@ class Canon:
                            str(t.wake) if t.wake is not None else "", t.body is not None,
                            len(t.group) if t.group else 0))
         tokens.sort()
-        parts = [repr(tokens)]
+        parts: list[object] = [tuple(tokens)]
         values: list[str] = []
         seen: set[int] = set()
         self.frame(run.root.frame, values, "", seen)
         for t in run.all_tokens(run.root):
             if id(t.flow.frame) not in seen:
                 self.frame(t.flow.frame, values, f"{_flow_path(t.flow)}:", seen)
-        parts.append("|".join(values))
+        parts.append(tuple(values))
         ctx = run.ctx
         for name in sorted(ctx.usage_objects):
             obj = ctx.objects.get(ctx.usage_objects[name].id)
@@ -77,9 +94,19 @@ class Canon:
         parts.append("bus:" + ";".join(f"{self.value(m.payload)}>{m.to}" for m in ctx.bus))
         parts.append(f"t={ctx.clock.now}")
         parts.append(run.status)
-        return "\n".join(parts)
+        return tuple(parts)
 
 
 def fingerprint(run: Run) -> bytes:
-    """16 bytes standing for the canonical state (what the visited set keeps, not the state)."""
+    """16 bytes standing for the canonical state (what the visited set keeps, not the state).
+
+    Two independent 64-bit hashes of the canonical form: a collision needs both to collide."""
+    parts = Canon(run).parts()
+    first = hash(parts)
+    second = hash((0x5EED, parts))
+    return first.to_bytes(8, "little", signed=True) + second.to_bytes(8, "little", signed=True)
+
+
+def stable_fingerprint(run: Run) -> bytes:
+    """A fingerprint equal across processes (for files and tests): a digest of the canonical text."""
     return hashlib.blake2b(Canon(run).text().encode(), digest_size=16).digest()

@@ -564,6 +564,8 @@ class Run:
         pin = token.flow.frame.pins.get(node.name)
         if pin is not None and not pin.values and not pin.pins:
             del token.flow.frame.pins[node.name]  # a performance that held nothing leaves no pins
+        elif pin is not None and pin.calc is None and not any(isinstance(v, Deferred) for v in pin.values.values()):
+            _seal(pin)
         if node.body is not None and node.body.terminate:
             self._terminate_all(token.flow)
             return
@@ -1250,6 +1252,13 @@ def _statement_label(stmt: s.Member) -> str:
     from ir.lower import statement_label
 
     return statement_label(stmt)
+
+
+def _seal(frame: Frame) -> None:
+    frame.sealed = True
+    for pin in frame.pins.values():
+        if pin.calc is None and not any(isinstance(v, Deferred) for v in pin.values.values()):
+            _seal(pin)
 
 
 def _splits(body: Body) -> bool:

@@ -47,6 +47,9 @@ class Frame:
     block: bool = False  # a branch or loop body: its nodes' pins belong to the performance around it
     # a calc usage's pin: the calc, its input bindings and the frame they are read in (computed when read)
     calc: tuple[Element, tuple[tuple[str, s.Expr], ...], Frame] | None = None
+    # a finished performance's pins: never written again, so snapshots share them instead of copying
+    sealed: bool = False
+    canon: dict[str, tuple[str, ...]] | None = None
 
     def pin_holder(self) -> Frame:
         """The frame a node performed here keeps its pins in."""

@@ -50,6 +50,8 @@ class _Copier:
     def frame(self, f: Frame | None) -> Frame | None:
         if f is None:
             return None
+        if f.sealed:
+            return f
         done = self.frames.get(id(f))
         if done is not None:
             return done

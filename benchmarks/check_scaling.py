@@ -1,0 +1,125 @@
+"""The check engine over the scaling families of ../shared/bench/gen_scaling.py, beside the peer.
+
+Prints, per model: states, moves, wall seconds, moves per second and peak memory of our check, and,
+when `jupyter-opensysml-kernel` is importable (dev only, never a dependency), the peer's states and
+wall seconds measured in the same run through ../shared/bench/peer_kernel.py, with the ratios.
+Each of our checks runs in a fresh process so its peak memory is its own.
+
+    python benchmarks/check_scaling.py                      # the issue's rows
+    python benchmarks/check_scaling.py racy:3:3 shared:6:4  # chosen rows
+    python benchmarks/check_scaling.py --no-peer            # ours only
+    PEER_KERNEL_CMD='<peer venv>/lib/python3.11/site-packages/jupyter_opensysml_kernel/bin/sysml-jupyter-kernel \
+        -connection-file {connection_file}' python benchmarks/check_scaling.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / ".." / "shared" / "bench"
+DEFAULT_ROWS = ["indep:6:4", "shared:5:4", "shared:6:4", "racy:3:2", "racy:3:3"]
+
+
+def model(mode: str, n: int, k: int) -> tuple[str, str]:
+    gen = str(BENCH / "gen_scaling.py")
+    text = subprocess.run([sys.executable, gen, mode, str(n), str(k)], capture_output=True, text=True,
+                          check=True).stdout
+    name = subprocess.run([sys.executable, gen, "--name", mode, str(n), str(k)], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    return text, name
+
+
+def ours_in_process(text: str, name: str) -> dict[str, object]:
+    """One check here (called in a child process): figures and peak resident memory."""
+    sys.path.insert(0, str(ROOT))
+    import ir
+    from engines.check import check
+    from engines.runtime import Program
+
+    program = Program(ir.resolve([ir.parse(text, "bench")]))
+    started = time.perf_counter()
+    result = check(program, name)
+    seconds = time.perf_counter() - started
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {"states": result.stats.states, "moves": result.stats.moves, "depth": result.stats.depth,
+            "seconds": seconds, "peak_kb": peak_kb, "verdict": result.verdict.value}
+
+
+def ours(text: str, name: str) -> dict[str, object]:
+    code = ("import json, sys; sys.path.insert(0, %r); from benchmarks.check_scaling import ours_in_process; "
+            "print(json.dumps(ours_in_process(sys.stdin.read(), %r)))") % (str(ROOT), name)
+    out = subprocess.run([sys.executable, "-c", code], input=text, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def peer_command() -> str | None:
+    """How to start the peer: $PEER_KERNEL_CMD, or the binary of an importable jupyter-opensysml-kernel."""
+    if os.environ.get("PEER_KERNEL_CMD"):
+        return os.environ["PEER_KERNEL_CMD"]
+    try:
+        import jupyter_opensysml_kernel as pkg
+    except ImportError:
+        return None
+    binary = Path(pkg.__file__).parent / "bin" / "sysml-jupyter-kernel"
+    return f"{binary} -connection-file {{connection_file}}"
+
+
+def peer(text: str, name: str) -> dict[str, object] | None:
+    """The peer kernel's check of the same model: states and the check cell's wall seconds."""
+    command = peer_command()
+    if command is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        cells = Path(tmp) / "m.cells"
+        cells.write_text(f"%engine check\n//%%\n{text}\n//%%\n%action {name}\n", encoding="utf-8")
+        record = Path(tmp) / "m.jsonl"
+        subprocess.run([sys.executable, str(BENCH / "peer_kernel.py"), "--cmd", command, "--quiet-src",
+                        "-f", str(cells), "--jsonl", str(record)], capture_output=True, text=True, timeout=3600)
+        rows = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines() if line.strip()]
+    last = rows[-1]
+    output = json.dumps(last.get("outputs", ""))
+    m = re.search(r"\((\d[\d,]*) states, (\d[\d,]*) moves", output)
+    if m is None:
+        return {"states": None, "moves": None, "seconds": last.get("wall_s")}
+    return {"states": int(m.group(1).replace(",", "")), "moves": int(m.group(2).replace(",", "")),
+            "seconds": last.get("wall_s")}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("rows", nargs="*", default=DEFAULT_ROWS, help="mode:n:k")
+    parser.add_argument("--no-peer", action="store_true")
+    args = parser.parse_args()
+    header = (f"{'model':<12}{'states':>9}{'moves':>10}{'wall s':>9}{'moves/s':>10}{'peak MB':>9}"
+              f"{'peer states':>13}{'peer s':>9}{'time ratio':>12}")
+    print(header)
+    for row in args.rows:
+        mode, n, k = row.split(":")
+        text, name = model(mode, int(n), int(k))
+        mine = ours(text, name)
+        theirs = None if args.no_peer else peer(text, name)
+        seconds = float(mine["seconds"])  # type: ignore[arg-type]
+        moves = int(mine["moves"])  # type: ignore[call-overload]
+        line = (f"{mode + ' ' + n + 'x' + k:<12}{mine['states']:>9}{moves:>10}{seconds:>9.2f}"
+                f"{moves / seconds if seconds else 0:>10.0f}{int(mine['peak_kb']) / 1024:>9.0f}")  # type: ignore[call-overload]
+        if theirs is not None and theirs.get("seconds"):
+            ratio = seconds / float(theirs["seconds"])  # type: ignore[arg-type]
+            line += f"{theirs.get('states') or '?':>13}{float(theirs['seconds']):>9.2f}{ratio:>12.2f}"  # type: ignore[arg-type]
+        print(line, flush=True)
+    if os.environ.get("OPENSYSML_KERNEL_DETERMINISTIC") != "1":
+        print("(wall times are noisy: compare ratios from one run on one machine)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
