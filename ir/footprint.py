@@ -106,6 +106,8 @@ class Touches:
             self.reads.update(expression_reads(m.trigger.expression))
             if m.trigger.payload:
                 self.writes.add(m.trigger.payload)
+        elif isinstance(m, s.Terminate):
+            self.dynamic = True  # ending a performance cuts every move still open in it
         elif isinstance(m, s.Usage):
             self.reads.update(expression_reads(m.value))
             if m.action_body is not None:

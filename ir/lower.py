@@ -111,10 +111,10 @@ class ActionGraph:
         object.__setattr__(self, "_incoming", {k: tuple(v) for k, v in incoming.items()})
 
     def outgoing(self, index: int) -> tuple[Edge, ...]:
-        return self._outgoing.get(index, ())  # type: ignore[attr-defined, no-any-return]
+        return self._outgoing.get(index, ())  # type: ignore[attr-defined]
 
     def incoming(self, index: int) -> tuple[Edge, ...]:
-        return self._incoming.get(index, ())  # type: ignore[attr-defined, no-any-return]
+        return self._incoming.get(index, ())  # type: ignore[attr-defined]
 
     def node_named(self, name: str) -> Node | None:
         for node in self.nodes:
@@ -177,6 +177,7 @@ def is_feature(m: s.Member) -> bool:
 class _Lowerer:
     def __init__(self, model: Model) -> None:
         self.model = model
+        self.aliases: dict[str, str] = {}
 
     def action_graph(self, el: Element, members: tuple[s.Member, ...], name: str) -> ActionGraph:
         nodes: list[Node] = []
@@ -310,6 +311,18 @@ class _Lowerer:
             targets = {e.target for e in edges}
             initial = [n.index for n in nodes if n.index not in targets and n.kind is not NodeKind.DONE]
         local = {a.name for a in attributes}
+        aliases: dict[str, str] = {}
+        for a in attributes:
+            if isinstance(a.decl, s.Usage):
+                if a.decl.short_name:
+                    aliases[a.decl.short_name] = a.name
+                for redefined in a.decl.redefines:
+                    aliases.setdefault(redefined.rsplit("::", 1)[-1], a.name)
+        self.aliases = aliases
+        # Flows deliver between nodes outside any statement: such nodes depend on every move.
+        flowing = {end.split(".", 1)[0] for f in flows for end in (f.source, f.target)}
+        nodes = [n if n.name not in flowing else Node(n.index, n.kind, n.name, n.decl, n.body, n.multiplicity,
+                                                        Footprint(dynamic=True)) for n in nodes]
         with_footprints = tuple(
             Node(n.index, n.kind, n.name, n.decl, n.body, n.multiplicity,
                  self.footprint(n, nodes, edges, name, local,
@@ -323,6 +336,10 @@ class _Lowerer:
         """One move of `node`: its body, the guards of its outgoing successions, the joins it reaches."""
         touches = Touches()
         body = node.body
+        if node.footprint.dynamic:
+            touches.dynamic = True
+        if body is not None and body.terminate:
+            touches.dynamic = True
         if body is not None:
             touches.statements(body.statements)
             for attr in body.attributes:
@@ -355,6 +372,7 @@ class _Lowerer:
             out = set()
             for n in names:
                 head, dot, rest = n.partition(".")
+                head = self.aliases.get(head, head)
                 found = lookup(self.model, scope_el, head) if scope_el is not None else None
                 if found is not None and found.kind not in ("package",):
                     out.add(found.qualified_name + dot + rest)

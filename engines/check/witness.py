@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from engines.errors import ReplayRefused, RunError
 from engines.runtime import Move, Program, Run
 
-_CHOICE = re.compile(r"^step (\d+): (\S+(?: to \S+)?) first of (.+)$")
+_CHOICE = re.compile(r"^step (\d+): (.+?) first of (.+)$")
 
 
 @dataclass(frozen=True)

@@ -859,6 +859,13 @@ class Run:
 
     def init_attributes(self, attributes: tuple[Attribute, ...], frame: Frame, depth: int) -> None:
         for attr in attributes:
+            decl = attr.decl
+            if isinstance(decl, s.Usage):
+                if decl.short_name:
+                    frame.aliases[decl.short_name] = attr.name
+                for redefined in decl.redefines:
+                    if redefined.rsplit("::", 1)[-1] != attr.name:
+                        frame.aliases[redefined.rsplit("::", 1)[-1]] = attr.name
             if attr.is_item:
                 continue
             if attr.value is None:
@@ -1200,6 +1207,7 @@ class Run:
                 self._write(base, feature, value)
                 return
             raise EvaluationError(f"cannot assign to {target}: {base_name} is no object")
+        target = frame.feature_name(target)
         holder = frame.holder_of(target)
         if holder is None:
             raise EvaluationError(f"assignment to {target}: no feature '{target}' in {frame.label}")

@@ -50,6 +50,18 @@ class Frame:
     # a finished performance's pins: never written again, so snapshots share them instead of copying
     sealed: bool = False
     canon: dict[str, tuple[str, ...]] | None = None
+    aliases: dict[str, str] = field(default_factory=dict)  # a short name or redefined name -> the feature
+
+    def feature_name(self, name: str) -> str:
+        """The feature a name means here: itself, or the feature it is a short or redefined name of."""
+        frame: Frame | None = self
+        while frame is not None:
+            if name in frame.values:
+                return name
+            if name in frame.aliases:
+                return frame.aliases[name]
+            frame = frame.parent
+        return name
 
     def pin_holder(self) -> Frame:
         """The frame a node performed here keeps its pins in."""
@@ -257,6 +269,7 @@ class Evaluator:
 
     def read_name(self, name: str, frame: Frame, depth: int, e: s.Expr | None = None) -> Value:
         """The value a name denotes in `frame`: a held feature, then a model element."""
+        name = frame.feature_name(name)
         holder = frame.holder_of(name)
         if holder is not None:
             value = holder.values[name]
