@@ -185,7 +185,10 @@ class Check:
         return f"<details><summary>{summary}</summary>{body}</details>"
 
     def _outcome_of(self, index: int) -> str:
-        return next((o.describe() for o in self.result.outcomes if self.number(o.witness) == index + 1), "")
+        shown = [f"{feature} = {value}" for feature, values in self.result.divergent for value, i in values
+                 if self.number(i) == index + 1]
+        shown += [o.describe() for o in self.result.outcomes if self.number(o.witness) == index + 1]
+        return "; ".join(shown)
 
 
 def violation_line(kind: str, text: str, moves: int, witness: str) -> str:

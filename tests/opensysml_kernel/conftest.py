@@ -65,3 +65,46 @@ def race(session: Session) -> Session:
     """A session with the race model submitted."""
     session.submit(RACE)
     return session
+
+
+TANK = """package tank {
+    private import ScalarValues::*;
+    item def Ack;
+    action Fill {
+        attribute level : Integer := 0;
+        first start;
+        then fork f;
+            then pump;
+            then valve;
+        action pump { assign level := level + 5; }
+        action valve { assign level := level - 3; }
+        succession pump then j;
+        succession valve then j;
+        join j;
+        then done;
+    }
+    requirement NeverNegative {
+        require constraint { level >= 0 }
+    }
+    action Handshake {
+        attribute sent : Integer := 0;
+        first start;
+        then fork f;
+            then work;
+            then ack;
+        action work { assign sent := 1; }
+        action ack accept a : Ack;
+        succession work then j;
+        succession ack then j;
+        join j;
+        then done;
+    }
+}
+"""
+
+
+@pytest.fixture
+def tank(session: Session) -> Session:
+    """A session with the tank model: a requirement broken after some moves, and a deadlock."""
+    session.submit(TANK)
+    return session
