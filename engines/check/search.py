@@ -191,7 +191,7 @@ def _run_search(search: _Search, started: float) -> None:
     while stack:
         level = stack[-1]
         if level.next >= len(level.moves):
-            if level.snapshot is not None:
+            if level.snapshot is not None and not level.snapshot.released:
                 level.snapshot.release()
             stack.pop()
             continue
@@ -206,7 +206,7 @@ def _run_search(search: _Search, started: float) -> None:
         level.next += 1
         if not level.fresh:
             assert level.snapshot is not None
-            level.snapshot.restore()
+            level.snapshot.restore(last=level.next == len(level.moves))
         del path[level.depth:]
         del choices[level.depth:]
         level.fresh = False
@@ -227,7 +227,7 @@ def _run_search(search: _Search, started: float) -> None:
         if child is not None:
             stack.append(child)
     for level in stack:
-        if level.snapshot is not None:
+        if level.snapshot is not None and not level.snapshot.released:
             level.snapshot.release()
 
 

@@ -142,15 +142,19 @@ def capture(run: Run) -> _State:
     )
 
 
-def install(run: Run, state: _State) -> None:
-    """Put a fresh copy of `state` into `run` (the state itself stays untouched for the next restore)."""
-    copier = _Copier()
-    root = copier.flow(state.root)
-    assert root is not None
+def install(run: Run, state: _State, copy: bool = True) -> None:
+    """Put a fresh copy of `state` into `run` (the state itself stays untouched for the next restore);
+    without `copy`, the state itself, which is then the run's (a last restore needs no copy)."""
+    if copy:
+        root = _Copier().flow(state.root)
+        assert root is not None
+    else:
+        root = state.root
     run.root = root
     run.current_flow = root
     ctx = run.ctx
-    ctx.objects = {oid: Instance(o.id, o.type_name, o.name, dict(o.values)) for oid, o in state.objects.items()}
+    ctx.objects = ({oid: Instance(o.id, o.type_name, o.name, dict(o.values)) for oid, o in state.objects.items()}
+                   if copy else state.objects)
     ctx.usage_objects = dict(state.usage_objects)  # type: ignore[arg-type]
     ctx.clocks = set(state.clocks)
     clock = Clock()
@@ -191,11 +195,14 @@ class Snapshot:
     def by_replay(self) -> bool:
         return self._moves is not None
 
-    def restore(self) -> None:
+    def restore(self, last: bool = False) -> None:
+        """Back to the snapshot's state; `last` hands the snapshot's own copy over and releases it."""
         if self._released:
             raise SnapshotError("this snapshot was released")
         if self._state is not None:
-            install(self._run, self._state)
+            install(self._run, self._state, copy=not last)
+            if last:
+                self.release()
             return
         assert self._moves is not None
         self._run.reset()
@@ -205,6 +212,8 @@ class Snapshot:
         else:
             for _ in range(self._steps):
                 self._run.step()
+        if last:
+            self.release()
 
     def release(self) -> None:
         self._released = True
