@@ -56,8 +56,9 @@ def ours_in_process(text: str, name: str) -> dict[str, object]:
 
 
 def ours(text: str, name: str) -> dict[str, object]:
-    code = ("import json, sys; sys.path.insert(0, %r); from benchmarks.check_scaling import ours_in_process; "
-            "print(json.dumps(ours_in_process(sys.stdin.read(), %r)))") % (str(ROOT), name)
+    code = (f"import json, sys; sys.path.insert(0, {str(ROOT)!r}); "
+            "from benchmarks.check_scaling import ours_in_process; "
+            f"print(json.dumps(ours_in_process(sys.stdin.read(), {name!r})))")
     out = subprocess.run([sys.executable, "-c", code], input=text, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
