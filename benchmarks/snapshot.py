@@ -14,9 +14,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.check_scaling import model  # noqa: E402
-
 import ir  # noqa: E402
+from benchmarks.check_scaling import model  # noqa: E402
 from engines.runtime import Program  # noqa: E402
 
 
