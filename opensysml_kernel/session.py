@@ -326,8 +326,9 @@ class Session:
                     finally:
                         lines.extend(run.trace[mark:])
                 done += 1
-                stopped = self._breakpoint(run, before) or self._witness_end(run)
-                if stopped is not None:
+                stops = [stop for stop in (self._breakpoint(run, before), self._witness_end(run)) if stop]
+                if stops:
+                    stopped = "\n".join(stops)
                     break
         return self._progress(run, lines, stopped)
 
@@ -342,7 +343,7 @@ class Session:
 
     def _witness_end(self, run: Run) -> str | None:
         plan = self.stepping.plan
-        if plan is None or self.stepping.ended or len(run.moves_taken) < plan.last_step:
+        if plan is None or self.stepping.ended or len(run.moves_taken) != plan.last_step:
             return None
         self.stepping = dataclasses.replace(self.stepping, ended=True)
         if not plan.ending or run.finished:

@@ -56,3 +56,16 @@ def test_load_is_sysml_for_sysml_files_only(shell: InteractiveShell, tmp_path: P
     assert result.success and result.result.lines[-1] == "declared action race::Race"
     result = shell.run_cell(f"%load {tmp_path / 'script.py'}")
     assert result.success and result.result is None  # IPython's own %load took it
+
+
+def test_check_commands_as_magics(shell: InteractiveShell) -> None:
+    """Hyphenated commands work as line magics; `r = %action ...` under a checking engine is the report."""
+    from opensysml_kernel.reports import CheckReport
+
+    assert shell.run_cell("%%sysml\n" + RACE).success
+    assert shell.run_cell("%check-diverge c").result.text == "check-diverge c"
+    assert shell.run_cell("%engine check").success
+    assert shell.run_cell("r = %action Race").success
+    report = shell.user_ns["r"]
+    assert isinstance(report, CheckReport) and report.verdict.value == "divergent"
+    assert "application/json" in report._repr_mimebundle_()
