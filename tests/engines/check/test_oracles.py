@@ -23,21 +23,6 @@ ORACLE_CASES = [c for c in cases("action") if c.check is not None]
 PARAMS = [(c, r) for c in ORACLE_CASES for r in (True, False)]
 IDS = [f"{c.name}-{'reduced' if r else 'unreduced'}" for c, r in PARAMS]
 
-# Product bug (engines/check/witness.py): parse_witness's choice-line pattern takes a move label
-# as one word (`\S+`), so a witness naming a statement node (`step 5: 2@assign c first of ...`)
-# is refused as "not a choice line" and replay_run cannot read back the witness check wrote.
-UNREADABLE_WITNESS = pytest.mark.xfail(strict=True, reason=(
-    "parse_witness refuses a choice line whose move label holds a space (a statement node, "
-    "'2@assign c'): the witness check writes does not read back"))
-STATEMENT_MOVES = {
-    "action_explore_body_fork_lost_update", "action_explore_statement_order_calc",
-    "action_explore_statement_order_chain", "action_explore_statement_order_if",
-    "action_explore_statement_order_read_first", "action_explore_statement_order_terminate",
-    "action_terminate_usage_with_body",
-}
-REPLAY_PARAMS = [pytest.param(c, r, id=i, marks=[UNREADABLE_WITNESS] if c.name in STATEMENT_MOVES else [])
-                 for (c, r), i in zip(PARAMS, IDS, strict=True)]
-
 
 def complete(run: Run) -> Run:
     """Go on from where a replay stopped: the first enabled move each time, until the run ends."""
@@ -99,7 +84,7 @@ def test_check_agrees_with_the_oracle(case: Case, reduce: bool,
     assert result.notes == ()
 
 
-@pytest.mark.parametrize(("case", "reduce"), REPLAY_PARAMS)
+@pytest.mark.parametrize(("case", "reduce"), PARAMS, ids=IDS)
 def test_every_witness_replays_to_its_claim(case: Case, reduce: bool,
                                             checks: dict[tuple[str, bool], tuple[Program, str, Result]]) -> None:
     _skip_disputed(case)
@@ -127,7 +112,6 @@ def test_every_witness_replays_to_its_claim(case: Case, reduce: bool,
     assert claims == len(result.witnesses)
 
 
-@UNREADABLE_WITNESS
 def test_a_choice_line_naming_a_statement_node_parses() -> None:
     from engines.check.witness import parse_witness
 
