@@ -10,6 +10,7 @@ from engines.runtime.values import ObjectRef, Sequence, Value, spell
 
 if TYPE_CHECKING:
     from engines.runtime.actions import Flow, Run
+    from engines.runtime.schedule import Move
 
 
 def _flow_path(flow: Flow) -> tuple[int, ...]:
@@ -95,6 +96,12 @@ class Canon:
         parts.append(f"t={ctx.clock.now}")
         parts.append(run.status)
         return tuple(parts)
+
+
+def move_key(run: Run, move: Move) -> tuple[object, ...]:
+    """A move named as the canonical state names its token: by where it stands, not by its number."""
+    token = run.token(move.token)
+    return (_flow_path(token.flow), token.node, move.branch)
 
 
 def fingerprint(run: Run) -> bytes:

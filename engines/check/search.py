@@ -12,9 +12,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engines.check.canon import fingerprint
+from engines.check.canon import fingerprint, move_key
 from engines.check.properties import Property, resolve_properties
-from engines.check.reduce import Reducer
+from engines.check.reduce import Reducer, Summary, dependent
 from engines.check.witness import replay_moves
 from engines.errors import EngineError, RunError
 from engines.framework import (
@@ -46,6 +46,10 @@ class _Level:
     depth: int
     next: int = 0
     fresh: bool = True  # the run still stands at this level's state
+    # the sleep set: moves already explored from an equivalent schedule, by canonical key
+    sleep: dict[tuple[object, ...], Summary] = field(default_factory=dict)
+    keys: list[tuple[object, ...]] = field(default_factory=list)
+    summaries: list[Summary] = field(default_factory=list)
 
 
 @dataclass
@@ -71,7 +75,7 @@ class _Search:
     interrupted: Callable[[], bool] | None
     progress: Callable[[int, int, int], None] | None
     performer: str | None
-    visited: dict[bytes, int] = field(default_factory=dict)
+    visited: dict[bytes, tuple[int, frozenset[tuple[object, ...]]]] = field(default_factory=dict)
     states: int = 0
     moves: int = 0
     deepest: int = 0
@@ -141,18 +145,25 @@ def _run_search(search: _Search, started: float) -> None:
     stack: list[_Level] = []
     last_progress = started
 
-    def examine(depth: int) -> _Level | None:
+    def examine(depth: int, sleep: dict[tuple[object, ...], Summary]) -> _Level | None:
         while True:
             key = fingerprint(run)
             if any(t.body is not None for t in run.all_tokens(run.root)) or run.displayed:
                 # a paused body's progress is not in the canonical state: never merge such states
                 key = key + repr(run.moves_taken).encode()
+            asleep = frozenset(sleep)
             seen = search.visited.get(key)
-            if seen is not None and seen <= depth:
-                return None
-            if seen is None:
-                search.states += 1
-            search.visited[key] = depth
+            only: frozenset[tuple[object, ...]] | None = None
+            if seen is not None and seen[0] <= depth:
+                # Searched before: only what slept then and is awake now is left to try.
+                only = seen[1] - asleep
+                search.visited[key] = (seen[0], seen[1] & asleep)
+                if not only:
+                    return None
+            else:
+                if seen is None:
+                    search.states += 1
+                search.visited[key] = (depth, asleep)
             search.deepest = max(search.deepest, depth)
             if search.states > bounds.states:
                 search.hits.add("states")
@@ -182,10 +193,19 @@ def _run_search(search: _Search, started: float) -> None:
                 return None
             labels = tuple(m.label for m in moves)
             chosen = reducer.persistent(run, moves) if search.reduce else moves
+            keys = [move_key(run, m) for m in chosen] if search.reduce else []
+            if search.reduce and (sleep or only is not None):
+                keep = [i for i, k in enumerate(keys) if k not in sleep and (only is None or k in only)]
+                chosen = [chosen[i] for i in keep]
+                keys = [keys[i] for i in keep]
+            needs_summaries = search.reduce and (len(chosen) > 1 or bool(sleep))
+            summaries = [reducer.current(run.token(m.token)) for m in chosen] if needs_summaries else []
+            if not chosen:
+                return None
             snapshot = run.snapshot(allow_replay=True) if len(chosen) > 1 else None
-            return _Level(snapshot, chosen, labels, depth)
+            return _Level(snapshot, chosen, labels, depth, sleep=dict(sleep), keys=keys, summaries=summaries)
 
-    top = examine(0)
+    top = examine(0, {})
     if top is not None:
         stack.append(top)
     while stack:
@@ -203,7 +223,14 @@ def _run_search(search: _Search, started: float) -> None:
             search.hits.add("time")
             break
         move = level.moves[level.next]
+        index = level.next
         level.next += 1
+        child_sleep: dict[tuple[object, ...], Summary] = {}
+        if level.summaries:
+            mine = level.summaries[index]
+            for k, summary in list(level.sleep.items()) + list(zip(level.keys[:index], level.summaries[:index])):
+                if not dependent(summary, mine):
+                    child_sleep[k] = summary
         if not level.fresh:
             assert level.snapshot is not None
             level.snapshot.restore(last=level.next == len(level.moves))
@@ -221,7 +248,7 @@ def _run_search(search: _Search, started: float) -> None:
         if search.progress is not None and time.monotonic() - last_progress > 1.0:
             last_progress = time.monotonic()
             search.progress(search.states, search.moves, search.deepest)
-        child = examine(level.depth + 1)
+        child = examine(level.depth + 1, child_sleep)
         if search.stopped is not None:
             break
         if child is not None:

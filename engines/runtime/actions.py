@@ -257,6 +257,13 @@ class Run:
             raise
         return self.ctx.trace.since(mark)
 
+    def token(self, token_id: int) -> Token:
+        """The token a move names."""
+        for t in self.all_tokens(self.root):
+            if t.id == token_id:
+                return t
+        raise RunError(f"no token {token_id}")
+
     def can_act(self, token: Token) -> bool:
         """Whether advancing the token would do something (a readiness probe: it changes nothing)."""
         flow = token.flow
