@@ -228,7 +228,7 @@ def _run_search(search: _Search, started: float) -> None:
         child_sleep: dict[tuple[object, ...], Summary] = {}
         if level.summaries:
             mine = level.summaries[index]
-            for k, summary in list(level.sleep.items()) + list(zip(level.keys[:index], level.summaries[:index])):
+            for k, summary in list(level.sleep.items()) + list(zip(level.keys[:index], level.summaries[:index], strict=True)):
                 if not dependent(summary, mine):
                     child_sleep[k] = summary
         if not level.fresh:
