@@ -661,19 +661,30 @@ class Run:
         return value
 
     def _decide(self, token: Token, node: Node) -> None:
-        """Take the branch the move names (a fine run), else the first whose guard holds, else `else`."""
+        """Take the branch the move names (a fine run); else, of the branches whose guards hold, the one
+        the scheduler picks (the first under reverse and declared); else `else`."""
         flow = token.flow
         edges = flow.graph.outgoing(node.index)
-        chosen = None
         wanted = self.branch_wanted
+        holding = []
         for edge in edges:
             if edge.is_else:
                 continue
             if wanted is not None and flow.graph.nodes[edge.target].name != wanted:
                 continue
             if edge.guard is None or self._guard(edge.guard, flow):
-                chosen = edge
-                break
+                holding.append(edge)
+                if wanted is not None or self.fine:
+                    break
+        chosen = None
+        if len(holding) > 1:
+            names = [flow.graph.nodes[e.target].name for e in holding]
+            chosen = holding[self.ctx.scheduler.pick(ChoiceKind.DECISION_BRANCH, names)]
+            self.ctx.trace.flush_left(
+                f"choice step {self.root.step_no}: decision {node.name} branches {', '.join(names)} "
+                f"(overlapping guards; took {flow.graph.nodes[chosen.target].name})")
+        elif holding:
+            chosen = holding[0]
         if chosen is None:
             chosen = next((e for e in edges if e.is_else), None)
         if chosen is None:
