@@ -24,6 +24,13 @@ from engines.framework import (
 from engines.runtime import Move, Program, Run
 
 
+def replay_moves(program: Program, subject: str, moves: list[Move],
+                 performer: str | None) -> tuple[Run, list[str], str | None]:
+    from engines.check.witness import replay_moves as replay
+
+    return replay(program, subject, moves, performer)
+
+
 @dataclass(frozen=True)
 class Ending:
     """How one schedule ended: the values it left, or the error or deadlock that stopped it."""
@@ -86,6 +93,8 @@ def explore(program: Program, subject: str, bounds: Bounds | None = None,
         try:
             while not run.finished:
                 enabled = run.enabled_moves()
+                while not enabled and run.let_time_pass():
+                    enabled = run.enabled_moves()
                 if not enabled:
                     break
                 if len(taken) >= bounds.depth:
@@ -94,8 +103,7 @@ def explore(program: Program, subject: str, bounds: Bounds | None = None,
                 labels = tuple(m.label for m in enabled)
                 for alt in reversed(enabled[1:]):
                     stack.append(((*taken, alt), (*made, Choice(len(taken) + 1, alt.label, labels))))
-                if len(enabled) > 1:
-                    made.append(Choice(len(taken) + 1, enabled[0].label, labels))
+                made.append(Choice(len(taken) + 1, enabled[0].label, labels))
                 run.apply(enabled[0])
                 taken.append(enabled[0])
         except RunError:
@@ -108,8 +116,9 @@ def explore(program: Program, subject: str, bounds: Bounds | None = None,
             continue
         end = ending_of(run, features)
         if end not in tally:
-            witnesses.append(Witness(tuple(made), (), f"fails: {end.error}" if end.error else ""))
-            tally[end] = [0, len(witnesses) - 1]
+            _, trace, _ = replay_moves(program, subject, taken, performer)
+            witnesses.append(Witness(tuple(made), tuple(trace), f"fails: {end.error}" if end.error else ""))
+            tally[end] = [0, len(witnesses)]
         tally[end][0] += 1
     outcomes = tuple(Outcome(end.values, count, index, end.error) for end, (count, index) in tally.items())
     verdict = Verdict.INCOMPLETE if incomplete else Verdict.COMPLETE

@@ -99,7 +99,9 @@ class Witness:
 
 @dataclass(frozen=True)
 class Outcome:
-    """One final state: the features' values (or the error), how many schedules reach it, a witness."""
+    """One final state: the features' values (or the error), how many schedules reach it, a witness.
+
+    Witness numbers are 1-based into Result.witnesses, in every engine; 0 means none."""
 
     values: tuple[tuple[str, str], ...]
     schedules: int

@@ -52,16 +52,8 @@ class Check:
         return self.result.exit_status
 
     def number(self, index: int) -> int | None:
-        """The witness number (1-based, as the report shows it) of an engine's witness reference, or None.
-
-        explore refers to its witnesses by 0-based index, check by 1-based number: told apart by the
-        references themselves (every witness is referred to once, so 0-based ones include 0)."""
-        r = self.result
-        used = [v.witness for v in r.violations] + [i for _, values in r.divergent for _, i in values]
-        used = used or [o.witness for o in r.outcomes]
-        base = 1 if used and 0 not in used and max(used) == len(r.witnesses) else 0
-        number = index + 1 - base
-        return number if 1 <= number <= len(r.witnesses) else None
+        """The witness number of an engine's reference (1-based in every engine; 0 is none), or None."""
+        return index if 1 <= index <= len(self.result.witnesses) else None
 
     def _ref(self, index: int) -> str:
         number = self.number(index)

@@ -133,7 +133,8 @@ class Flow:
     def node_label(self, token: Token) -> str:
         node = self.graph.nodes[token.node]
         if node.kind is NodeKind.STATEMENT and self.kind is FlowKind.ENTERED and isinstance(node.decl, s.Assign) \
-                and not self.implicit:
+                and not self.implicit and not self.run.fine:
+            # the reference executor's trace names such a node by its syntax type
             return "*ast.AssignmentActionNode"
         return node.name
 

@@ -44,8 +44,11 @@ def test_divergent_report_golden() -> None:
     assert report.exit_status == 1
 
 
-def test_zero_based_witness_references_read_alike() -> None:
-    assert CheckReport.build([Check(divergent(0))]).text == CheckReport.build([Check(divergent())]).text
+def test_witness_references_are_one_based_and_zero_is_none() -> None:
+    check = Check(divergent())
+    assert check.number(1) == 1
+    assert check.number(0) is None
+    assert check.number(len(check.result.witnesses) + 1) is None
 
 
 def test_violation_deadlock_fails_and_bounds_golden() -> None:
@@ -82,7 +85,7 @@ def test_holds_and_interrupted_golden() -> None:
 
 def test_explore_table_golden() -> None:
     result = EngineResult("explore", "race::Race", Verdict.COMPLETE, Strength.WITNESSED, Stats(0, 24, 6, 4),
-                          outcomes=(Outcome((("c", "2"),), 2, 0), Outcome((("c", "1"),), 2, 1)),
+                          outcomes=(Outcome((("c", "2"),), 2, 1), Outcome((("c", "1"),), 2, 2)),
                           witnesses=(W1, W2))
     report = CheckReport.build([Check(result)])
     assert report.text == """\
@@ -97,7 +100,7 @@ def test_explore_table_golden() -> None:
 
 def test_all_flags_a_disagreement() -> None:
     explore = EngineResult("explore", "test::ForkPlain", Verdict.COMPLETE, Strength.WITNESSED, Stats(0, 9, 6, 2),
-                           outcomes=(Outcome((("c", "1"),), 2, 0),), witnesses=(W1,))
+                           outcomes=(Outcome((("c", "1"),), 2, 1),), witnesses=(W1,))
     report = CheckReport.build([Check(divergent()), Check(explore)])
     assert report.text.splitlines()[-3:] == ["✗ disagreement: the engines reach different final states",
                                              "  check: c = 1; c = 2", "  explore: c = 1"]
