@@ -257,8 +257,6 @@ class _Lowerer:
                         previous = add(NodeKind.START, "start", member)
                     else:
                         previous = by_name.get(member.source, previous)
-                    pending_first = member.source
-                    del pending_first
                 else:
                     pending.append((member.source, member.target, member.guard, False, member))
                 continue

@@ -578,12 +578,11 @@ class Run:
             self._terminate_all(token.flow)
             return
         if token.group is not None:
+            # The performances of a node with multiplicity: the last one to end goes on.
             token.group.remove(token)
             if token.group:
                 self._consume(token)
                 return
-            first = min([token.id])
-            del first
         self._follow(token, node)
 
     def _terminate_all(self, flow: Flow) -> None:
@@ -749,9 +748,7 @@ class Run:
     def _fine_if(self, token: Token, node: Node, stmt: s.If) -> None:
         """A fine run reads an `if`'s guard as one move; the branch's statements are moves after it."""
         flow = token.flow
-        cond = self.evaluator.eval(stmt.condition, flow.frame, flow.depth)
-        if not isinstance(cond, bool):
-            raise EvaluationError(f"the condition of 'if' must be Boolean, got {type_name(cond)}")
+        cond = self._condition("if", stmt.condition, flow.frame, flow.depth)
         block = stmt.then if cond else stmt.otherwise
         if block is None or not block.members:
             self._completed(token, node)
@@ -1019,9 +1016,7 @@ class Run:
             return
         if isinstance(stmt, s.If):
             trace.at(depth, "stmt if")
-            cond = self.evaluator.eval(stmt.condition, frame, depth + 1)
-            if not isinstance(cond, bool):
-                raise EvaluationError(f"the condition of 'if' must be Boolean, got {type_name(cond)}")
+            cond = self._condition("if", stmt.condition, frame, depth + 1)
             block = stmt.then if cond else stmt.otherwise
             if block is not None:
                 yield from self.block(block, frame, depth + 1, "branch body", owner)
@@ -1033,10 +1028,7 @@ class Run:
                 iteration += 1
                 self.ctx.charge_step()
                 trace.at(depth + 1, f"iteration {iteration}")
-                cond = self.evaluator.eval(stmt.condition, frame, depth + 2)
-                if not isinstance(cond, bool):
-                    raise EvaluationError(f"the condition of 'while' must be Boolean, got {type_name(cond)}")
-                if not cond:
+                if not self._condition("while", stmt.condition, frame, depth + 2):
                     break
                 yield from self.block(stmt.body, frame, depth + 2, "loop body", owner)
             return
@@ -1059,12 +1051,7 @@ class Run:
                 self.ctx.charge_step()
                 trace.at(depth + 1, f"iteration {iteration}")
                 yield from self.block(stmt.body, frame, depth + 2, "loop body", owner)
-                if stmt.until is None:
-                    continue
-                cond = self.evaluator.eval(stmt.until, frame, depth + 2)
-                if not isinstance(cond, bool):
-                    raise EvaluationError(f"the condition of 'until' must be Boolean, got {type_name(cond)}")
-                if cond:
+                if stmt.until is not None and self._condition("until", stmt.until, frame, depth + 2):
                     break
             return
         if isinstance(stmt, s.Send):
@@ -1091,6 +1078,13 @@ class Run:
         if isinstance(stmt, s.ThenMember) and stmt.member is not None:
             yield from self.statement(stmt.member, frame, depth, owner)
             return
+
+    def _condition(self, keyword: str, expr: s.Expr, frame: Frame, depth: int) -> bool:
+        """A statement's condition, which must be a Boolean."""
+        cond = self.evaluator.eval(expr, frame, depth)
+        if not isinstance(cond, bool):
+            raise EvaluationError(f"the condition of '{keyword}' must be Boolean, got {type_name(cond)}")
+        return cond
 
     def _accept_statement(self, stmt: s.Accept, frame: Frame) -> BodyRun:
         trigger = stmt.trigger
@@ -1248,10 +1242,6 @@ class Run:
             self.writes.append(_Write(self.mover, feature, value, len(self.writes)))
 
 
-class _MoveApi:
-    """Placeholder namespace (the move API lives on Run)."""
-
-
 @dataclass(frozen=True)
 class TokenView:
     """Where one token stands, for `%tokens` and the step lines."""
@@ -1326,4 +1316,4 @@ def _article(text: str) -> str:
     return ("an " if text[:1].lower() in "aeiou" else "a ") + text
 
 
-__all__ = ["Flow", "FlowKind", "Run", "Token", "TokenView", "field"]
+__all__ = ["Flow", "FlowKind", "Run", "Token", "TokenView"]
