@@ -64,6 +64,25 @@ class Reducer:
 
     def __init__(self) -> None:
         self._future: dict[tuple[int, int], Summary] = {}
+        self._by_place: dict[tuple[tuple[int, int], ...], tuple[Summary, Summary]] = {}
+
+    def _place(self, token: Token) -> tuple[tuple[int, int], ...]:
+        """Where a token stands: its node and those of the tokens that entered its flows."""
+        place = [(id(token.flow.graph), token.node)]
+        parent = token.flow.parent_token
+        while parent is not None:
+            place.append((id(parent.flow.graph), parent.node))
+            parent = parent.flow.parent_token
+        return tuple(place)
+
+    def summaries(self, token: Token) -> tuple[Summary, Summary]:
+        """(current, future) of a token, computed once per place it can stand at."""
+        place = self._place(token)
+        done = self._by_place.get(place)
+        if done is None:
+            done = (self.current(token), self.future(token))
+            self._by_place[place] = done
+        return done
 
     def _reachable(self, graph: ActionGraph, start: int) -> Summary:
         key = (id(graph), start)
@@ -109,8 +128,9 @@ class Reducer:
         enabled = {m.token for m in moves}
         if len(enabled) <= 1:
             return moves
-        currents = {t.id: self.current(t) for t in tokens}
-        futures = {t.id: self.future(t) for t in tokens}
+        pairs = {t.id: self.summaries(t) for t in tokens}
+        currents = {k: v[0] for k, v in pairs.items()}
+        futures = {k: v[1] for k, v in pairs.items()}
         best: set[int] | None = None
         for seed in sorted(enabled):
             chosen = {seed}

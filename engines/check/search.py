@@ -199,7 +199,7 @@ def _run_search(search: _Search, started: float) -> None:
                 chosen = [chosen[i] for i in keep]
                 keys = [keys[i] for i in keep]
             needs_summaries = search.reduce and (len(chosen) > 1 or bool(sleep))
-            summaries = [reducer.current(run.token(m.token)) for m in chosen] if needs_summaries else []
+            summaries = [reducer.summaries(run.token(m.token))[0] for m in chosen] if needs_summaries else []
             if not chosen:
                 return None
             snapshot = run.snapshot(allow_replay=True) if len(chosen) > 1 else None

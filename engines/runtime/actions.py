@@ -523,6 +523,16 @@ class Run:
         if self.fine and node.kind is NodeKind.STATEMENT and isinstance(node.decl, s.If):
             self._fine_if(token, node, node.decl)
             return True, True
+        if body is not None and not body.attributes and len(body.statements) == 1 \
+                and isinstance(body.statements[0], s.Assign) and body.performs is None:
+            # One assignment and nothing else: no body run to set up (the common leaf, and a hot path).
+            frame = self._node_frame(token.flow, node) if node.kind is NodeKind.ACTION else token.flow.frame
+            stmt = body.statements[0]
+            self.ctx.trace.at(token.flow.depth, f"stmt assign {stmt.target}")
+            value = self.evaluator.eval(stmt.value, frame, token.flow.depth + 1)
+            self._assign(stmt.target, value, frame, token.flow.depth + 1)
+            self._completed(token, node)
+            return True, True
         run = self._node_body(token, node)
         try:
             wait = next(run)
