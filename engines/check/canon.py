@@ -72,10 +72,15 @@ class Canon:
     def parts(self) -> tuple[object, ...]:
         run = self.run
         tokens = []
-        for t in run.all_tokens(run.root):
-            graph = t.flow.graph
-            joinish = len(graph.incoming(t.node)) > 1
-            tokens.append((_flow_path(t.flow), t.node, t.via if joinish else -1, t.waiting_accept,
+        live = run.all_tokens(run.root)
+        paths: dict[int, tuple[int, ...]] = {}
+        for t in live:
+            flow = t.flow
+            path = paths.get(id(flow))
+            if path is None:
+                path = paths[id(flow)] = _flow_path(flow)
+            joinish = len(flow.graph.incoming(t.node)) > 1
+            tokens.append((path, t.node, t.via if joinish else -1, t.waiting_accept,
                            str(t.wake) if t.wake is not None else "", t.body is not None,
                            len(t.group) if t.group else 0))
         tokens.sort()
@@ -83,17 +88,18 @@ class Canon:
         values: list[str] = []
         seen: set[int] = set()
         self.frame(run.root.frame, values, "", seen)
-        for t in run.all_tokens(run.root):
+        for t in live:
             if id(t.flow.frame) not in seen:
-                self.frame(t.flow.frame, values, f"{_flow_path(t.flow)}:", seen)
+                self.frame(t.flow.frame, values, f"{paths[id(t.flow)]}:", seen)
         parts.append(tuple(values))
         ctx = run.ctx
         for name in sorted(ctx.usage_objects):
             obj = ctx.objects.get(ctx.usage_objects[name].id)
             if obj is not None:
                 parts.append(name + "{" + ",".join(f"{k}={self.value(obj.values[k])}" for k in sorted(obj.values)) + "}")
-        parts.append("bus:" + ";".join(f"{self.value(m.payload)}>{m.to}" for m in ctx.bus))
-        parts.append(f"t={ctx.clock.now}")
+        if ctx.bus:
+            parts.append("bus:" + ";".join(f"{self.value(m.payload)}>{m.to}" for m in ctx.bus))
+        parts.append(ctx.clock.now)
         parts.append(run.status)
         return tuple(parts)
 

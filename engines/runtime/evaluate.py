@@ -113,7 +113,9 @@ class Evaluator:
         return self._eval(expr, frame, depth)
 
     def _line(self, depth: int, text: str, value: Value) -> None:
-        self.ctx.trace.at(depth, f"{text} -> {spell(value)}")
+        trace = self.ctx.trace
+        if trace.enabled:
+            trace.at(depth, f"{text} -> {spell(value)}")
 
     # ------------------------------------------------------------ cases
 
