@@ -77,6 +77,7 @@ class Token:
     wake: Fraction | None = None
     resumed: bool = False  # its body waited during this move: the node after it goes on at once
     wait: Wait | None = None  # what its paused body waits for
+    repeats: int | None = None  # performances still to go of a node with multiplicity, one after another
 
 
 @dataclass
@@ -479,7 +480,13 @@ class Run:
         if node.kind is NodeKind.DECIDE:
             self._decide(token, node)
             return True, True
-        if node.multiplicity > 1 and token.group is None:
+        if node.multiplicity > 1 and token.group is None and token.repeats is None and not self.fine \
+                and node.body is not None and node.body.flow is not None:
+            # A stepping run performs a node with multiplicity whose body is a flow of its own once
+            # after another (one of the orders a fine run explores among the others).
+            token.repeats = node.multiplicity - 1
+            return self._perform(token, node)
+        if node.multiplicity > 1 and token.group is None and token.repeats is None:
             group = [token]
             token.group = group
             for _ in range(node.multiplicity - 1):
@@ -587,6 +594,9 @@ class Run:
         if node.body is not None and node.body.terminate:
             self._terminate_all(token.flow)
             return
+        if token.repeats:
+            token.repeats -= 1
+            return  # the next performance of the node starts at the token's next move
         if token.group is not None:
             # The performances of a node with multiplicity: the last one to end goes on.
             token.group.remove(token)
@@ -663,6 +673,7 @@ class Run:
         token.via = via
         token.arrived_round = token.flow.round
         token.group = None
+        token.repeats = None
 
     def _guard(self, guard: s.Expr, flow: Flow) -> bool:
         value = self.evaluator.eval(guard, flow.frame, flow.depth)
