@@ -163,8 +163,9 @@ def statement_label(stmt: s.Member) -> str:
 
 def attribute_of(u: s.Usage) -> Attribute:
     name = u.name or (u.redefines[0].rsplit("::", 1)[-1] if u.redefines else "")
+    # Items and parts are objects the model holds, materialized when first read, not values.
     return Attribute(name, u.types[0] if u.types else "", u.value, u.value_kind, u.direction, u,
-                     u.kind in ("item",))
+                     u.kind in ("item", "part"))
 
 
 def is_feature(m: s.Member) -> bool:

@@ -822,7 +822,7 @@ class Run:
                 token.wake = self.ctx.clock.now + _seconds(duration)
                 if not self.fine and len(self.all_tokens(self.root)) <= 1:
                     self.ctx.clock.advance_to(token.wake)  # nothing else can move: time does
-                    if flow.kind is not FlowKind.ROOT and self.mover_token is not None:
+                    if flow.kind is FlowKind.PERFORMED and self.mover_token is not None:
                         self.mover_token.resumed = True
             if self.ctx.clock.now >= token.wake:
                 token.wake = None
@@ -921,10 +921,45 @@ class Run:
         depth = flow.depth
         if node.kind is NodeKind.ACTION:
             self.init_attributes(body.attributes, frame, depth)
+            if body.performs is not None and body.performs.base_kind in ("verification", "analysis", "case"):
+                yield from self._perform_case(body.performs, node, flow, frame)
+                return
             if body.performs is not None and not body.statements and body.flow is None:
                 yield from self._perform_action(body.performs, frame, body.bindings, depth, flow.frame, node.name)
                 return
         yield from self.statements(body.statements, frame, depth, f"action node {node.name}")
+
+    def _perform_case(self, case: Element, node: Node, flow: Flow, frame: Frame) -> BodyRun:
+        """A verification or analysis case performed as a step: its subject bound, its body's steps
+        run as a flow of their own, its result (`return`) kept as the node's pin."""
+        assert node.body is not None
+        trace = self.ctx.trace
+        depth = flow.depth
+        name = f"{flow.frame.scope.qualified_name}::{node.name}" if flow.frame.scope is not None else node.name
+        trace.flush_left(f"enter verification {name}")
+        inner = Frame(node.name, case, frame)
+        flow.frame.pin_holder().pins[node.name] = inner
+        for pname, expr in node.body.bindings:
+            value = self.evaluator.eval(expr, frame, depth + 1)
+            inner.values[pname] = value
+            trace.at(depth + 1, f"bind {pname} = {spell(value)} [default]")
+        trace.at(depth + 1, "stmt action body")
+        decl = case.decl
+        members = decl.members if isinstance(decl, (s.Definition, s.Usage)) else ()
+        returns = [m for m in members if isinstance(m, s.Usage) and m.kind == "return"]
+        steps = tuple(m for m in members if not (isinstance(m, s.Usage) and m.kind in ("return", "subject")))
+        graph = self.ctx.program.block_graph(case, s.Block(steps, decl.span if decl else s.NO_SPAN), name)
+        trace.flush_left(f"enter action node: verification {name}")
+        case_flow = Flow(self, graph, inner, FlowKind.BLOCK, depth + 2, name)
+        case_flow.start()
+        yield from self._drive(case_flow)
+        trace.flush_left(f"leave action node: verification {name}")
+        result: Value = UNSET
+        for r in returns:
+            trace.at(depth + 1, "stmt return")
+            result = self.evaluator.eval(r.value, inner, depth + 2) if r.value is not None else UNSET
+            inner.values[r.name or "result"] = result
+        trace.flush_left(f"exit verification {name} -> {spell(result)}")
 
     def _perform_action(self, action: Element, frame: Frame, bindings: tuple[tuple[str, s.Expr], ...],
                         depth: int, caller: Frame, name: str) -> BodyRun:
@@ -998,7 +1033,7 @@ class Run:
                 waiters = [t.wake for t in self.all_tokens(flow) if t.wake is not None]
                 if waiters:
                     self.ctx.clock.advance_to(min(w for w in waiters if w is not None))
-                    if self.mover_token is not None:
+                    if flow.kind is FlowKind.PERFORMED and self.mover_token is not None:
                         self.mover_token.resumed = True
                     continue
                 raise ActionDeadlock(f"action deadlock in {flow.label}: no token can move")
