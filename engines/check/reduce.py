@@ -129,8 +129,9 @@ class Reducer:
         if len(enabled) <= 1:
             return moves
         pairs = {t.id: self.summaries(t) for t in tokens}
-        currents = {k: v[0] for k, v in pairs.items()}
-        futures = {k: v[1] for k, v in pairs.items()}
+        ids = [t.id for t in tokens]
+        # who must join a set holding `member`: every token whose future depends on member's move
+        needs = {a: [b for b in ids if b != a and dependent(pairs[a][0], pairs[b][1])] for a in enabled}
         best: set[int] | None = None
         for seed in sorted(enabled):
             chosen = {seed}
@@ -138,15 +139,14 @@ class Reducer:
             ok = True
             while frontier and ok:
                 member = frontier.pop()
-                for t in tokens:
-                    if t.id in chosen:
+                for other in needs[member]:
+                    if other in chosen:
                         continue
-                    if dependent(currents[member], futures[t.id]):
-                        if t.id not in enabled:
-                            ok = False
-                            break
-                        chosen.add(t.id)
-                        frontier.append(t.id)
+                    if other not in enabled:
+                        ok = False
+                        break
+                    chosen.add(other)
+                    frontier.append(other)
             if ok and (best is None or len(chosen) < len(best)):
                 best = chosen
                 if len(best) == 1:
