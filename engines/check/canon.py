@@ -72,7 +72,7 @@ class Canon:
     def parts(self) -> tuple[object, ...]:
         run = self.run
         tokens = []
-        live = run.all_tokens(run.root)
+        live = run.live_tokens()
         paths: dict[int, tuple[int, ...]] = {}
         for t in live:
             flow = t.flow

@@ -124,7 +124,7 @@ class Reducer:
 
     def persistent(self, run: Run, moves: list[Move]) -> list[Move]:
         """The smallest persistent set found from any seed token, else every enabled move."""
-        tokens = run.all_tokens(run.root)
+        tokens = run.live_tokens()
         enabled = {m.token for m in moves}
         if len(enabled) <= 1:
             return moves

@@ -161,6 +161,7 @@ class Run:
         self.writes: list[_Write] | None = None
         self.current_flow: Flow | None = None
         self.mover_token: Token | None = None
+        self._live: list[Token] | None = None
         graph = ctx.program.graph(action)
         frame = Frame(action.name, action)
         self.root = Flow(self, graph, frame, FlowKind.ROOT, 0, action.name)
@@ -192,6 +193,7 @@ class Run:
         if self.finished:
             return []
         mark = self.ctx.trace.mark()
+        self._live = None
         try:
             progressed = self.step_flow(self.root)
             if self.root.finished:
@@ -202,6 +204,8 @@ class Run:
             self.status = "failed"
             self.error = err
             raise
+        finally:
+            self._live = None
         return self.ctx.trace.since(mark)
 
     def run_to_end(self) -> list[str]:
@@ -217,7 +221,7 @@ class Run:
         if self.finished:
             return []
         moves: list[Move] = []
-        for token in sorted(self.all_tokens(self.root), key=lambda t: t.id):
+        for token in sorted(self.live_tokens(), key=lambda t: t.id):
             if not self.can_act(token):
                 continue
             label = token.flow.node_label(token)
@@ -233,10 +237,11 @@ class Run:
     def apply(self, move: Move) -> list[str]:
         """Advance the one token the move names; returns the trace lines the move wrote."""
         mark = self.ctx.trace.mark()
-        token = next((t for t in self.all_tokens(self.root) if t.id == move.token), None)
+        token = next((t for t in self.live_tokens() if t.id == move.token), None)
         if token is None:
             raise RunError(f"no token {move.token} to move", move.node)
         self.moves_taken.append(move)
+        self._live = None
         try:
             self.ctx.charge_step()
             flow = token.flow
@@ -251,6 +256,7 @@ class Run:
                 self.mover_token = outer
                 self.mover = 0
                 self.branch_wanted = None
+                self._live = None
             if self.root.finished:
                 self.status = "completed"
         except RunError as err:
@@ -261,7 +267,7 @@ class Run:
 
     def token(self, token_id: int) -> Token:
         """The token a move names."""
-        for t in self.all_tokens(self.root):
+        for t in self.live_tokens():
             if t.id == token_id:
                 return t
         raise RunError(f"no token {token_id}")
@@ -369,6 +375,7 @@ class Run:
     # ------------------------------------------------------------ rounds
 
     def all_tokens(self, flow: Flow) -> list[Token]:
+        """The tokens that stand at a node of `flow` or of a subflow one of them entered."""
         out: list[Token] = []
         for t in flow.tokens:
             if t.inside is not None:
@@ -376,6 +383,13 @@ class Run:
             else:
                 out.append(t)
         return out
+
+    def live_tokens(self) -> list[Token]:
+        """all_tokens of the root, kept between moves (a move or a restore forgets it)."""
+        cached = self._live
+        if cached is None:
+            cached = self._live = self.all_tokens(self.root)
+        return cached
 
     def step_flow(self, flow: Flow) -> bool:
         """One round of `flow` (and the subflows its tokens entered); prints its step line."""

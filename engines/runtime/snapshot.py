@@ -152,6 +152,7 @@ def install(run: Run, state: _State, copy: bool = True) -> None:
         root = state.root
     run.root = root
     run.current_flow = root
+    run._live = None
     ctx = run.ctx
     ctx.objects = ({oid: Instance(o.id, o.type_name, o.name, dict(o.values)) for oid, o in state.objects.items()}
                    if copy else state.objects)
