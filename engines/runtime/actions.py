@@ -31,6 +31,7 @@ from engines.runtime.values import (
     coerce_to,
     spell,
     type_name,
+    with_article,
 )
 from ir import syntax as s
 from ir.lower import ActionGraph, Attribute, Body, Node, NodeKind, states_a_flow
@@ -1106,7 +1107,7 @@ class Run:
             trace.at(depth, f"stmt for {stmt.variable}")
             collection = self.evaluator.eval(stmt.collection, frame, depth + 1)
             if not isinstance(collection, Sequence):
-                raise EvaluationError(f"'for' iterates a collection, and {_article(type_name(collection))} is not one")
+                raise EvaluationError(f"'for' iterates a collection, and {with_article(type_name(collection))} is not one")
             for iteration, element in enumerate(collection.elements, start=1):
                 self.ctx.charge_step()
                 trace.at(depth + 1, f"iteration {iteration}")
@@ -1380,10 +1381,6 @@ def _seconds(duration: Value) -> Fraction:
     if isinstance(duration, float):
         return Fraction(duration)
     raise EvaluationError(f"'accept after' needs a duration, got {type_name(duration)}")
-
-
-def _article(text: str) -> str:
-    return ("an " if text[:1].lower() in "aeiou" else "a ") + text
 
 
 __all__ = ["Flow", "FlowKind", "Run", "Token", "TokenView"]

@@ -21,6 +21,7 @@ from engines.runtime.values import (
     is_number,
     spell,
     type_name,
+    with_article,
 )
 from ir import syntax as s
 from ir.model import Element
@@ -227,7 +228,7 @@ class Evaluator:
             return Quantity(magnitude, unit)
         if not is_number(left) or not is_number(right):
             raise EvaluationError(f"type mismatch: operator '{op}' is not defined for "
-                                  f"{_article(type_name(left))} and {_article(type_name(right))}")
+                                  f"{with_article(type_name(left))} and {with_article(type_name(right))}")
         if op in _COMPARE:
             return _COMPARE[op](left, right)
         if op == "/":
@@ -449,11 +450,6 @@ def _unit_text(e: s.Expr) -> str:
     if isinstance(e, s.Literal):
         return e.text
     return "?"
-
-
-def _article(type_text: str) -> str:
-    word = type_text.lower() if type_text == "Sequence" else type_text
-    return ("an " if word[:1].lower() in "aeiou" else "a ") + word
 
 
 def _equal(left: Value, right: Value) -> bool:

@@ -149,6 +149,12 @@ def type_name(value: Value) -> str:
     return "Object"
 
 
+def with_article(type_text: str) -> str:
+    """`an Integer`, `a String`, `a sequence`: a type named in an error sentence."""
+    word = type_text.lower() if type_text == "Sequence" else type_text
+    return ("an " if word[:1].lower() in "aeiou" else "a ") + word
+
+
 def is_number(value: Value) -> bool:
     return isinstance(value, (int, Fraction, float)) and not isinstance(value, bool)
 
