@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from engines.runtime.evaluate import Frame
@@ -39,7 +40,7 @@ class Canon:
             return "(" + ",".join(self.value(x) for x in v.elements) + ")"
         return spell(v)
 
-    def frame(self, f: Frame, out: list[str], prefix: str, seen: set[int]) -> None:
+    def frame(self, f: Frame, out: list[object], prefix: str, seen: set[int]) -> None:
         if id(f) in seen:
             return
         seen.add(id(f))
@@ -47,7 +48,7 @@ class Canon:
             cache = f.canon if f.canon is not None else {}
             lines = cache.get(prefix)
             if lines is None:
-                collected: list[str] = []
+                collected: list[object] = []
                 self._walk(f, collected, prefix, set())
                 lines = tuple(collected)
                 cache[prefix] = lines
@@ -56,11 +57,22 @@ class Canon:
             return
         self._walk(f, out, prefix, seen)
 
-    def _walk(self, f: Frame, out: list[str], prefix: str, seen: set[int]) -> None:
+    def _walk(self, f: Frame, out: list[object], prefix: str, seen: set[int]) -> None:
         values = f.values
         if values:
-            value = self.value
-            out.extend(f"{prefix}{name}={value(values[name])}" for name in sorted(values))
+            # Values as themselves where their identity is no run's numbering (hashing beats spelling);
+            # objects by the usage that made them; Booleans tagged, since True == 1 in Python.
+            items: list[tuple[str, object]] = []
+            for name in sorted(values):
+                v = values[name]
+                kind = type(v)
+                if kind is int or kind is str or kind is Fraction:
+                    items.append((name, v))
+                elif kind is bool:
+                    items.append((name, ("bool", v)))
+                else:
+                    items.append((name, self.value(v)))
+            out.append((prefix, tuple(items)))
         pins = f.pins
         if pins:
             for name in sorted(pins):
@@ -85,7 +97,7 @@ class Canon:
                            len(t.group) if t.group else 0))
         tokens.sort()
         parts: list[object] = [tuple(tokens)]
-        values: list[str] = []
+        values: list[object] = []
         seen: set[int] = set()
         self.frame(run.root.frame, values, "", seen)
         for t in live:

@@ -50,7 +50,7 @@ class Frame:
     calc: tuple[Element, tuple[tuple[str, s.Expr], ...], Frame] | None = None
     # a finished performance's pins: never written again, so snapshots share them instead of copying
     sealed: bool = False
-    canon: dict[str, tuple[str, ...]] | None = None
+    canon: dict[str, tuple[object, ...]] | None = None
     aliases: dict[str, str] = field(default_factory=dict)  # a short name or redefined name -> the feature
 
     def feature_name(self, name: str) -> str:
