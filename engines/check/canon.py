@@ -10,8 +10,9 @@ from engines.runtime.evaluate import Frame
 from engines.runtime.values import ObjectRef, Sequence, Value, spell
 
 if TYPE_CHECKING:
-    from engines.runtime.actions import Flow, Run
+    from engines.runtime.actions import Run
     from engines.runtime.schedule import Move
+    from engines.runtime.tokens import Flow
 
 
 def _flow_path(flow: Flow) -> tuple[int, ...]:

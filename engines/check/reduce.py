@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING
 from ir.lower import ActionGraph, Footprint
 
 if TYPE_CHECKING:
-    from engines.runtime.actions import Run, Token
+    from engines.runtime.actions import Run
     from engines.runtime.schedule import Move
+    from engines.runtime.tokens import Token
 
 
 class Summary:

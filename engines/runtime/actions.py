@@ -3,145 +3,26 @@ successions followed); a fixed policy steps every steppable token once per round
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Generator
-from dataclasses import dataclass, field
-from enum import Enum
-from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from engines.errors import (
-    AcceptDeadlock,
-    ActionDeadlock,
-    EvaluationError,
-    GuardNotBoolean,
-    RunError,
-)
-from engines.runtime.context import IMPLICIT_TERMINATE, Context, Message
+from engines.errors import AcceptDeadlock, ActionDeadlock, GuardNotBoolean, RunError
+from engines.runtime.bus import MessageBus
+from engines.runtime.context import IMPLICIT_TERMINATE, Context
 from engines.runtime.evaluate import Evaluator, Frame
+from engines.runtime.moves import MoveProbes
 from engines.runtime.schedule import ChoiceKind, Move
-from engines.runtime.values import (
-    UNSET,
-    Deferred,
-    ObjectRef,
-    Quantity,
-    Sequence,
-    Signal,
-    Value,
-    coerce_to,
-    spell,
-    type_name,
-    with_article,
-)
+from engines.runtime.statements import StatementRunner, _seconds
+from engines.runtime.tokens import BodyRun, Flow, FlowKind, Terminated, Token, TokenView, Wait, Write
+from engines.runtime.values import UNSET, Deferred, Value, coerce_to, spell, type_name
 from ir import syntax as s
-from ir.lower import ActionGraph, Attribute, Body, Node, NodeKind, states_a_flow
+from ir.lower import ActionGraph, Attribute, Body, Node, NodeKind
 from ir.model import Element
-from ir.resolve import lookup
 
 if TYPE_CHECKING:
     from engines.runtime.snapshot import Snapshot
 
 
-@dataclass(frozen=True)
-class Wait:
-    """Why a body cannot go on now, and a probe that tells, without changing anything, whether it could."""
-
-    reason: str
-    ready: Callable[[], bool] = field(default=lambda: True, compare=False)
-
-
-class _Terminated(Exception):
-    """A `terminate;` ending the performance of the node whose body states it."""
-
-
-BodyRun = Generator[Wait, None, None]
-
-
-class FlowKind(Enum):
-    ROOT = "root"  # the action run: its steps are the run's steps
-    PERFORMED = "performed"  # an action performed in an executor of its own: its own step lines
-    ENTERED = "entered"  # a node's subflow its token entered: moves are the run's moves
-    BLOCK = "block"  # a branch or loop body stating a flow: run within the statement
-
-
-@dataclass(eq=False)
-class Token:
-    id: int
-    node: int
-    flow: Flow
-    body: BodyRun | None = None
-    arrived_round: int = 0
-    via: int | None = None  # the node it came from (joins count arrivals per incoming edge)
-    inside: Flow | None = None  # the subflow this token entered
-    group: list[Token] | None = None  # the performances of a node with multiplicity
-    waiting_accept: bool = False
-    wake: Fraction | None = None
-    resumed: bool = False  # its body waited during this move: the node after it goes on at once
-    wait: Wait | None = None  # what its paused body waits for
-    repeats: int | None = None  # performances still to go of a node with multiplicity, one after another
-
-
-@dataclass
-class _Write:
-    token: int
-    feature: str
-    value: Value
-    order: int
-
-
-class Flow:
-    """One performance's tokens over one graph, and its step counter."""
-
-    def __init__(self, run: Run, graph: ActionGraph, frame: Frame, kind: FlowKind, depth: int,
-                 label: str, parent_token: Token | None = None) -> None:
-        self.run = run
-        self.graph = graph
-        self.frame = frame
-        self.kind = kind
-        self.depth = depth
-        self.label = label
-        self.parent_token = parent_token
-        self.outer: Flow | None = parent_token.flow if parent_token is not None else run.current_flow
-        self.tokens: list[Token] = []
-        self.step_no = 0
-        self.round = 0
-        self.returns: tuple[Element, Frame] | None = None  # a performed action's outputs go back on leaving
-        self.implicit = False  # a fine run's flow of a node's statements, which the text states no flow for
-        # Tokens are numbered per executor: a performed action numbers its own from 1.
-        self.ids: list[int] = [1] if parent_token is None and kind in (FlowKind.ROOT, FlowKind.PERFORMED) else []
-
-    def new_token_id(self) -> int:
-        flow: Flow | None = self
-        while flow is not None and not flow.ids:
-            flow = flow.outer
-        assert flow is not None
-        token = flow.ids[0]
-        flow.ids[0] += 1
-        return token
-
-    @property
-    def ctx(self) -> Context:
-        return self.run.ctx
-
-    def start(self, first_id: int | None = None) -> None:
-        for i, index in enumerate(self.graph.initial):
-            token_id = first_id if (i == 0 and first_id is not None) else self.new_token_id()
-            self.tokens.append(Token(token_id, index, self))
-
-    @property
-    def finished(self) -> bool:
-        return not self.tokens
-
-    def node_label(self, token: Token) -> str:
-        node = self.graph.nodes[token.node]
-        if node.kind is NodeKind.STATEMENT and self.kind is FlowKind.ENTERED and isinstance(node.decl, s.Assign) \
-                and not self.implicit and not self.run.fine:
-            # the reference executor's trace names such a node by its syntax type
-            return "*ast.AssignmentActionNode"
-        return node.name
-
-
-class Run:
+class Run(MoveProbes, MessageBus, StatementRunner):
     """A stepping run of one action: the debugger's and the checker's unit of execution."""
 
     def __init__(self, ctx: Context, action: Element, performer: str | None = None, fine: bool = False) -> None:
@@ -159,7 +40,7 @@ class Run:
         self.error: RunError | None = None
         self.displayed: dict[int, tuple[str, list[str]]] = {}
         self.mover: int = 0
-        self.writes: list[_Write] | None = None
+        self.writes: list[Write] | None = None
         self.current_flow: Flow | None = None
         self.mover_token: Token | None = None
         self._live: list[Token] | None = None
@@ -215,107 +96,6 @@ class Run:
             self.step()
         return self.ctx.trace.since(mark)
 
-    # ------------------------------------------------------------ one move at a time
-
-    def enabled_moves(self) -> list[Move]:
-        """The tokens that can advance now, in token order: the moves a schedule chooses among."""
-        if self.finished:
-            return []
-        moves: list[Move] = []
-        for token in sorted(self.live_tokens(), key=lambda t: t.id):
-            if not self.can_act(token):
-                continue
-            label = token.flow.node_label(token)
-            node = token.flow.graph.nodes[token.node]
-            if node.kind is NodeKind.DECIDE and token.body is None:
-                branches = self.decision_branches(token)
-                if len(branches) > 1:
-                    moves.extend(Move(ChoiceKind.DECISION_BRANCH, token.id, label, b) for b in branches)
-                    continue
-            moves.append(Move(ChoiceKind.TOKEN_ORDER, token.id, label))
-        return moves
-
-    def apply(self, move: Move) -> list[str]:
-        """Advance the one token the move names; returns the trace lines the move wrote."""
-        mark = self.ctx.trace.mark()
-        token = next((t for t in self.live_tokens() if t.id == move.token), None)
-        if token is None:
-            raise RunError(f"no token {move.token} to move", move.node)
-        self.moves_taken.append(move)
-        self._live = None
-        try:
-            self.ctx.charge_step()
-            flow = token.flow
-            flow.round += 1
-            outer = self.mover_token
-            self.mover_token = token
-            self.mover = token.id
-            self.branch_wanted = move.branch
-            try:
-                self.advance(token)
-            finally:
-                self.mover_token = outer
-                self.mover = 0
-                self.branch_wanted = None
-                self._live = None
-            if self.root.finished:
-                self.status = "completed"
-        except RunError as err:
-            self.status = "failed"
-            self.error = err
-            raise
-        return self.ctx.trace.since(mark)
-
-    def token(self, token_id: int) -> Token:
-        """The token a move names."""
-        for t in self.live_tokens():
-            if t.id == token_id:
-                return t
-        raise RunError(f"no token {token_id}")
-
-    def can_act(self, token: Token) -> bool:
-        """Whether advancing the token would do something (a readiness probe: it changes nothing)."""
-        flow = token.flow
-        node = flow.graph.nodes[token.node]
-        if token.body is not None:
-            return token.wait is None or token.wait.ready()
-        incoming = flow.graph.incoming(node.index)
-        if node.kind is NodeKind.JOIN or (len(incoming) > 1 and node.kind not in (NodeKind.MERGE, NodeKind.DONE)
-                                          and token.via is not None):
-            arrived = {t.via for t in flow.tokens if t.node == node.index and t.arrived_round <= flow.round}
-            return {e.source for e in incoming} <= arrived
-        accept = self._flow_accept(node)
-        if accept is None:
-            return True
-        trigger = accept.trigger
-        if trigger.kind is s.TriggerKind.AFTER:
-            return token.wake is None or self.ctx.clock.now >= token.wake
-        if trigger.kind is s.TriggerKind.WHEN:
-            assert trigger.expression is not None
-            was = self.ctx.trace.enabled
-            self.ctx.trace.enabled = False
-            try:
-                return self.evaluator.eval(trigger.expression, flow.frame, 0) is True
-            except RunError:
-                return True  # taking the move raises the error, which is reported on its schedule
-            finally:
-                self.ctx.trace.enabled = was
-        return self._available(trigger, node.name, flow.frame)
-
-    def _flow_ready(self, flow: Flow) -> bool:
-        return any(self.can_act(t) for t in self.all_tokens(flow))
-
-    def _bus_nonempty(self) -> bool:
-        return bool(self.ctx.bus)
-
-    def let_time_pass(self) -> bool:
-        """With no move enabled, the clock moves to the earliest wait's end; False when none waits."""
-        wakes = [t.wake for t in self.all_tokens(self.root) if t.wake is not None and t.wake > self.ctx.clock.now]
-        if not wakes:
-            return False
-        self.ctx.clock.advance_to(min(wakes))
-        return True
-
     def snapshot(self, allow_replay: bool = False) -> Snapshot:
         """The run as it stands between two moves, to restore (repeatably) until released."""
         from engines.runtime.snapshot import Snapshot
@@ -330,16 +110,6 @@ class Run:
         ctx = Context(self.ctx.program, self.ctx.scheduler, self.ctx.max_steps)
         Run.__init__(self, ctx, self.element, self.performer, self.fine)
         ctx.trace.enabled = trace_on
-
-    def stuck(self) -> str | None:
-        """Why a run with tokens left and no enabled move cannot go on (a deadlock), or None."""
-        if self.finished or self.enabled_moves():
-            return None
-        waiters = [t for t in self.all_tokens(self.root) if t.wake is not None]
-        if waiters:
-            return None
-        tokens = sorted(self.all_tokens(self.root), key=lambda t: t.id)
-        return "deadlock: " + ", ".join(f"token {t.id}@{t.flow.node_label(t)}" for t in tokens) + " wait"
 
     def _stalled(self) -> None:
         """A round that moved nothing: let the clock move, or report who waits on what."""
@@ -443,15 +213,15 @@ class Run:
             return "no active tokens"
         return ", ".join(f"token {i}@{label}" for i, label in sorted(entries))
 
-    def _write_conflicts(self, step_no: int, writes: list[_Write]) -> None:
-        by_feature: dict[str, list[_Write]] = {}
+    def _write_conflicts(self, step_no: int, writes: list[Write]) -> None:
+        by_feature: dict[str, list[Write]] = {}
         for w in writes:
             by_feature.setdefault(w.feature, []).append(w)
         for feature, ws in by_feature.items():
             tokens = {w.token for w in ws}
             if len(tokens) < 2:
                 continue
-            last_by_token: dict[int, _Write] = {}
+            last_by_token: dict[int, Write] = {}
             for w in ws:
                 last_by_token[w.token] = w
             stood = max(ws, key=lambda w: w.order)
@@ -561,7 +331,7 @@ class Run:
         except StopIteration:
             self._completed(token, node)
             return True, True
-        except _Terminated:
+        except Terminated:
             self._terminated(token, node)
             return True, True
         token.body = run
@@ -578,7 +348,7 @@ class Run:
             token.body = None
             self._completed(token, node)
             return True
-        except _Terminated:
+        except Terminated:
             token.wait = None
             token.body = None
             self._terminated(token, node)
@@ -727,26 +497,6 @@ class Run:
             raise RunError(f"no branch of decision {node.name} holds and it has no else", node.name)
         self._move(token, chosen.target, node.index)
 
-    def decision_branches(self, token: Token) -> list[str]:
-        """The successors a decision token may take now (guards read quietly); one unless they overlap."""
-        flow = token.flow
-        node = flow.graph.nodes[token.node]
-        was = self.ctx.trace.enabled
-        self.ctx.trace.enabled = False
-        try:
-            holding = []
-            for edge in flow.graph.outgoing(node.index):
-                if edge.is_else:
-                    continue
-                try:
-                    if edge.guard is None or self._guard(edge.guard, flow):
-                        holding.append(flow.graph.nodes[edge.target].name)
-                except RunError:
-                    return []
-            return holding
-        finally:
-            self.ctx.trace.enabled = was
-
     def _join(self, token: Token, node: Node) -> tuple[bool, bool]:
         flow = token.flow
         waiting = [t for t in flow.tokens if t.node == node.index and t.arrived_round < flow.round]
@@ -862,44 +612,6 @@ class Run:
             frame.values[trigger.payload] = message.payload
         self._follow(token, node)
         return True, True
-
-    def _available(self, trigger: s.Trigger, receiver: str | None, frame: Frame) -> bool:
-        """Whether a message the trigger would take is on the bus (nothing is taken)."""
-        return any((m.to is None or receiver is None or m.to == receiver) and self._matches(trigger, m, frame)
-                   for m in self.ctx.bus)
-
-    def _take(self, trigger: s.Trigger, receiver: str | None, frame: Frame) -> Message | None:
-        """The oldest message on the bus the trigger matches, taken off it; None when there is none."""
-        for i, message in enumerate(self.ctx.bus):
-            if message.to is not None and receiver is not None and message.to != receiver:
-                continue
-            if self._matches(trigger, message, frame):
-                del self.ctx.bus[i]
-                return message
-        return None
-
-    def _matches(self, trigger: s.Trigger, message: Message, frame: Frame) -> bool:
-        payload = message.payload
-        if trigger.subsets is not None:
-            return isinstance(payload, ObjectRef) and self.ctx.objects[payload.id].name == trigger.subsets
-        expected = trigger.signal
-        if expected is None:
-            return True
-        short = expected.rsplit("::", 1)[-1]
-        if short in ("Integer", "Natural", "Positive"):
-            return isinstance(payload, int) and not isinstance(payload, bool)
-        if short in ("Real", "Rational", "Number"):
-            return isinstance(payload, (int, Fraction)) and not isinstance(payload, bool)
-        if short == "String":
-            return isinstance(payload, str)
-        if short == "Boolean":
-            return isinstance(payload, bool)
-        if isinstance(payload, Signal):
-            return payload.type_name.rsplit("::", 1)[-1] == short
-        if isinstance(payload, ObjectRef):
-            obj = self.ctx.objects.get(payload.id)
-            return obj is not None and obj.type_name.rsplit("::", 1)[-1] == short
-        return False
 
     # ------------------------------------------------------------ node bodies
 
@@ -1072,275 +784,6 @@ class Run:
             if self.displayed[t][1] == [flow.label]:
                 del self.displayed[t]
 
-    # ------------------------------------------------------------ statements
-
-    def statements(self, stmts: tuple[s.Member, ...], frame: Frame, depth: int, owner: str) -> BodyRun:
-        for stmt in stmts:
-            yield from self.statement(stmt, frame, depth, owner)
-
-    def statement(self, stmt: s.Member, frame: Frame, depth: int, owner: str) -> BodyRun:
-        trace = self.ctx.trace
-        if isinstance(stmt, s.Assign):
-            trace.at(depth, f"stmt assign {stmt.target}")
-            value = self.evaluator.eval(stmt.value, frame, depth + 1)
-            self._assign(stmt.target, value, frame, depth + 1)
-            return
-        if isinstance(stmt, s.If):
-            trace.at(depth, "stmt if")
-            cond = self._condition("if", stmt.condition, frame, depth + 1)
-            block = stmt.then if cond else stmt.otherwise
-            if block is not None:
-                yield from self.block(block, frame, depth + 1, "branch body", owner)
-            return
-        if isinstance(stmt, s.While):
-            trace.at(depth, "stmt while")
-            iteration = 0
-            while True:
-                iteration += 1
-                self.ctx.charge_step()
-                trace.at(depth + 1, f"iteration {iteration}")
-                if not self._condition("while", stmt.condition, frame, depth + 2):
-                    break
-                yield from self.block(stmt.body, frame, depth + 2, "loop body", owner)
-            return
-        if isinstance(stmt, s.For):
-            trace.at(depth, f"stmt for {stmt.variable}")
-            collection = self.evaluator.eval(stmt.collection, frame, depth + 1)
-            if not isinstance(collection, Sequence):
-                raise EvaluationError(f"'for' iterates a collection, and {with_article(type_name(collection))} is not one")
-            for iteration, element in enumerate(collection.elements, start=1):
-                self.ctx.charge_step()
-                trace.at(depth + 1, f"iteration {iteration}")
-                inner = Frame(frame.label, frame.scope, frame, {stmt.variable: element}, block=True)
-                yield from self.block(stmt.body, inner, depth + 2, "loop body", owner)
-            return
-        if isinstance(stmt, s.LoopUntil):
-            trace.at(depth, "stmt loop until")
-            iteration = 0
-            while True:
-                iteration += 1
-                self.ctx.charge_step()
-                trace.at(depth + 1, f"iteration {iteration}")
-                yield from self.block(stmt.body, frame, depth + 2, "loop body", owner)
-                if stmt.until is not None and self._condition("until", stmt.until, frame, depth + 2):
-                    break
-            return
-        if isinstance(stmt, s.Send):
-            trace.at(depth, "stmt send")
-            payload = self.evaluator.eval(stmt.payload, frame, depth + 1)
-            to = _target_text(stmt.to)
-            self.ctx.bus.append(Message(payload, to, self.mover))
-            return
-        if isinstance(stmt, s.Accept):
-            yield from self._accept_statement(stmt, frame)
-            return
-        if isinstance(stmt, s.Terminate):
-            trace.at(depth, "stmt terminate")
-            trace.flush_left(f"terminate {owner}: no token dropped")
-            raise _Terminated()
-        if isinstance(stmt, s.Usage) and stmt.kind == "calc":
-            self._calc_usage(stmt, frame)
-            return
-        if isinstance(stmt, s.Usage) and stmt.kind == "action":
-            yield from self._nested_node(stmt, frame, depth, owner)
-            return
-        if isinstance(stmt, s.Usage):
-            return  # a feature declared among statements: held by the frame already
-        if isinstance(stmt, s.ThenMember) and stmt.member is not None:
-            yield from self.statement(stmt.member, frame, depth, owner)
-            return
-
-    def _condition(self, keyword: str, expr: s.Expr, frame: Frame, depth: int) -> bool:
-        """A statement's condition, which must be a Boolean."""
-        cond = self.evaluator.eval(expr, frame, depth)
-        if not isinstance(cond, bool):
-            raise EvaluationError(f"the condition of '{keyword}' must be Boolean, got {type_name(cond)}")
-        return cond
-
-    def _accept_statement(self, stmt: s.Accept, frame: Frame) -> BodyRun:
-        trigger = stmt.trigger
-        if trigger.kind is s.TriggerKind.AFTER:
-            assert trigger.expression is not None
-            duration = self.evaluator.eval(trigger.expression, frame, 0)
-            self.ctx.clock.advance_to(self.ctx.clock.now + _seconds(duration))
-            return
-        while True:
-            message = self._take(trigger, None, frame)
-            if message is not None:
-                if trigger.payload:
-                    frame.values[trigger.payload] = message.payload
-                return
-            yield Wait("message", lambda: self._available(trigger, None, frame))
-
-    def _calc_usage(self, stmt: s.Usage, frame: Frame) -> None:
-        """A calc usage computes when its result is read, from its inputs' values then."""
-        scope = frame.scope
-        calc = lookup(self.ctx.program.model, scope, stmt.types[0]) if stmt.types and scope is not None else None
-        if calc is None:
-            return
-        bindings = tuple((m.name, m.value) for m in stmt.members
-                         if isinstance(m, s.Usage) and m.value is not None and m.name)
-        pin = Frame(stmt.name or "", calc, None)
-        pin.calc = (calc, bindings, frame)
-        frame.pin_holder().pins[stmt.name or ""] = pin
-
-    def _nested_node(self, usage: s.Usage, frame: Frame, depth: int, owner: str) -> BodyRun:
-        trace = self.ctx.trace
-        scope = frame.scope
-        performs = lookup(self.ctx.program.model, scope, usage.types[0]) \
-            if usage.types and scope is not None else None
-        name = usage.name or (usage.types[0].rsplit("::", 1)[-1] if usage.types else "action")
-        if performs is not None and not usage.has_body:
-            if usage.performed and usage.name:
-                trace.at(depth, "stmt perform")
-            else:
-                trace.at(depth, f"stmt node {name}")
-            yield from self._perform_action(performs, frame, (), depth + 1, frame, name)
-            return
-        trace.at(depth, f"stmt node {name}")
-        node_scope = scope.members.get(name, scope) if scope is not None else None
-        inner = Frame(name, node_scope, frame)
-        frame.pin_holder().pins[name] = inner
-        bindings = [m for m in usage.members if isinstance(m, s.Usage) and m.direction == "in" and m.value is not None]
-        rest = tuple(m for m in usage.members if not (isinstance(m, s.Usage) and m.kind in (
-            "attribute", "feature", "item", "ref")))
-        for m in usage.members:
-            if isinstance(m, s.Usage) and m.kind in ("attribute", "feature") and m.name:
-                inner.values[m.name] = self.evaluator.eval(m.value, inner, depth + 1) if m.value is not None else UNSET
-        has_accept = any(isinstance(m, s.Accept) for m in rest)
-        if bindings or has_accept:
-            trace.at(depth + 1, "stmt action body")
-            if has_accept:
-                yield from self._entered_statements(rest, inner, depth + 2, name, f"action node {name}")
-            else:
-                yield from self.statements(rest, inner, depth + 2, f"action node {name}")
-            return
-        ends_owner = isinstance(usage.action_body, s.Terminate) and usage.action_body.target is None
-        if states_a_flow(rest):
-            yield from self._block_flow(rest, inner, depth + 1, f"action node {name}", name)
-        else:
-            with contextlib.suppress(_Terminated):  # `terminate;` in its own body ends this usage only
-                yield from self.statements(rest, inner, depth + 1, f"action node {name}")
-        if ends_owner:
-            # A terminate action usage ends the performance it is a step of once it is done.
-            raise _Terminated()
-
-    def block(self, block: s.Block, frame: Frame, depth: int, role: str, owner: str) -> BodyRun:
-        """A branch or loop body: inline, or entered as a node of its own when it states a flow or waits."""
-        members = block.members
-        label = f"{role} of {owner}"
-        inner = Frame(frame.label, frame.scope, frame, block=True)
-        if states_a_flow(members):
-            yield from self._block_flow(members, inner, depth, label, label, block)
-            return
-        if _waits_or_chains(members):
-            yield from self._entered_statements(members, inner, depth, label, label)
-            return
-        for m in members:
-            if isinstance(m, s.Usage) and m.kind in ("attribute", "feature") and m.name:
-                inner.values[m.name] = self.evaluator.eval(m.value, inner, depth) if m.value is not None else UNSET
-        yield from self.statements(members, inner, depth, owner)
-
-    def _entered_statements(self, members: tuple[s.Member, ...], frame: Frame, depth: int, label: str,
-                            owner: str) -> BodyRun:
-        """Statements run as a nested node with a token of its own, shown while they wait."""
-        trace = self.ctx.trace
-        trace.flush_left(f"enter action node: {label}")
-        assert self.current_flow is not None
-        token_id = self.current_flow.new_token_id()
-        for stmt in members:
-            run = self.statement(stmt, frame, depth, owner)
-            while True:
-                try:
-                    next(run)
-                except StopIteration:
-                    break
-                self.displayed[token_id] = (_statement_label(stmt), [label])
-                yield Wait("nested body waits", lambda: self._bus_nonempty())
-                self.displayed.pop(token_id, None)
-        self.displayed.pop(token_id, None)
-        trace.flush_left(f"leave action node: {label}")
-
-    def _block_flow(self, members: tuple[s.Member, ...], frame: Frame, depth: int, label: str, name: str,
-                    block: s.Block | None = None) -> BodyRun:
-        scope = frame.scope
-        assert scope is not None
-        if block is None:
-            block = s.Block(members, s.NO_SPAN)
-        graph = self.ctx.program.block_graph(scope, block, name)
-        self.ctx.trace.flush_left(f"enter action node: {label}")
-        flow = Flow(self, graph, frame, FlowKind.BLOCK, depth, label)
-        self.init_attributes(graph.attributes, frame, depth)
-        flow.start()
-        if not any(isinstance(m, s.FirstMember) and m.target is None for m in members):
-            flow.step_no = 1  # a block with no initial node named starts as if from a start node
-        yield from self._drive(flow)
-        self.ctx.trace.flush_left(f"leave action node: {label}")
-
-    # ------------------------------------------------------------ writes
-
-    def _assign(self, target: str, value: Value, frame: Frame, depth: int) -> None:
-        if "." in target:
-            base_name, _, feature = target.rpartition(".")
-            base = self._target_base(base_name, frame, depth)
-            if isinstance(base, ObjectRef) and base.id in self.ctx.objects:
-                self.ctx.objects[base.id].values[feature] = value
-                self._record(f"{base_name}.{feature}", value)
-                return
-            if isinstance(base, Frame):
-                self._write(base, feature, value)
-                return
-            raise EvaluationError(f"cannot assign to {target}: {base_name} is no object")
-        target = frame.feature_name(target)
-        holder = frame.holder_of(target)
-        if holder is None:
-            raise EvaluationError(f"assignment to {target}: no feature '{target}' in {frame.label}")
-        self._write(holder, target, value)
-
-    def _target_base(self, path: str, frame: Frame, depth: int) -> object:
-        expr: s.Expr = s.Name(s.NO_SPAN, path.split(".")[0])
-        for part in path.split(".")[1:]:
-            expr = s.Chain(s.NO_SPAN, expr, part)
-        return self.evaluator._chain_base(expr, frame, depth)
-
-    def _write(self, holder: Frame, name: str, value: Value) -> None:
-        type_text = holder.types.get(name, "")
-        holder.values[name] = coerce_to(type_text, value) if type_text else value
-        self._record(name if holder.parent is None else f"{name}", holder.values[name])
-
-    def _record(self, feature: str, value: Value) -> None:
-        if self.writes is not None and self.mover:
-            self.writes.append(_Write(self.mover, feature, value, len(self.writes)))
-
-
-@dataclass(frozen=True)
-class TokenView:
-    """Where one token stands, for `%tokens` and the step lines."""
-
-    id: int
-    node: str
-    path: str
-    waiting: str | None = None
-
-
-def _waits_or_chains(members: tuple[s.Member, ...]) -> bool:
-    """Whether a block runs as a node of its own: it waits on a message itself, or orders a block
-    statement before the next with `then`."""
-    previous: s.Member | None = None
-    for m in members:
-        if isinstance(m, s.Accept):
-            return True
-        if isinstance(m, s.ThenMember) and isinstance(previous, (s.If, s.While, s.For, s.LoopUntil)):
-            return True
-        previous = m.member if isinstance(m, s.ThenMember) and m.member is not None else m
-    return False
-
-
-def _statement_label(stmt: s.Member) -> str:
-    from ir.lower import statement_label
-
-    return statement_label(stmt)
-
 
 def _seal(frame: Frame) -> None:
     frame.sealed = True
@@ -1360,27 +803,6 @@ def _splits(body: Body) -> bool:
     if count == 1 and not body.attributes:
         return not isinstance(body.statements[0], (s.Assign, s.Send))
     return count >= 1
-
-
-def _target_text(e: s.Expr | None) -> str | None:
-    if e is None:
-        return None
-    if isinstance(e, s.Name):
-        return e.name
-    if isinstance(e, s.Chain):
-        base = _target_text(e.base)
-        return f"{base}.{e.feature}" if base else e.feature
-    return None
-
-
-def _seconds(duration: Value) -> Fraction:
-    if isinstance(duration, Quantity):
-        duration = duration.magnitude
-    if isinstance(duration, (int, Fraction)) and not isinstance(duration, bool):
-        return Fraction(duration)
-    if isinstance(duration, float):
-        return Fraction(duration)
-    raise EvaluationError(f"'accept after' needs a duration, got {type_name(duration)}")
 
 
 __all__ = ["Flow", "FlowKind", "Run", "Token", "TokenView"]

@@ -16,7 +16,8 @@ from engines.runtime.context import Clock, Instance
 from engines.runtime.evaluate import Frame
 
 if TYPE_CHECKING:
-    from engines.runtime.actions import Flow, Run, Token
+    from engines.runtime.actions import Run
+    from engines.runtime.tokens import Flow, Token
 
 
 class SnapshotError(EngineError):
@@ -78,7 +79,7 @@ class _Copier:
         done = self.flows.get(id(f))
         if done is not None:
             return done
-        from engines.runtime.actions import Flow
+        from engines.runtime.tokens import Flow
 
         copy = object.__new__(Flow)
         copy.__dict__ = dict(f.__dict__)
@@ -106,7 +107,7 @@ class _Copier:
         if t.body is not None:
             raise SnapshotError(f"token {t.id} is paused mid-statement at {t.flow.node_label(t)}: "
                                 "a body paused inside a move cannot be snapshot")
-        from engines.runtime.actions import Token
+        from engines.runtime.tokens import Token
 
         copy = object.__new__(Token)
         copy.__dict__ = dict(t.__dict__)

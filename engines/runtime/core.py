@@ -1,0 +1,79 @@
+"""What the parts of a run share: its state, and the moves of it that each part asks of another."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING
+
+from engines.errors import RunError
+from engines.runtime.context import Context, Message
+from engines.runtime.evaluate import Evaluator, Frame
+from engines.runtime.schedule import Move
+from engines.runtime.tokens import BodyRun, Flow, Token, Write
+from engines.runtime.values import Value
+from ir import syntax as s
+from ir.model import Element
+
+if TYPE_CHECKING:
+    from ir.lower import Attribute, Node
+
+
+class RunCore(ABC):
+    """The state of a run (set up by Run) and the operations its parts call across one another."""
+
+    ctx: Context
+    evaluator: Evaluator
+    fine: bool
+    status: str
+    error: RunError | None
+    root: Flow
+    current_flow: Flow | None
+    mover: int
+    mover_token: Token | None
+    writes: list[Write] | None
+    displayed: dict[int, tuple[str, list[str]]]
+    branch_wanted: str | None
+    moves_taken: list[Move]
+    _live: list[Token] | None
+
+    @property
+    @abstractmethod
+    def finished(self) -> bool: ...
+
+    @abstractmethod
+    def advance(self, token: Token) -> tuple[bool, bool]: ...
+
+    @abstractmethod
+    def all_tokens(self, flow: Flow) -> list[Token]: ...
+
+    @abstractmethod
+    def live_tokens(self) -> list[Token]: ...
+
+    @abstractmethod
+    def init_attributes(self, attributes: tuple[Attribute, ...], frame: Frame, depth: int) -> None: ...
+
+    @abstractmethod
+    def _guard(self, guard: s.Expr, flow: Flow) -> bool: ...
+
+    @abstractmethod
+    def _drive(self, flow: Flow) -> BodyRun: ...
+
+    @abstractmethod
+    def _perform_action(self, action: Element, frame: Frame, bindings: tuple[tuple[str, s.Expr], ...],
+                        depth: int, caller: Frame, name: str) -> BodyRun: ...
+
+    @staticmethod
+    @abstractmethod
+    def _flow_accept(node: Node) -> s.Accept | None: ...
+
+    @abstractmethod
+    def _available(self, trigger: s.Trigger, receiver: str | None, frame: Frame) -> bool: ...
+
+    @abstractmethod
+    def _take(self, trigger: s.Trigger, receiver: str | None, frame: Frame) -> Message | None: ...
+
+    @abstractmethod
+    def _write(self, holder: Frame, name: str, value: Value) -> None: ...
+
+    @abstractmethod
+    def _bus_nonempty(self) -> bool: ...

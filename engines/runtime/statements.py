@@ -1,0 +1,309 @@
+"""Statements of a body: assign, if, while, for, loop-until, send, accept, terminate, nested nodes
+and calc usages, each writing its trace lines; blocks run inline or as nodes of their own; and the
+writes they make, recorded for the step's write-conflict line."""
+
+from __future__ import annotations
+
+import contextlib
+from fractions import Fraction
+
+from engines.errors import EvaluationError
+from engines.runtime.context import Message
+from engines.runtime.core import RunCore
+from engines.runtime.evaluate import Frame
+from engines.runtime.tokens import BodyRun, Flow, FlowKind, Terminated, Wait, Write
+from engines.runtime.values import (
+    UNSET,
+    ObjectRef,
+    Quantity,
+    Sequence,
+    Value,
+    coerce_to,
+    type_name,
+    with_article,
+)
+from ir import syntax as s
+from ir.lower import states_a_flow
+from ir.resolve import lookup
+
+
+class StatementRunner(RunCore):
+    """Runs the statements of bodies and blocks (generators: a body waiting on a message yields)."""
+
+    def statements(self, stmts: tuple[s.Member, ...], frame: Frame, depth: int, owner: str) -> BodyRun:
+        for stmt in stmts:
+            yield from self.statement(stmt, frame, depth, owner)
+
+    def statement(self, stmt: s.Member, frame: Frame, depth: int, owner: str) -> BodyRun:
+        trace = self.ctx.trace
+        if isinstance(stmt, s.Assign):
+            trace.at(depth, f"stmt assign {stmt.target}")
+            value = self.evaluator.eval(stmt.value, frame, depth + 1)
+            self._assign(stmt.target, value, frame, depth + 1)
+            return
+        if isinstance(stmt, s.If):
+            trace.at(depth, "stmt if")
+            cond = self._condition("if", stmt.condition, frame, depth + 1)
+            block = stmt.then if cond else stmt.otherwise
+            if block is not None:
+                yield from self.block(block, frame, depth + 1, "branch body", owner)
+            return
+        if isinstance(stmt, s.While):
+            trace.at(depth, "stmt while")
+            iteration = 0
+            while True:
+                iteration += 1
+                self.ctx.charge_step()
+                trace.at(depth + 1, f"iteration {iteration}")
+                if not self._condition("while", stmt.condition, frame, depth + 2):
+                    break
+                yield from self.block(stmt.body, frame, depth + 2, "loop body", owner)
+            return
+        if isinstance(stmt, s.For):
+            trace.at(depth, f"stmt for {stmt.variable}")
+            collection = self.evaluator.eval(stmt.collection, frame, depth + 1)
+            if not isinstance(collection, Sequence):
+                raise EvaluationError(f"'for' iterates a collection, and {with_article(type_name(collection))} is not one")
+            for iteration, element in enumerate(collection.elements, start=1):
+                self.ctx.charge_step()
+                trace.at(depth + 1, f"iteration {iteration}")
+                inner = Frame(frame.label, frame.scope, frame, {stmt.variable: element}, block=True)
+                yield from self.block(stmt.body, inner, depth + 2, "loop body", owner)
+            return
+        if isinstance(stmt, s.LoopUntil):
+            trace.at(depth, "stmt loop until")
+            iteration = 0
+            while True:
+                iteration += 1
+                self.ctx.charge_step()
+                trace.at(depth + 1, f"iteration {iteration}")
+                yield from self.block(stmt.body, frame, depth + 2, "loop body", owner)
+                if stmt.until is not None and self._condition("until", stmt.until, frame, depth + 2):
+                    break
+            return
+        if isinstance(stmt, s.Send):
+            trace.at(depth, "stmt send")
+            payload = self.evaluator.eval(stmt.payload, frame, depth + 1)
+            to = _target_text(stmt.to)
+            self.ctx.bus.append(Message(payload, to, self.mover))
+            return
+        if isinstance(stmt, s.Accept):
+            yield from self._accept_statement(stmt, frame)
+            return
+        if isinstance(stmt, s.Terminate):
+            trace.at(depth, "stmt terminate")
+            trace.flush_left(f"terminate {owner}: no token dropped")
+            raise Terminated()
+        if isinstance(stmt, s.Usage) and stmt.kind == "calc":
+            self._calc_usage(stmt, frame)
+            return
+        if isinstance(stmt, s.Usage) and stmt.kind == "action":
+            yield from self._nested_node(stmt, frame, depth, owner)
+            return
+        if isinstance(stmt, s.Usage):
+            return  # a feature declared among statements: held by the frame already
+        if isinstance(stmt, s.ThenMember) and stmt.member is not None:
+            yield from self.statement(stmt.member, frame, depth, owner)
+            return
+
+    def _condition(self, keyword: str, expr: s.Expr, frame: Frame, depth: int) -> bool:
+        """A statement's condition, which must be a Boolean."""
+        cond = self.evaluator.eval(expr, frame, depth)
+        if not isinstance(cond, bool):
+            raise EvaluationError(f"the condition of '{keyword}' must be Boolean, got {type_name(cond)}")
+        return cond
+
+    def _accept_statement(self, stmt: s.Accept, frame: Frame) -> BodyRun:
+        trigger = stmt.trigger
+        if trigger.kind is s.TriggerKind.AFTER:
+            assert trigger.expression is not None
+            duration = self.evaluator.eval(trigger.expression, frame, 0)
+            self.ctx.clock.advance_to(self.ctx.clock.now + _seconds(duration))
+            return
+        while True:
+            message = self._take(trigger, None, frame)
+            if message is not None:
+                if trigger.payload:
+                    frame.values[trigger.payload] = message.payload
+                return
+            yield Wait("message", lambda: self._available(trigger, None, frame))
+
+    def _calc_usage(self, stmt: s.Usage, frame: Frame) -> None:
+        """A calc usage computes when its result is read, from its inputs' values then."""
+        scope = frame.scope
+        calc = lookup(self.ctx.program.model, scope, stmt.types[0]) if stmt.types and scope is not None else None
+        if calc is None:
+            return
+        bindings = tuple((m.name, m.value) for m in stmt.members
+                         if isinstance(m, s.Usage) and m.value is not None and m.name)
+        pin = Frame(stmt.name or "", calc, None)
+        pin.calc = (calc, bindings, frame)
+        frame.pin_holder().pins[stmt.name or ""] = pin
+
+    def _nested_node(self, usage: s.Usage, frame: Frame, depth: int, owner: str) -> BodyRun:
+        trace = self.ctx.trace
+        scope = frame.scope
+        performs = lookup(self.ctx.program.model, scope, usage.types[0]) \
+            if usage.types and scope is not None else None
+        name = usage.name or (usage.types[0].rsplit("::", 1)[-1] if usage.types else "action")
+        if performs is not None and not usage.has_body:
+            if usage.performed and usage.name:
+                trace.at(depth, "stmt perform")
+            else:
+                trace.at(depth, f"stmt node {name}")
+            yield from self._perform_action(performs, frame, (), depth + 1, frame, name)
+            return
+        trace.at(depth, f"stmt node {name}")
+        node_scope = scope.members.get(name, scope) if scope is not None else None
+        inner = Frame(name, node_scope, frame)
+        frame.pin_holder().pins[name] = inner
+        bindings = [m for m in usage.members if isinstance(m, s.Usage) and m.direction == "in" and m.value is not None]
+        rest = tuple(m for m in usage.members if not (isinstance(m, s.Usage) and m.kind in (
+            "attribute", "feature", "item", "ref")))
+        for m in usage.members:
+            if isinstance(m, s.Usage) and m.kind in ("attribute", "feature") and m.name:
+                inner.values[m.name] = self.evaluator.eval(m.value, inner, depth + 1) if m.value is not None else UNSET
+        has_accept = any(isinstance(m, s.Accept) for m in rest)
+        if bindings or has_accept:
+            trace.at(depth + 1, "stmt action body")
+            if has_accept:
+                yield from self._entered_statements(rest, inner, depth + 2, name, f"action node {name}")
+            else:
+                yield from self.statements(rest, inner, depth + 2, f"action node {name}")
+            return
+        ends_owner = isinstance(usage.action_body, s.Terminate) and usage.action_body.target is None
+        if states_a_flow(rest):
+            yield from self._block_flow(rest, inner, depth + 1, f"action node {name}", name)
+        else:
+            with contextlib.suppress(Terminated):  # `terminate;` in its own body ends this usage only
+                yield from self.statements(rest, inner, depth + 1, f"action node {name}")
+        if ends_owner:
+            # A terminate action usage ends the performance it is a step of once it is done.
+            raise Terminated()
+
+    def block(self, block: s.Block, frame: Frame, depth: int, role: str, owner: str) -> BodyRun:
+        """A branch or loop body: inline, or entered as a node of its own when it states a flow or waits."""
+        members = block.members
+        label = f"{role} of {owner}"
+        inner = Frame(frame.label, frame.scope, frame, block=True)
+        if states_a_flow(members):
+            yield from self._block_flow(members, inner, depth, label, label, block)
+            return
+        if _waits_or_chains(members):
+            yield from self._entered_statements(members, inner, depth, label, label)
+            return
+        for m in members:
+            if isinstance(m, s.Usage) and m.kind in ("attribute", "feature") and m.name:
+                inner.values[m.name] = self.evaluator.eval(m.value, inner, depth) if m.value is not None else UNSET
+        yield from self.statements(members, inner, depth, owner)
+
+    def _entered_statements(self, members: tuple[s.Member, ...], frame: Frame, depth: int, label: str,
+                            owner: str) -> BodyRun:
+        """Statements run as a nested node with a token of its own, shown while they wait."""
+        trace = self.ctx.trace
+        trace.flush_left(f"enter action node: {label}")
+        assert self.current_flow is not None
+        token_id = self.current_flow.new_token_id()
+        for stmt in members:
+            run = self.statement(stmt, frame, depth, owner)
+            while True:
+                try:
+                    next(run)
+                except StopIteration:
+                    break
+                self.displayed[token_id] = (_statement_label(stmt), [label])
+                yield Wait("nested body waits", lambda: self._bus_nonempty())
+                self.displayed.pop(token_id, None)
+        self.displayed.pop(token_id, None)
+        trace.flush_left(f"leave action node: {label}")
+
+    def _block_flow(self, members: tuple[s.Member, ...], frame: Frame, depth: int, label: str, name: str,
+                    block: s.Block | None = None) -> BodyRun:
+        scope = frame.scope
+        assert scope is not None
+        if block is None:
+            block = s.Block(members, s.NO_SPAN)
+        graph = self.ctx.program.block_graph(scope, block, name)
+        self.ctx.trace.flush_left(f"enter action node: {label}")
+        flow = Flow(self, graph, frame, FlowKind.BLOCK, depth, label)
+        self.init_attributes(graph.attributes, frame, depth)
+        flow.start()
+        if not any(isinstance(m, s.FirstMember) and m.target is None for m in members):
+            flow.step_no = 1  # a block with no initial node named starts as if from a start node
+        yield from self._drive(flow)
+        self.ctx.trace.flush_left(f"leave action node: {label}")
+
+    # ------------------------------------------------------------ writes
+
+    def _assign(self, target: str, value: Value, frame: Frame, depth: int) -> None:
+        if "." in target:
+            base_name, _, feature = target.rpartition(".")
+            base = self._target_base(base_name, frame, depth)
+            if isinstance(base, ObjectRef) and base.id in self.ctx.objects:
+                self.ctx.objects[base.id].values[feature] = value
+                self._record(f"{base_name}.{feature}", value)
+                return
+            if isinstance(base, Frame):
+                self._write(base, feature, value)
+                return
+            raise EvaluationError(f"cannot assign to {target}: {base_name} is no object")
+        target = frame.feature_name(target)
+        holder = frame.holder_of(target)
+        if holder is None:
+            raise EvaluationError(f"assignment to {target}: no feature '{target}' in {frame.label}")
+        self._write(holder, target, value)
+
+    def _target_base(self, path: str, frame: Frame, depth: int) -> object:
+        expr: s.Expr = s.Name(s.NO_SPAN, path.split(".")[0])
+        for part in path.split(".")[1:]:
+            expr = s.Chain(s.NO_SPAN, expr, part)
+        return self.evaluator._chain_base(expr, frame, depth)
+
+    def _write(self, holder: Frame, name: str, value: Value) -> None:
+        type_text = holder.types.get(name, "")
+        holder.values[name] = coerce_to(type_text, value) if type_text else value
+        self._record(name if holder.parent is None else f"{name}", holder.values[name])
+
+    def _record(self, feature: str, value: Value) -> None:
+        if self.writes is not None and self.mover:
+            self.writes.append(Write(self.mover, feature, value, len(self.writes)))
+
+
+def _waits_or_chains(members: tuple[s.Member, ...]) -> bool:
+    """Whether a block runs as a node of its own: it waits on a message itself, or orders a block
+    statement before the next with `then`."""
+    previous: s.Member | None = None
+    for m in members:
+        if isinstance(m, s.Accept):
+            return True
+        if isinstance(m, s.ThenMember) and isinstance(previous, (s.If, s.While, s.For, s.LoopUntil)):
+            return True
+        previous = m.member if isinstance(m, s.ThenMember) and m.member is not None else m
+    return False
+
+
+def _statement_label(stmt: s.Member) -> str:
+    from ir.lower import statement_label
+
+    return statement_label(stmt)
+
+
+def _target_text(e: s.Expr | None) -> str | None:
+    if e is None:
+        return None
+    if isinstance(e, s.Name):
+        return e.name
+    if isinstance(e, s.Chain):
+        base = _target_text(e.base)
+        return f"{base}.{e.feature}" if base else e.feature
+    return None
+
+
+def _seconds(duration: Value) -> Fraction:
+    if isinstance(duration, Quantity):
+        duration = duration.magnitude
+    if isinstance(duration, (int, Fraction)) and not isinstance(duration, bool):
+        return Fraction(duration)
+    if isinstance(duration, float):
+        return Fraction(duration)
+    raise EvaluationError(f"'accept after' needs a duration, got {type_name(duration)}")

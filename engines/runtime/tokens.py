@@ -1,0 +1,128 @@
+"""What a run is made of between moves: tokens, the flows they move in, what a paused body waits on."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from enum import Enum
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from engines.runtime.evaluate import Frame
+from engines.runtime.values import Value
+from ir import syntax as s
+from ir.lower import ActionGraph, NodeKind
+from ir.model import Element
+
+if TYPE_CHECKING:
+    from engines.runtime.context import Context
+    from engines.runtime.core import RunCore
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Why a body cannot go on now, and a probe that tells, without changing anything, whether it could."""
+
+    reason: str
+    ready: Callable[[], bool] = field(default=lambda: True, compare=False)
+
+
+class Terminated(Exception):
+    """A `terminate;` ending the performance of the node whose body states it."""
+
+
+BodyRun = Generator[Wait, None, None]
+
+
+class FlowKind(Enum):
+    ROOT = "root"  # the action run: its steps are the run's steps
+    PERFORMED = "performed"  # an action performed in an executor of its own: its own step lines
+    ENTERED = "entered"  # a node's subflow its token entered: moves are the run's moves
+    BLOCK = "block"  # a branch or loop body stating a flow: run within the statement
+
+
+@dataclass(eq=False)
+class Token:
+    id: int
+    node: int
+    flow: Flow
+    body: BodyRun | None = None
+    arrived_round: int = 0
+    via: int | None = None  # the node it came from (joins count arrivals per incoming edge)
+    inside: Flow | None = None  # the subflow this token entered
+    group: list[Token] | None = None  # the performances of a node with multiplicity
+    waiting_accept: bool = False
+    wake: Fraction | None = None
+    resumed: bool = False  # its body waited during this move: the node after it goes on at once
+    wait: Wait | None = None  # what its paused body waits for
+    repeats: int | None = None  # performances still to go of a node with multiplicity, one after another
+
+
+@dataclass
+class Write:
+    token: int
+    feature: str
+    value: Value
+    order: int
+
+
+class Flow:
+    """One performance's tokens over one graph, and its step counter."""
+
+    def __init__(self, run: RunCore, graph: ActionGraph, frame: Frame, kind: FlowKind, depth: int,
+                 label: str, parent_token: Token | None = None) -> None:
+        self.run = run
+        self.graph = graph
+        self.frame = frame
+        self.kind = kind
+        self.depth = depth
+        self.label = label
+        self.parent_token = parent_token
+        self.outer: Flow | None = parent_token.flow if parent_token is not None else run.current_flow
+        self.tokens: list[Token] = []
+        self.step_no = 0
+        self.round = 0
+        self.returns: tuple[Element, Frame] | None = None  # a performed action's outputs go back on leaving
+        self.implicit = False  # a fine run's flow of a node's statements, which the text states no flow for
+        # Tokens are numbered per executor: a performed action numbers its own from 1.
+        self.ids: list[int] = [1] if parent_token is None and kind in (FlowKind.ROOT, FlowKind.PERFORMED) else []
+
+    def new_token_id(self) -> int:
+        flow: Flow | None = self
+        while flow is not None and not flow.ids:
+            flow = flow.outer
+        assert flow is not None
+        token = flow.ids[0]
+        flow.ids[0] += 1
+        return token
+
+    @property
+    def ctx(self) -> Context:
+        return self.run.ctx
+
+    def start(self, first_id: int | None = None) -> None:
+        for i, index in enumerate(self.graph.initial):
+            token_id = first_id if (i == 0 and first_id is not None) else self.new_token_id()
+            self.tokens.append(Token(token_id, index, self))
+
+    @property
+    def finished(self) -> bool:
+        return not self.tokens
+
+    def node_label(self, token: Token) -> str:
+        node = self.graph.nodes[token.node]
+        if node.kind is NodeKind.STATEMENT and self.kind is FlowKind.ENTERED and isinstance(node.decl, s.Assign) \
+                and not self.implicit and not self.run.fine:
+            # the reference executor's trace names such a node by its syntax type
+            return "*ast.AssignmentActionNode"
+        return node.name
+
+
+@dataclass(frozen=True)
+class TokenView:
+    """Where one token stands, for `%tokens` and the step lines."""
+
+    id: int
+    node: str
+    path: str
+    waiting: str | None = None
