@@ -74,6 +74,8 @@ class Canon:
                 else:
                     items.append((name, self.value(v)))
             out.append((prefix, tuple(items)))
+        if f.delivered:
+            out.append((prefix, "delivered", tuple(sorted((k, self.value(v)) for k, v in f.delivered.items()))))
         pins = f.pins
         if pins:
             for name in sorted(pins):

@@ -522,6 +522,7 @@ class Run(MoveProbes, MessageBus, StatementRunner):
         if frame is None:
             frame = self._node_frame(token.flow, node)
             self.init_attributes(node.body.attributes, frame, token.flow.depth)
+            self._flows_in(frame)
         child = Flow(self, graph, frame, FlowKind.ENTERED, token.flow.depth, node.name, token)
         token.inside = child
         child.round = token.flow.round
@@ -621,6 +622,15 @@ class Run(MoveProbes, MessageBus, StatementRunner):
         flow.frame.pins[node.name] = frame
         return frame
 
+    def _flows_in(self, frame: Frame) -> None:
+        """What flows already delivered to this node's features, over their declared values."""
+        owner = frame.parent
+        if owner is None or not owner.delivered:
+            return
+        for (node, feature), value in owner.delivered.items():
+            if node == frame.label:
+                frame.values[feature] = value
+
     def init_attributes(self, attributes: tuple[Attribute, ...], frame: Frame, depth: int) -> None:
         for attr in attributes:
             decl = attr.decl
@@ -648,6 +658,7 @@ class Run(MoveProbes, MessageBus, StatementRunner):
         depth = flow.depth
         if node.kind is NodeKind.ACTION:
             self.init_attributes(body.attributes, frame, depth)
+            self._flows_in(frame)
             if body.performs is not None and body.performs.base_kind in ("verification", "analysis", "case"):
                 yield from self._perform_case(body.performs, node, flow, frame)
                 return

@@ -52,6 +52,10 @@ class Frame:
     sealed: bool = False
     canon: dict[str, tuple[object, ...]] | None = None
     aliases: dict[str, str] = field(default_factory=dict)  # a short name or redefined name -> the feature
+    # `flow a.b to c.d` of the graph this frame's flow runs: (node, feature) -> (node, feature)
+    routes: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+    # what the flows delivered to a node's feature, kept for its next performance
+    delivered: dict[tuple[str, str], Value] = field(default_factory=dict)
 
     def feature_name(self, name: str) -> str:
         """The feature a name means here: itself, or the feature it is a short or redefined name of."""

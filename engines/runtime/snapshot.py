@@ -59,6 +59,7 @@ class _Copier:
         copy = object.__new__(Frame)
         fields = dict(f.__dict__)
         fields["values"] = dict(f.values)
+        fields["delivered"] = dict(f.delivered)
         fields["pins"] = {}
         fields["calc"] = None
         copy.__dict__ = fields

@@ -263,6 +263,19 @@ class StatementRunner(RunCore):
         type_text = holder.types.get(name, "")
         holder.values[name] = coerce_to(type_text, value) if type_text else value
         self._record(name if holder.parent is None else f"{name}", holder.values[name])
+        owner = holder.parent
+        if owner is not None and owner.routes:
+            route = owner.routes.get((holder.label, name))
+            if route is not None:
+                self._deliver(owner, route, holder.values[name])
+
+    def _deliver(self, owner: Frame, route: tuple[str, str], value: Value) -> None:
+        """A flow streams what its source feature now holds to its target feature, now and for the
+        target node's next performance."""
+        owner.delivered[route] = value
+        target = owner.pins.get(route[0])
+        if target is not None and not target.sealed:
+            self._write(target, route[1], value)
 
     def _record(self, feature: str, value: Value) -> None:
         if self.writes is not None and self.mover:

@@ -71,6 +71,11 @@ class Flow:
 
     def __init__(self, run: RunCore, graph: ActionGraph, frame: Frame, kind: FlowKind, depth: int,
                  label: str, parent_token: Token | None = None) -> None:
+        for flow in graph.flows:
+            source, _, out = flow.source.partition(".")
+            target, _, into = flow.target.partition(".")
+            if out and into:
+                frame.routes[(source, out)] = (target, into)
         self.run = run
         self.graph = graph
         self.frame = frame

@@ -105,9 +105,6 @@ def test_alias_reads_see_the_aliased_writes() -> None:
         assert "1" in seen_base and len(seen_base) == 2
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "`flow producer.value to consumer.got` is lowered (ActionGraph.flows) but never delivered by the "
-    "runtime: consumer.got stays -1 on every schedule"))
 def test_streaming_flow_delivers_the_producers_value() -> None:
     model = next(m for m in reduction_models() if m.name == "reduction/por_streaming_flow")
     assert model.action is not None
