@@ -89,7 +89,8 @@ class _Search:
 def _final_values(run: Run, features: tuple[str, ...] | None) -> dict[str, str]:
     outputs = run.outputs()
     if features is None:
-        return {k: v for k, v in outputs.items() if k in run.root.frame.values}
+        # every attribute of the action, and of the object performing it (`this.<feature>`)
+        return {k: v for k, v in outputs.items() if k in run.root.frame.values or k.startswith("this.")}
     return {f: outputs.get(f, "<unset>") for f in features}
 
 

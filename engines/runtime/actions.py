@@ -51,6 +51,8 @@ class Run(MoveProbes, MessageBus, StatementRunner):
         was = ctx.trace.enabled
         ctx.trace.enabled = False  # the corpus traces begin with the first step
         try:
+            if performer is not None:
+                frame.performer = ctx.object_for_usage(ctx.program.performer(performer).qualified_name, 0)
             self.init_attributes(graph.attributes, frame, 0)
         finally:
             ctx.trace.enabled = was
@@ -132,9 +134,14 @@ class Run(MoveProbes, MessageBus, StatementRunner):
         return sorted(views, key=lambda v: v.id)
 
     def outputs(self) -> dict[str, str]:
-        """Every feature of the action, nested nodes' by their path, spelled as the corpus spells them."""
+        """Every feature of the action, nested nodes' by their path, and the performing object's as
+        `this.<feature>`, spelled as the corpus spells them."""
         out: dict[str, str] = {}
         self._collect(self.root.frame, "", out)
+        performer = self.root.frame.performer
+        if performer is not None and performer.id in self.ctx.objects:
+            for name, value in self.ctx.objects[performer.id].values.items():
+                out[f"this.{name}"] = spell(value)
         return dict(sorted(out.items()))
 
     def _collect(self, frame: Frame, prefix: str, out: dict[str, str]) -> None:

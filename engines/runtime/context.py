@@ -80,6 +80,19 @@ class Program:
             return found
         raise UnknownBehaviorError(name, "action", actions)
 
+    def performer(self, name: str) -> Element:
+        """The object (a part usage) that performs a run: qualified, or unqualified when unique."""
+        el = self.model.element(name)
+        if el is not None and el.kind in ("part", "item", "occurrence"):
+            return el
+        parts = [e.qualified_name for e in self.model.walk() if e.kind in ("part", "item", "occurrence")]
+        matches = [q for q in parts if q.rsplit("::", 1)[-1] == name]
+        if len(matches) == 1:
+            found = self.model.element(matches[0])
+            assert found is not None
+            return found
+        raise UnknownBehaviorError(name, "object", parts)
+
     def graph(self, el: Element) -> ActionGraph:
         graph = self._graphs.get(el.qualified_name)
         if graph is None:

@@ -287,6 +287,9 @@ class Evaluator:
         pinned = _pinned(frame, name)
         if pinned is not None:
             return pinned.values[name]
+        performed = self.performer_holding(frame, name)
+        if performed is not None:
+            return self.ctx.objects[performed.id].values[name]
         if name == "localClock":
             clock = self.ctx.object_for_usage("Time::universalClock", depth + 1)
             self._line(depth + 1, "eval feature universalClock", clock)
@@ -295,6 +298,16 @@ class Evaluator:
         if el is not None:
             return self.element_value(el, frame, depth)
         raise EvaluationError(f"unknown name '{name}' in {frame.label}")
+
+    def performer_holding(self, frame: Frame, name: str) -> ObjectRef | None:
+        """The object performing the run, when it holds a feature of that name."""
+        f: Frame | None = frame
+        while f is not None and f.performer is None:
+            f = f.parent
+        if f is None or f.performer is None:
+            return None
+        obj = self.ctx.objects.get(f.performer.id)
+        return f.performer if obj is not None and name in obj.values else None
 
     def _model_element(self, name: str, frame: Frame) -> Element | None:
         f: Frame | None = frame

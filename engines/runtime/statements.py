@@ -250,6 +250,11 @@ class StatementRunner(RunCore):
         target = frame.feature_name(target)
         holder = frame.holder_of(target)
         if holder is None:
+            performer = self.evaluator.performer_holding(frame, target)
+            if performer is not None:
+                self.ctx.objects[performer.id].values[target] = value
+                self._record(f"this.{target}", value)
+                return
             raise EvaluationError(f"assignment to {target}: no feature '{target}' in {frame.label}")
         self._write(holder, target, value)
 

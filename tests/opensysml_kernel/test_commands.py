@@ -8,6 +8,7 @@ import pytest
 from conftest import RACE
 
 from engines.errors import ScheduleError
+from ir.errors import SysmlError
 from opensysml_kernel.commands import COMMANDS, execute
 from opensysml_kernel.errors import NoRunError, UnknownCommandError, UsageError
 from opensysml_kernel.results import Tone
@@ -125,8 +126,15 @@ def test_usage_errors(race: Session, line: str, message: str) -> None:
 
 
 def test_action_with_performer_is_named(race: Session) -> None:
+    race.submit("package race { part def Heater { attribute c : Integer = 0; } part heaterUnit : Heater; }")
     assert race.command("%action Race heaterUnit").lines[0] == (
         "▶ Action race::Race performed by heaterUnit started (schedule reverse)")
+
+
+def test_action_with_an_unknown_performer_names_close_objects(race: Session) -> None:
+    race.submit("package race { part def Heater; part heaterUnit : Heater; }")
+    with pytest.raises(SysmlError, match="no object named 'heaterUnt'; did you mean 'race::heaterUnit'"):
+        race.command("%action Race heaterUnt")
 
 
 def test_load_command(session: Session, tmp_path: Path) -> None:
