@@ -186,3 +186,20 @@ def engine(name: str) -> Engine:
     if name not in _REGISTRY:
         raise EngineError(f"unknown engine '{name}': use {', '.join(sorted(_REGISTRY))}, auto or all")
     return _REGISTRY[name][0]
+
+
+def ask(program: object, question: Question, engine_name: str = "auto", bounds: Bounds | None = None,
+        **options: object) -> Result:
+    """Put a question to an engine: `auto` is explore for the outcomes, check for holds and sensitive."""
+    if engine_name == "auto":
+        engine_name = "explore" if question.kind is QuestionKind.OUTCOMES else "check"
+    answer = engine(engine_name)
+    if engine_name == "check":
+        return answer(program, question.subject, bounds, properties=question.properties,
+                      diverge=question.diverge, performer=question.performer, **options)
+    if engine_name == "explore":
+        if question.properties:
+            raise EngineError("explore answers the outcomes of every linearization, not properties: "
+                              "ask check for them")
+        return answer(program, question.subject, bounds, performer=question.performer, **options)
+    return answer(program, question.subject, bounds, **options)
