@@ -109,6 +109,9 @@ class ActionGraph:
         # Derived once: the executor asks for a node's successions at every move.
         object.__setattr__(self, "_outgoing", {k: tuple(v) for k, v in outgoing.items()})
         object.__setattr__(self, "_incoming", {k: tuple(v) for k, v in incoming.items()})
+        object.__setattr__(self, "converging", frozenset(k for k, v in incoming.items() if len(v) > 1))
+
+    converging: frozenset[int] = field(default=frozenset(), init=False, compare=False, repr=False)
 
     def outgoing(self, index: int) -> tuple[Edge, ...]:
         return self._outgoing.get(index, ())  # type: ignore[attr-defined]

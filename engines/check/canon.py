@@ -67,8 +67,10 @@ class Canon:
             for name in sorted(values):
                 v = values[name]
                 kind = type(v)
-                if kind is int or kind is str or kind is Fraction:
+                if kind is int or kind is str:
                     items.append((name, v))
+                elif kind is Fraction:
+                    items.append((name, (v.numerator, v.denominator)))  # type: ignore[union-attr]
                 elif kind is bool:
                     items.append((name, ("bool", v)))
                 else:
@@ -94,7 +96,7 @@ class Canon:
             path = paths.get(id(flow))
             if path is None:
                 path = paths[id(flow)] = _flow_path(flow)
-            joinish = len(flow.graph.incoming(t.node)) > 1
+            joinish = t.node in flow.graph.converging
             tokens.append((path, t.node, t.via if joinish else -1, t.waiting_accept,
                            str(t.wake) if t.wake is not None else "", t.body is not None,
                            len(t.group) if t.group else 0))
@@ -114,7 +116,8 @@ class Canon:
                 parts.append(name + "{" + ",".join(f"{k}={self.value(obj.values[k])}" for k in sorted(obj.values)) + "}")
         if ctx.bus:
             parts.append("bus:" + ";".join(f"{self.value(m.payload)}>{m.to}" for m in ctx.bus))
-        parts.append(ctx.clock.now)
+        now = ctx.clock.now
+        parts.append((now.numerator, now.denominator))  # a Fraction hashes slowly
         parts.append(run.status)
         return tuple(parts)
 
