@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from engines.check.witness import replay_moves
 from engines.errors import RunError
 from engines.framework import (
     BoundReport,
@@ -22,13 +23,6 @@ from engines.framework import (
     register,
 )
 from engines.runtime import Move, Program, Run
-
-
-def replay_moves(program: Program, subject: str, moves: list[Move],
-                 performer: str | None) -> tuple[Run, list[str], str | None]:
-    from engines.check.witness import replay_moves as replay
-
-    return replay(program, subject, moves, performer)
 
 
 @dataclass(frozen=True)

@@ -131,16 +131,23 @@ BLOCK_STATEMENTS = (s.If, s.While, s.For, s.LoopUntil)
 SIMPLE_STATEMENTS = (s.Assign, s.Send, s.Accept, s.Terminate)
 
 
-def states_a_flow(members: tuple[s.Member, ...]) -> bool:
-    """Whether a body orders its own members: successions, control nodes, or `then` after a node."""
+def then_after(members: tuple[s.Member, ...]) -> list[s.Member | None]:
+    """For each `then` member of a body, the member it follows (None for one standing first)."""
+    out: list[s.Member | None] = []
     previous: s.Member | None = None
     for m in members:
-        if isinstance(m, FLOW_MEMBERS):
-            return True
-        if isinstance(m, s.ThenMember) and not isinstance(previous, BLOCK_STATEMENTS):
-            return True
+        if isinstance(m, s.ThenMember):
+            out.append(previous)
         previous = m.member if isinstance(m, s.ThenMember) and m.member is not None else m
-    return False
+    return out
+
+
+def states_a_flow(members: tuple[s.Member, ...]) -> bool:
+    """Whether a body orders its own members: successions, control nodes, or `then` after a node
+    (a `then` after a block statement only orders the statements, as the corpus reads it)."""
+    if any(isinstance(m, FLOW_MEMBERS) for m in members):
+        return True
+    return any(not isinstance(p, BLOCK_STATEMENTS) for p in then_after(members))
 
 
 def statement_label(stmt: s.Member) -> str:

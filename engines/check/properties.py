@@ -30,22 +30,17 @@ class Property:
         """Whether it is true in the run's current state; an error text when it cannot be evaluated."""
         evaluator = Evaluator(run.ctx)
         frame = Frame(self.name, self.element, run.root.frame)
-        trace = run.ctx.trace
-        was = trace.enabled
-        trace.enabled = False
         try:
-            for assumption in self.assumptions:
-                if evaluator.eval(assumption, frame, 0) is not True:
-                    return True, None
-            for condition in self.conditions:
-                value = evaluator.eval(condition, frame, 0)
-                if value is not True:
-                    return False, None
+            with run.ctx.trace.quiet():
+                for assumption in self.assumptions:
+                    if evaluator.eval(assumption, frame, 0) is not True:
+                        return True, None
+                for condition in self.conditions:
+                    if evaluator.eval(condition, frame, 0) is not True:
+                        return False, None
             return True, None
         except RunError as err:
             return False, f"{self.name} cannot be evaluated: {err}"
-        finally:
-            trace.enabled = was
 
 
 def _conditions(el: Element, model_lookup: Program) -> tuple[tuple[s.Expr, ...], tuple[s.Expr, ...]]:

@@ -48,14 +48,10 @@ class Run(MoveProbes, MessageBus, StatementRunner):
         frame = Frame(action.name, action)
         self.root = Flow(self, graph, frame, FlowKind.ROOT, 0, action.name)
         self.current_flow = self.root
-        was = ctx.trace.enabled
-        ctx.trace.enabled = False  # the corpus traces begin with the first step
-        try:
+        with ctx.trace.quiet():  # the corpus traces begin with the first step
             if performer is not None:
                 frame.performer = ctx.object_for_usage(ctx.program.performer(performer).qualified_name, 0)
             self.init_attributes(graph.attributes, frame, 0)
-        finally:
-            ctx.trace.enabled = was
         self.root.start()
 
     # ------------------------------------------------------------ the stepping surface

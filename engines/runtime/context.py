@@ -249,12 +249,8 @@ class Context:
                 if isinstance(decl, s.Usage) and decl.kind in ("attribute", "feature"):
                     frame = Frame(source.qualified_name, source)
                     if decl.value is not None:
-                        was = self.trace.enabled
-                        self.trace.enabled = False
-                        try:
+                        with self.trace.quiet():
                             obj.values[member.name] = evaluator.eval(decl.value, frame, 0)
-                        finally:
-                            self.trace.enabled = was
                     elif member.name not in obj.values:
                         from engines.runtime.values import UNSET
 

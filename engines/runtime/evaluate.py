@@ -437,13 +437,8 @@ class Evaluator:
         return self._quiet(result_expr, frame)
 
     def _quiet(self, expr: s.Expr, frame: Frame) -> Value:
-        trace = self.ctx.trace
-        was = trace.enabled
-        trace.enabled = False
-        try:
+        with self.ctx.trace.quiet():
             return self.eval(expr, frame, 0)
-        finally:
-            trace.enabled = was
 
 
 def _pinned(frame: Frame, name: str) -> Frame | None:

@@ -89,14 +89,11 @@ class MoveProbes(RunCore):
             return token.wake is None or self.ctx.clock.now >= token.wake
         if trigger.kind is s.TriggerKind.WHEN:
             assert trigger.expression is not None
-            was = self.ctx.trace.enabled
-            self.ctx.trace.enabled = False
-            try:
-                return self.evaluator.eval(trigger.expression, flow.frame, 0) is True
-            except RunError:
-                return True  # taking the move raises the error, which is reported on its schedule
-            finally:
-                self.ctx.trace.enabled = was
+            with self.ctx.trace.quiet():
+                try:
+                    return self.evaluator.eval(trigger.expression, flow.frame, 0) is True
+                except RunError:
+                    return True  # taking the move raises the error, which is reported on its schedule
         return self._available(trigger, node.name, flow.frame)
 
     def _flow_ready(self, flow: Flow) -> bool:
@@ -127,10 +124,8 @@ class MoveProbes(RunCore):
         """The successors a decision token may take now (guards read quietly); one unless they overlap."""
         flow = token.flow
         node = flow.graph.nodes[token.node]
-        was = self.ctx.trace.enabled
-        self.ctx.trace.enabled = False
-        try:
-            holding = []
+        holding = []
+        with self.ctx.trace.quiet():
             for edge in flow.graph.outgoing(node.index):
                 if edge.is_else:
                     continue
@@ -139,6 +134,4 @@ class MoveProbes(RunCore):
                         holding.append(flow.graph.nodes[edge.target].name)
                 except RunError:
                     return []
-            return holding
-        finally:
-            self.ctx.trace.enabled = was
+        return holding

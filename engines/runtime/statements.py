@@ -23,7 +23,7 @@ from engines.runtime.values import (
     with_article,
 )
 from ir import syntax as s
-from ir.lower import states_a_flow
+from ir.lower import BLOCK_STATEMENTS, statement_label, states_a_flow, then_after
 from ir.resolve import lookup
 
 
@@ -211,7 +211,7 @@ class StatementRunner(RunCore):
                     next(run)
                 except StopIteration:
                     break
-                self.displayed[token_id] = (_statement_label(stmt), [label])
+                self.displayed[token_id] = (statement_label(stmt), [label])
                 yield Wait("nested body waits", lambda: self._bus_nonempty())
                 self.displayed.pop(token_id, None)
         self.displayed.pop(token_id, None)
@@ -290,20 +290,9 @@ class StatementRunner(RunCore):
 def _waits_or_chains(members: tuple[s.Member, ...]) -> bool:
     """Whether a block runs as a node of its own: it waits on a message itself, or orders a block
     statement before the next with `then`."""
-    previous: s.Member | None = None
-    for m in members:
-        if isinstance(m, s.Accept):
-            return True
-        if isinstance(m, s.ThenMember) and isinstance(previous, (s.If, s.While, s.For, s.LoopUntil)):
-            return True
-        previous = m.member if isinstance(m, s.ThenMember) and m.member is not None else m
-    return False
-
-
-def _statement_label(stmt: s.Member) -> str:
-    from ir.lower import statement_label
-
-    return statement_label(stmt)
+    if any(isinstance(m, s.Accept) for m in members):
+        return True
+    return any(isinstance(p, BLOCK_STATEMENTS) for p in then_after(members))
 
 
 def _target_text(e: s.Expr | None) -> str | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 
@@ -22,6 +24,16 @@ class Trace:
         """A step, choice, enter or leave line: never indented."""
         if self.enabled:
             self.lines.append(text)
+
+    @contextmanager
+    def quiet(self) -> Iterator[None]:
+        """Nothing is written while inside (a probe, an initial value the trace does not show)."""
+        was = self.enabled
+        self.enabled = False
+        try:
+            yield
+        finally:
+            self.enabled = was
 
     def mark(self) -> int:
         return len(self.lines)
