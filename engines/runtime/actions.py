@@ -167,6 +167,7 @@ class Run(MoveProbes, MessageBus, StatementRunner):
 
     def step_flow(self, flow: Flow) -> bool:
         """One round of `flow` (and the subflows its tokens entered); prints its step line."""
+        self.ctx.journal.touch(flow)
         flow.step_no += 1
         flow.round += 1
         self.ctx.charge_step()
@@ -272,10 +273,13 @@ class Run(MoveProbes, MessageBus, StatementRunner):
                 and node.body is not None and node.body.flow is not None:
             # A stepping run performs a node with multiplicity whose body is a flow of its own once
             # after another (one of the orders a fine run explores among the others).
+            self.ctx.journal.touch(token)
             token.repeats = node.multiplicity - 1
             return self._perform(token, node)
         if node.multiplicity > 1 and token.group is None and token.repeats is None:
             group = [token]
+            self.ctx.journal.touch(token)
+            self.ctx.journal.touch(flow)
             token.group = group
             for _ in range(node.multiplicity - 1):
                 twin = Token(flow.new_token_id(), node.index, flow, arrived_round=flow.round, group=group)
@@ -311,6 +315,7 @@ class Run(MoveProbes, MessageBus, StatementRunner):
             return True, True
         if node.decl is IMPLICIT_TERMINATE:
             # The implicit terminate of a terminate action usage: the usage's own performance ends here.
+            self.ctx.journal.touch(token.flow)
             token.flow.tokens.clear()
             if token.flow.parent_token is not None:
                 self._leave(token.flow)
@@ -337,6 +342,7 @@ class Run(MoveProbes, MessageBus, StatementRunner):
         except Terminated:
             self._terminated(token, node)
             return True, True
+        self.ctx.journal.touch(token)
         token.body = run
         token.resumed = not self.fine
         token.wait = wait
@@ -344,6 +350,7 @@ class Run(MoveProbes, MessageBus, StatementRunner):
 
     def _resume(self, token: Token, node: Node) -> bool:
         assert token.body is not None
+        self.ctx.journal.touch(token)
         try:
             token.wait = next(token.body)
         except StopIteration:
@@ -362,10 +369,12 @@ class Run(MoveProbes, MessageBus, StatementRunner):
         """A `terminate;` standing as a node of a flow ends that flow; in a node's body, the node."""
         if node.kind is NodeKind.STATEMENT and token.flow.kind is FlowKind.BLOCK:
             flow = token.flow
+            self.ctx.journal.touch(flow)
             flow.tokens.clear()
             return
         if node.kind is NodeKind.STATEMENT and token.flow.kind is not FlowKind.ROOT:
             flow = token.flow
+            self.ctx.journal.touch(flow)
             flow.tokens.clear()
             if flow.kind is FlowKind.ENTERED and flow.parent_token is not None:
                 self._leave(flow)
@@ -376,17 +385,20 @@ class Run(MoveProbes, MessageBus, StatementRunner):
         self._bind_outputs(token.flow, node)
         pin = token.flow.frame.pins.get(node.name)
         if pin is not None and not pin.values and not pin.pins:
+            self.ctx.journal.touch(token.flow.frame)
             del token.flow.frame.pins[node.name]  # a performance that held nothing leaves no pins
         elif pin is not None and pin.calc is None and not any(isinstance(v, Deferred) for v in pin.values.values()):
-            _seal(pin)
+            self._seal(pin)
         if node.body is not None and node.body.terminate:
             self._terminate_all(token.flow)
             return
         if token.repeats:
+            self.ctx.journal.touch(token)
             token.repeats -= 1
             return  # the next performance of the node starts at the token's next move
         if token.group is not None:
             # The performances of a node with multiplicity: the last one to end goes on.
+            self.ctx.journal.touch(token)
             token.group.remove(token)
             if token.group:
                 self._consume(token)
@@ -400,9 +412,12 @@ class Run(MoveProbes, MessageBus, StatementRunner):
             parent = flow.parent_token
             if parent.flow.graph.nodes[parent.node].kind is not NodeKind.STATEMENT:
                 break
+            self.ctx.journal.touch(flow)
+            self.ctx.journal.touch(parent)
             flow.tokens.clear()
             parent.inside = None
             flow = parent.flow
+        self.ctx.journal.touch(flow)
         flow.tokens.clear()
         if flow.kind is FlowKind.ENTERED and flow.parent_token is not None:
             self._leave(flow)
@@ -425,12 +440,14 @@ class Run(MoveProbes, MessageBus, StatementRunner):
     def _consume(self, token: Token) -> None:
         flow = token.flow
         if token in flow.tokens:
+            self.ctx.journal.touch(flow)
             flow.tokens.remove(token)
         if flow.finished and flow.kind is FlowKind.ENTERED and flow.parent_token is not None:
             self._leave(flow)
 
     def _spawn(self, flow: Flow, target: int, via: int | None) -> Token:
         token = Token(flow.new_token_id(), target, flow, arrived_round=flow.round, via=via)
+        self.ctx.journal.touch(flow)
         flow.tokens.append(token)
         return token
 
@@ -447,6 +464,7 @@ class Run(MoveProbes, MessageBus, StatementRunner):
             if token.resumed:
                 # A body that waited and went on within this move hands its token straight on:
                 # the node after it is performed in the same step, as the reference executor does.
+                self.ctx.journal.touch(token)
                 token.resumed = False
                 target = flow.graph.nodes[token.node]
                 if target.kind in (NodeKind.ACTION, NodeKind.STATEMENT) and len(flow.graph.incoming(target.index)) <= 1:
@@ -457,6 +475,7 @@ class Run(MoveProbes, MessageBus, StatementRunner):
             self._spawn(flow, edge.target, node.index)
 
     def _move(self, token: Token, target: int, via: int) -> None:
+        self.ctx.journal.touch(token)
         token.node = target
         token.via = via
         token.arrived_round = token.flow.round
@@ -507,6 +526,7 @@ class Run(MoveProbes, MessageBus, StatementRunner):
         needed = {e.source for e in flow.graph.incoming(node.index)}
         if not needed <= arrived:
             return False, False
+        self.ctx.journal.touch(flow)
         for t in [t for t in flow.tokens if t.node == node.index]:
             flow.tokens.remove(t)
         joined = Token(flow.new_token_id(), node.index, flow, arrived_round=flow.round)
@@ -527,6 +547,7 @@ class Run(MoveProbes, MessageBus, StatementRunner):
             self.init_attributes(node.body.attributes, frame, token.flow.depth)
             self._flows_in(frame)
         child = Flow(self, graph, frame, FlowKind.ENTERED, token.flow.depth, node.name, token)
+        self.ctx.journal.touch(token)
         token.inside = child
         child.round = token.flow.round
         child.start(first_id=token.id)
@@ -567,8 +588,17 @@ class Run(MoveProbes, MessageBus, StatementRunner):
         if child.returns is not None:
             action, caller = child.returns
             self._return_outputs(self.ctx.program.graph(action), child.frame, caller)
+        self.ctx.journal.touch(token)
         token.inside = None
         self._completed(token, token.flow.graph.nodes[token.node])
+
+    def _seal(self, frame: Frame) -> None:
+        """A finished performance's pins are never written again (the canonical state caches them)."""
+        self.ctx.journal.touch(frame)
+        frame.sealed = True
+        for pin in frame.pins.values():
+            if pin.calc is None and not any(isinstance(v, Deferred) for v in pin.values.values()):
+                self._seal(pin)
 
     # ------------------------------------------------------------ accept nodes
 
@@ -584,6 +614,7 @@ class Run(MoveProbes, MessageBus, StatementRunner):
     def _accept_node(self, token: Token, node: Node, accept: s.Accept) -> tuple[bool, bool]:
         flow = token.flow
         trigger = accept.trigger
+        self.ctx.journal.touch(token)
         if trigger.kind is s.TriggerKind.AFTER:
             if token.wake is None:
                 assert trigger.expression is not None
@@ -592,6 +623,7 @@ class Run(MoveProbes, MessageBus, StatementRunner):
                 if not self.fine and len(self.all_tokens(self.root)) <= 1:
                     self.ctx.clock.advance_to(token.wake)  # nothing else can move: time does
                     if flow.kind is FlowKind.PERFORMED and self.mover_token is not None:
+                        self.ctx.journal.touch(self.mover_token)
                         self.mover_token.resumed = True
             if self.ctx.clock.now >= token.wake:
                 token.wake = None
@@ -622,6 +654,7 @@ class Run(MoveProbes, MessageBus, StatementRunner):
     def _node_frame(self, flow: Flow, node: Node) -> Frame:
         scope = node.body.scope if node.body is not None else flow.frame.scope
         frame = Frame(node.name, scope, flow.frame)
+        self.ctx.journal.touch(flow.frame)
         flow.frame.pins[node.name] = frame
         return frame
 
@@ -635,13 +668,16 @@ class Run(MoveProbes, MessageBus, StatementRunner):
                 frame.values[feature] = value
 
     def init_attributes(self, attributes: tuple[Attribute, ...], frame: Frame, depth: int) -> None:
+        self.ctx.journal.touch(frame)
         for attr in attributes:
             decl = attr.decl
             if isinstance(decl, s.Usage):
                 if decl.short_name:
+                    self.ctx.journal.touch_part(frame, frame.aliases)
                     frame.aliases[decl.short_name] = attr.name
                 for redefined in decl.redefines:
                     if redefined.rsplit("::", 1)[-1] != attr.name:
+                        self.ctx.journal.touch_part(frame, frame.aliases)
                         frame.aliases[redefined.rsplit("::", 1)[-1]] = attr.name
             if attr.is_item:
                 continue
@@ -650,6 +686,7 @@ class Run(MoveProbes, MessageBus, StatementRunner):
             else:
                 frame.values[attr.name] = coerce_to(attr.type_text, self.evaluator.eval(attr.value, frame, depth))
             if attr.type_text:
+                self.ctx.journal.touch_part(frame, frame.types)
                 frame.types[attr.name] = attr.type_text
 
     def _node_body(self, token: Token, node: Node) -> BodyRun:
@@ -679,7 +716,9 @@ class Run(MoveProbes, MessageBus, StatementRunner):
         name = f"{flow.frame.scope.qualified_name}::{node.name}" if flow.frame.scope is not None else node.name
         trace.flush_left(f"enter verification {name}")
         inner = Frame(node.name, case, frame)
-        flow.frame.pin_holder().pins[node.name] = inner
+        holder = flow.frame.pin_holder()
+        self.ctx.journal.touch(holder)
+        holder.pins[node.name] = inner
         for pname, expr in node.body.bindings:
             value = self.evaluator.eval(expr, frame, depth + 1)
             inner.values[pname] = value
@@ -735,7 +774,9 @@ class Run(MoveProbes, MessageBus, StatementRunner):
                 continue
             inner.values[attr.name] = UNSET if attr.value is None else coerce_to(
                 attr.type_text, self.evaluator.eval(attr.value, inner, depth))
-        caller.pin_holder().pins[name] = inner
+        holder = caller.pin_holder()
+        self.ctx.journal.touch(holder)
+        holder.pins[name] = inner
         return inner
 
     def _return_outputs(self, graph: ActionGraph, inner: Frame, caller: Frame) -> None:
@@ -757,6 +798,7 @@ class Run(MoveProbes, MessageBus, StatementRunner):
             progressed = self._step_within(flow)
             if waiting and not progressed:
                 del self.ctx.trace.lines[mark:]
+                self.ctx.journal.touch(flow)
                 flow.step_no = step_no
                 yield Wait("nested flow waits", lambda: self._flow_ready(flow))
                 continue
@@ -775,6 +817,7 @@ class Run(MoveProbes, MessageBus, StatementRunner):
                 if waiters:
                     self.ctx.clock.advance_to(min(w for w in waiters if w is not None))
                     if flow.kind is FlowKind.PERFORMED and self.mover_token is not None:
+                        self.ctx.journal.touch(self.mover_token)
                         self.mover_token.resumed = True
                     continue
                 raise ActionDeadlock(f"action deadlock in {flow.label}: no token can move")
@@ -790,20 +833,15 @@ class Run(MoveProbes, MessageBus, StatementRunner):
 
     def _show(self, flow: Flow) -> None:
         if flow.kind is FlowKind.BLOCK:
+            self.ctx.journal.touch(self.displayed)
             for t in self.all_tokens(flow):
                 self.displayed[t.id] = (t.flow.node_label(t), [flow.label])
 
     def _hide(self, flow: Flow) -> None:
         for t in list(self.displayed):
             if self.displayed[t][1] == [flow.label]:
+                self.ctx.journal.touch(self.displayed)
                 del self.displayed[t]
-
-
-def _seal(frame: Frame) -> None:
-    frame.sealed = True
-    for pin in frame.pins.values():
-        if pin.calc is None and not any(isinstance(v, Deferred) for v in pin.values.values()):
-            _seal(pin)
 
 
 def _splits(body: Body) -> bool:

@@ -25,6 +25,7 @@ class MessageBus(RunCore):
             if message.to is not None and receiver is not None and message.to != receiver:
                 continue
             if self._matches(trigger, message, frame):
+                self.ctx.journal.touch(self.ctx.bus)
                 del self.ctx.bus[i]
                 return message
         return None

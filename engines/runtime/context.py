@@ -8,6 +8,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from engines.errors import StepBudgetExceeded, UnknownBehaviorError
+from engines.runtime.journal import Journal, current_epoch
 from engines.runtime.schedule import Scheduler, make_scheduler
 from engines.runtime.trace import Trace
 from engines.runtime.values import ObjectRef, Signal, Value
@@ -33,6 +34,7 @@ class Instance:
     type_name: str
     name: str
     values: dict[str, Value] = field(default_factory=dict)
+    born: int = field(default_factory=current_epoch)  # see engines/runtime/journal.py
 
 
 @dataclass
@@ -184,6 +186,7 @@ class Context:
         self.program = program
         self.scheduler = scheduler
         self.trace = Trace()
+        self.journal = Journal()  # what snapshots of the run roll back: every change goes through `touch`
         self.objects: dict[int, Instance] = {}
         self.usage_objects: dict[str, ObjectRef] = {}
         self.clocks: set[int] = set()
@@ -211,6 +214,7 @@ class Context:
     def materialize(self, name: str, type_name: str, values: dict[str, Value] | None = None) -> ObjectRef:
         oid = self.next_object_id
         self.next_object_id += 1
+        self.journal.touch(self.objects)
         self.objects[oid] = Instance(oid, type_name, name, dict(values or {}))
         self.trace.flush_left(f"materialize: {name} #{oid}")
         return ObjectRef(oid)
@@ -227,8 +231,10 @@ class Context:
         if el is not None and isinstance(el.decl, s.Usage) and el.decl.types:
             type_name = el.decl.types[0]
         ref = self.materialize(short, type_name, values)
+        self.journal.touch(self.usage_objects)
         self.usage_objects[qualified_name] = ref
         if qualified_name == "Time::universalClock":
+            self.journal.touch(self.clocks)
             self.clocks.add(ref.id)
         elif el is not None:
             self._initialize_features(el, ref)

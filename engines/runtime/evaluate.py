@@ -9,6 +9,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from engines.errors import EvaluationError
+from engines.runtime.journal import current_epoch
 from engines.runtime.values import (
     UNSET,
     Deferred,
@@ -56,6 +57,7 @@ class Frame:
     routes: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
     # what the flows delivered to a node's feature, kept for its next performance
     delivered: dict[tuple[str, str], Value] = field(default_factory=dict)
+    born: int = field(default_factory=current_epoch)  # see engines/runtime/journal.py
 
     def feature_name(self, name: str) -> str:
         """The feature a name means here: itself, or the feature it is a short or redefined name of."""
@@ -282,6 +284,7 @@ class Evaluator:
             value = holder.values[name]
             if isinstance(value, Deferred):
                 value = self.eval(value.expr, holder, depth + 1) if isinstance(value.expr, s.Expr) else UNSET
+                self.ctx.journal.touch(holder)
                 holder.values[name] = value
             return value
         pinned = _pinned(frame, name)

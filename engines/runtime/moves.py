@@ -43,6 +43,7 @@ class MoveProbes(RunCore):
         try:
             self.ctx.charge_step()
             flow = token.flow
+            self.ctx.journal.touch(flow)
             flow.round += 1
             outer = self.mover_token
             self.mover_token = token

@@ -85,6 +85,7 @@ class StatementRunner(RunCore):
             trace.at(depth, "stmt send")
             payload = self.evaluator.eval(stmt.payload, frame, depth + 1)
             to = _target_text(stmt.to)
+            self.ctx.journal.touch(self.ctx.bus)
             self.ctx.bus.append(Message(payload, to, self.mover))
             return
         if isinstance(stmt, s.Accept):
@@ -124,6 +125,7 @@ class StatementRunner(RunCore):
             message = self._take(trigger, None, frame)
             if message is not None:
                 if trigger.payload:
+                    self.ctx.journal.touch(frame)
                     frame.values[trigger.payload] = message.payload
                 return
             yield Wait("message", lambda: self._available(trigger, None, frame))
@@ -138,7 +140,9 @@ class StatementRunner(RunCore):
                          if isinstance(m, s.Usage) and m.value is not None and m.name)
         pin = Frame(stmt.name or "", calc, None)
         pin.calc = (calc, bindings, frame)
-        frame.pin_holder().pins[stmt.name or ""] = pin
+        holder = frame.pin_holder()
+        self.ctx.journal.touch(holder)
+        holder.pins[stmt.name or ""] = pin
 
     def _nested_node(self, usage: s.Usage, frame: Frame, depth: int, owner: str) -> BodyRun:
         trace = self.ctx.trace
@@ -156,7 +160,9 @@ class StatementRunner(RunCore):
         trace.at(depth, f"stmt node {name}")
         node_scope = scope.members.get(name, scope) if scope is not None else None
         inner = Frame(name, node_scope, frame)
-        frame.pin_holder().pins[name] = inner
+        holder = frame.pin_holder()
+        self.ctx.journal.touch(holder)
+        holder.pins[name] = inner
         bindings = [m for m in usage.members if isinstance(m, s.Usage) and m.direction == "in" and m.value is not None]
         rest = tuple(m for m in usage.members if not (isinstance(m, s.Usage) and m.kind in (
             "attribute", "feature", "item", "ref")))
@@ -211,9 +217,12 @@ class StatementRunner(RunCore):
                     next(run)
                 except StopIteration:
                     break
+                self.ctx.journal.touch(self.displayed)
                 self.displayed[token_id] = (statement_label(stmt), [label])
                 yield Wait("nested body waits", lambda: self._bus_nonempty())
+                self.ctx.journal.touch(self.displayed)
                 self.displayed.pop(token_id, None)
+        self.ctx.journal.touch(self.displayed)
         self.displayed.pop(token_id, None)
         trace.flush_left(f"leave action node: {label}")
 
@@ -240,7 +249,9 @@ class StatementRunner(RunCore):
             base_name, _, feature = target.rpartition(".")
             base = self._target_base(base_name, frame, depth)
             if isinstance(base, ObjectRef) and base.id in self.ctx.objects:
-                self.ctx.objects[base.id].values[feature] = value
+                obj = self.ctx.objects[base.id]
+                self.ctx.journal.touch(obj)
+                obj.values[feature] = value
                 self._record(f"{base_name}.{feature}", value)
                 return
             if isinstance(base, Frame):
@@ -252,7 +263,9 @@ class StatementRunner(RunCore):
         if holder is None:
             performer = self.evaluator.performer_holding(frame, target)
             if performer is not None:
-                self.ctx.objects[performer.id].values[target] = value
+                obj = self.ctx.objects[performer.id]
+                self.ctx.journal.touch(obj)
+                obj.values[target] = value
                 self._record(f"this.{target}", value)
                 return
             raise EvaluationError(f"assignment to {target}: no feature '{target}' in {frame.label}")
@@ -266,6 +279,7 @@ class StatementRunner(RunCore):
 
     def _write(self, holder: Frame, name: str, value: Value) -> None:
         type_text = holder.types.get(name, "")
+        self.ctx.journal.touch(holder)
         holder.values[name] = coerce_to(type_text, value) if type_text else value
         self._record(name if holder.parent is None else f"{name}", holder.values[name])
         owner = holder.parent
@@ -277,6 +291,7 @@ class StatementRunner(RunCore):
     def _deliver(self, owner: Frame, route: tuple[str, str], value: Value) -> None:
         """A flow streams what its source feature now holds to its target feature, now and for the
         target node's next performance."""
+        self.ctx.journal.touch(owner)
         owner.delivered[route] = value
         target = owner.pins.get(route[0])
         if target is not None and not target.sealed:

@@ -9,6 +9,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from engines.runtime.evaluate import Frame
+from engines.runtime.journal import current_epoch
 from engines.runtime.values import Value
 from ir import syntax as s
 from ir.lower import ActionGraph, NodeKind
@@ -56,6 +57,7 @@ class Token:
     resumed: bool = False  # its body waited during this move: the node after it goes on at once
     wait: Wait | None = None  # what its paused body waits for
     repeats: int | None = None  # performances still to go of a node with multiplicity, one after another
+    born: int = field(default_factory=current_epoch, compare=False)  # see engines/runtime/journal.py
 
 
 @dataclass
@@ -75,7 +77,9 @@ class Flow:
             source, _, out = flow.source.partition(".")
             target, _, into = flow.target.partition(".")
             if out and into:
+                run.ctx.journal.touch_part(frame, frame.routes)
                 frame.routes[(source, out)] = (target, into)
+        self.born = current_epoch()
         self.run = run
         self.graph = graph
         self.frame = frame
@@ -97,6 +101,7 @@ class Flow:
         while flow is not None and not flow.ids:
             flow = flow.outer
         assert flow is not None
+        self.run.ctx.journal.touch(flow)
         token = flow.ids[0]
         flow.ids[0] += 1
         return token

@@ -15,6 +15,7 @@ from engines.errors import RunError, SysmlError
 from engines.runtime import Program, Run
 from engines.runtime.snapshot import SnapshotError
 from tests.corpus_cases import Case, cases, entry
+from tests.engines.runtime.state_dump import dump
 
 ACTION_CASES = cases("action")
 MAX_STEPS = 20_000  # a safety net only: the runtime's own step budget ends every run long before
@@ -80,12 +81,17 @@ def _round_trips(case: Case, fine: bool) -> int:
     taken = 0
     for index in range(MAX_STEPS):
         snapshot = run.snapshot(allow_replay=True)
+        before = None if snapshot.by_replay else dump(run)
         assert _finish(run, fine) == expected, f"{case.name}: the run from step {index} differs"
         snapshot.restore()
+        if before is not None:
+            assert dump(run) == before, f"{case.name}: restored at step {index}, the state differs"
         assert _finish(run, fine) == expected, f"{case.name}: restored at step {index}, the run differs"
         snapshot.restore()
         assert _finish(run, fine) == expected, f"{case.name}: restored twice at step {index}, the run differs"
         snapshot.restore()
+        if before is not None:
+            assert dump(run) == before, f"{case.name}: restored thrice at step {index}, the state differs"
         snapshot.release()
         taken += 1
         if not advance(run):
@@ -143,3 +149,57 @@ def test_a_copied_snapshot_is_not_changed_by_the_run_going_on() -> None:
     _finish(run, fine=True)
     snapshot.restore()
     assert _ending(run) == before
+
+
+class _Verified:
+    """Snapshot wrapped so every restore is compared field by field with the state it was taken at."""
+
+    def __init__(self, inner: object, run: Run) -> None:
+        self.inner = inner
+        self.run = run
+        self.state = None if inner.by_replay else dump(run)
+        self.restores = 0
+
+    def restore(self, last: bool = False) -> None:
+        self.inner.restore(last)  # type: ignore[attr-defined]
+        self.restores += 1
+        if self.state is not None:
+            assert dump(self.run) == self.state, "a restore did not give back the state it was taken at"
+
+    def release(self) -> None:
+        self.inner.release()  # type: ignore[attr-defined]
+
+    @property
+    def released(self) -> bool:
+        return bool(self.inner.released)  # type: ignore[attr-defined]
+
+
+def _check_models() -> list[object]:
+    from tests.engines.check.models import dependence_models, reduction_models
+
+    picked = [pytest.param(c, id=c.name) for c in ACTION_CASES if c.check is not None]
+    picked += [pytest.param(m, id=m.name) for m in dependence_models() + reduction_models() if m.action is not None]
+    return picked
+
+
+@pytest.mark.parametrize("subject", _check_models())
+def test_every_restore_of_a_check_gives_back_the_state_exactly(subject: object,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The journal's undo, checked against the whole state at every restore a search makes."""
+    from engines.check import check
+
+    made: list[_Verified] = []
+    plain = Run.snapshot
+
+    def verified(self: Run, allow_replay: bool = False) -> _Verified:
+        snapshot = _Verified(plain(self, allow_replay), self)
+        made.append(snapshot)
+        return snapshot
+
+    monkeypatch.setattr(Run, "snapshot", verified)
+    if isinstance(subject, Case):
+        program, name = _start(subject, fine=True)
+    else:
+        program, name = subject.program(), subject.action  # type: ignore[attr-defined]
+    check(program, name, reduce=False)
+    assert sum(s.restores for s in made) >= 1 or len(made) == 0

@@ -1,0 +1,67 @@
+"""Every field of a run's state, written out in full: what a restore must give back exactly.
+
+The journal restores objects in place, so object identity is part of the state too: every object of
+the run is named by the order it is first met in, and anything else (the model, graphs, generators)
+by its identity.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engines.runtime import Run
+from engines.runtime.context import Clock, Context, Instance, Message
+from engines.runtime.evaluate import Evaluator, Frame
+from engines.runtime.tokens import Flow, Token
+from engines.runtime.trace import Trace
+
+_OBJECTS = (Token, Flow, Frame, Instance, Message, Clock)
+_SKIP = {"canon"}  # a sealed frame's cache of its canonical form: derived, not state
+
+
+class _Dumper:
+    def __init__(self) -> None:
+        self.numbers: dict[int, int] = {}
+        self.keep: list[object] = []  # what was numbered stays alive, so no id is reused
+
+    def value(self, v: Any) -> Any:
+        if isinstance(v, (int, str, bool, float, type(None))):
+            return v
+        if isinstance(v, (list, tuple)):
+            return (type(v).__name__, id(v) if isinstance(v, list) else 0, tuple(self.value(x) for x in v))
+        if isinstance(v, dict):
+            return ("dict", id(v), tuple((self.value(k), self.value(x)) for k, x in v.items()))
+        if isinstance(v, (set, frozenset)):
+            return ("set", id(v), tuple(sorted(repr(self.value(x)) for x in v)))
+        if isinstance(v, _OBJECTS):
+            return self.object(v)
+        if isinstance(v, (Run, Context, Evaluator, Trace)):
+            return (type(v).__name__, id(v))
+        return ("other", type(v).__name__, id(v), repr(v) if _is_value(v) else "")
+
+    def object(self, o: Any) -> Any:
+        number = self.numbers.get(id(o))
+        if number is not None:
+            return ("ref", number)
+        number = self.numbers[id(o)] = len(self.numbers)
+        self.keep.append(o)
+        return (type(o).__name__, number, id(o),
+                tuple((k, self.value(v)) for k, v in sorted(vars(o).items()) if k not in _SKIP))
+
+
+def _is_value(v: object) -> bool:
+    from fractions import Fraction
+
+    from engines.runtime.values import Deferred, EnumValue, ObjectRef, Quantity, Sequence, Signal
+
+    return isinstance(v, (Fraction, ObjectRef, Quantity, Sequence, Signal, EnumValue, Deferred))
+
+
+def dump(run: Run) -> Any:
+    """The run's whole state: its own fields, its context's, and every object reachable from them."""
+    d = _Dumper()
+    run_fields = tuple((k, d.value(v)) for k, v in sorted(vars(run).items()) if k not in ("evaluator", "_live"))  # _live: a cache
+    ctx = run.ctx
+    ctx_fields = tuple((k, d.value(v)) for k, v in sorted(vars(ctx).items())
+                       if k not in ("program", "scheduler", "journal", "trace"))
+    return (run_fields, ctx_fields, tuple(ctx.trace.lines), ctx.trace.enabled)
