@@ -13,7 +13,7 @@ from enum import Enum
 
 from ir import syntax as s
 from ir.errors import LoweringError
-from ir.footprint import Touches, expression_reads
+from ir.footprint import Touches, constructs, expression_reads
 from ir.model import Element, Model
 from ir.resolve import lookup
 
@@ -66,6 +66,24 @@ class Body:
     terminate: bool = False  # a terminate action usage ends the action it is a step of
     scope: Element | None = None
 
+    def splits(self) -> bool:
+        """Whether a fine run performs this body as several moves: a start shot of its features
+        before its statements, or statements no succession orders; one statement alone is one move."""
+        if self.performs is not None and not self.statements:
+            return True
+        if self.terminate:
+            return True
+        count = len(self.statements)
+        if count == 1 and not self.attributes:
+            return not isinstance(self.statements[0], (s.Assign, s.Send))
+        return count >= 1
+
+    def starts_with_a_shot(self) -> bool:
+        """Whether a fine run's first move of this body is its start shot alone: its features' values
+        set, its statements entered as moves of their own."""
+        return (self.splits() and self.performs is None and self.flow is None and not self.terminate
+                and bool(self.statements))
+
 
 @dataclass(frozen=True)
 class Node:
@@ -76,6 +94,8 @@ class Node:
     body: Body | None = field(default=None, compare=False, repr=False)
     multiplicity: int = 1
     footprint: Footprint = field(default=Footprint(), compare=False, repr=False)
+    # a fine run's start shot of the body (Body.starts_with_a_shot): its features' initial values only
+    start_footprint: Footprint | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -334,22 +354,32 @@ class _Lowerer:
                                                         Footprint(dynamic=True)) for n in nodes]
         with_footprints = tuple(
             Node(n.index, n.kind, n.name, n.decl, n.body, n.multiplicity,
-                 self.footprint(n, nodes, edges, name, local,
-                                n.body.scope if n.body is not None and n.body.scope is not None else el))
+                 self.footprint(n, nodes, edges, name, local, _scope(n, el)),
+                 self.footprint(n, nodes, edges, name, local, _scope(n, el), start=True)
+                 if n.kind is NodeKind.ACTION and n.body is not None and n.body.starts_with_a_shot()
+                 and not n.footprint.dynamic else None)
             for n in nodes)
         return ActionGraph(name, el, tuple(attributes), with_footprints, tuple(edges), tuple(initial),
                            tuple(flows), tuple(binds))
 
     def footprint(self, node: Node, nodes: list[Node], edges: list[Edge], owner: str,
-                  local: set[str], scope_el: Element | None = None) -> Footprint:
-        """One move of `node`: its body, the guards of its outgoing successions, the joins it reaches."""
+                  local: set[str], scope_el: Element | None = None, start: bool = False) -> Footprint:
+        """One move of `node`: its body, the guards of its outgoing successions, the joins it reaches;
+        `start`, its start shot alone: what its features' initial values read."""
         touches = Touches()
         body = node.body
         if node.footprint.dynamic:
             touches.dynamic = True
         if body is not None and body.terminate:
             touches.dynamic = True
-        if body is not None:
+        if start:
+            assert body is not None
+            for attr in body.attributes:
+                touches.reads.update(expression_reads(attr.value))
+                touches.dynamic = touches.dynamic or constructs(attr.value)
+            touches.reads -= {a.name for a in body.attributes}
+            edges = []  # the shot follows no succession: the token stays at its node
+        elif body is not None:
             touches.statements(body.statements)
             for attr in body.attributes:
                 touches.reads.update(expression_reads(attr.value))
@@ -423,6 +453,11 @@ class _Lowerer:
         else:
             statements.extend(rest)
         return Body(tuple(attributes), tuple(statements), flow, performs, tuple(bindings), terminate, scope)
+
+
+def _scope(node: Node, owner: Element) -> Element:
+    """Where the names of a node's body resolve."""
+    return node.body.scope if node.body is not None and node.body.scope is not None else owner
 
 
 def lower_action(model: Model, el: Element) -> ActionGraph:

@@ -1,6 +1,7 @@
 """Partial-order reduction: persistent sets over the lowered footprints.
 
-Two moves are dependent when one writes what the other reads or writes, when either sends or
+Two moves are dependent when one writes what the other reads or writes (a body's start shot
+only reads what its features' initial values read), when either sends or
 accepts while the other does too, when both reach one join or merge, or when either has a dynamic
 target. A persistent set is grown from one token: every token whose future moves could depend on a
 member's move joins it; a token that must join but cannot move now makes the set give up (all
@@ -66,6 +67,7 @@ class Reducer:
     def __init__(self) -> None:
         self._future: dict[tuple[int, int], Summary] = {}
         self._by_place: dict[tuple[tuple[int, int], ...], tuple[Summary, Summary]] = {}
+        self._persistent: dict[object, frozenset[int] | None] = {}
 
     def _place(self, token: Token) -> tuple[tuple[int, int], ...]:
         """Where a token stands: its node and those of the tokens that entered its flows."""
@@ -106,7 +108,10 @@ class Reducer:
     def current(self, token: Token) -> Summary:
         """The token's next move, with what leaving its enclosing nodes may do after it."""
         summary = Summary()
-        summary.add(token.flow.graph.nodes[token.node].footprint, token.flow.graph)
+        node = token.flow.graph.nodes[token.node]
+        # a token standing before a body's start shot moves only that shot (Body.starts_with_a_shot)
+        shot = node.start_footprint if token.body is None and token.inside is None else None
+        summary.add(shot if shot is not None else node.footprint, token.flow.graph)
         parent = token.flow.parent_token
         while parent is not None:
             summary.add(parent.flow.graph.nodes[parent.node].footprint, parent.flow.graph)
@@ -125,16 +130,32 @@ class Reducer:
 
     def persistent(self, run: Run, moves: list[Move]) -> list[Move]:
         """The smallest persistent set found from any seed token, else every enabled move."""
-        tokens = run.live_tokens()
         enabled = {m.token for m in moves}
         if len(enabled) <= 1:
             return moves
-        pairs = {t.id: self.summaries(t) for t in tokens}
-        ids = [t.id for t in tokens]
+        tokens = run.live_tokens()
+        # The set depends only on where the tokens stand and which can move: computed once per such
+        # situation, as positions in the token list (token numbers differ between equal situations).
+        places = tuple(self._place(t) for t in tokens)
+        can = tuple(t.id in enabled for t in tokens)
+        seeds = tuple(sorted(range(len(tokens)), key=lambda i: tokens[i].id))  # seeds are tried in token order
+        key = (places, can, seeds)
+        picked = self._persistent.get(key)
+        if picked is None:
+            picked = self._persistent[key] = self._grow(tokens, can, seeds)
+        if picked is None:
+            return moves
+        best = {tokens[i].id for i in picked}
+        return [m for m in moves if m.token in best]
+
+    def _grow(self, tokens: list[Token], can: tuple[bool, ...], seeds: tuple[int, ...]) -> frozenset[int] | None:
+        pairs = [self.summaries(t) for t in tokens]
+        count = len(tokens)
         # who must join a set holding `member`: every token whose future depends on member's move
-        needs = {a: [b for b in ids if b != a and dependent(pairs[a][0], pairs[b][1])] for a in enabled}
+        needs = {a: [b for b in range(count) if b != a and dependent(pairs[a][0], pairs[b][1])]
+                 for a in range(count) if can[a]}
         best: set[int] | None = None
-        for seed in sorted(enabled):
+        for seed in (i for i in seeds if can[i]):
             chosen = {seed}
             frontier = [seed]
             ok = True
@@ -143,7 +164,7 @@ class Reducer:
                 for other in needs[member]:
                     if other in chosen:
                         continue
-                    if other not in enabled:
+                    if not can[other]:
                         ok = False
                         break
                     chosen.add(other)
@@ -152,6 +173,4 @@ class Reducer:
                 best = chosen
                 if len(best) == 1:
                     break
-        if best is None:
-            return moves
-        return [m for m in moves if m.token in best]
+        return frozenset(best) if best is not None else None

@@ -42,7 +42,7 @@ class UnknownFeatureError(EngineError, LookupError):
 class _Level:
     snapshot: Snapshot | None  # none is needed where one move is all there is to try
     moves: list[Move]
-    labels: tuple[str, ...]
+    enabled: list[Move]  # every move enabled here (the witness's alternatives)
     depth: int
     next: int = 0
     fresh: bool = True  # the run still stands at this level's state
@@ -59,9 +59,14 @@ class _Claim:
     kind: str  # property, deadlock, fails, value
     text: str
     path: tuple[Move, ...]
-    choices: tuple[Choice, ...]
+    alternatives: tuple[list[Move], ...]  # what was enabled before each move of the path
     feature: str = ""
     value: str = ""
+
+    @property
+    def choices(self) -> tuple[Choice, ...]:
+        return tuple(Choice(i, move.label, tuple(m.label for m in enabled))
+                     for i, (move, enabled) in enumerate(zip(self.path, self.alternatives, strict=True), start=1))
 
 
 @dataclass
@@ -142,14 +147,14 @@ def _run_search(search: _Search, started: float) -> None:
     run.ctx.trace.enabled = False
     reducer = Reducer()
     path: list[Move] = []
-    choices: list[Choice] = []
+    choices: list[list[Move]] = []  # the moves enabled before each move of the path
     stack: list[_Level] = []
     last_progress = started
 
     def examine(depth: int, sleep: dict[tuple[object, ...], Summary]) -> _Level | None:
         while True:
             key = fingerprint(run)
-            if any(t.body is not None for t in run.all_tokens(run.root)) or run.displayed:
+            if run.displayed or any(t.body is not None for t in run.live_tokens()):
                 # a paused body's progress is not in the canonical state: never merge such states
                 key = key + repr(run.moves_taken).encode()
             asleep = frozenset(sleep)
@@ -192,19 +197,19 @@ def _run_search(search: _Search, started: float) -> None:
             if depth >= bounds.depth:
                 search.hits.add("depth")
                 return None
-            labels = tuple(m.label for m in moves)
             chosen = reducer.persistent(run, moves) if search.reduce else moves
+            tokens = {t.id: t for t in run.live_tokens()}
             keys = [move_key(run, m) for m in chosen] if search.reduce else []
             if search.reduce and (sleep or only is not None):
                 keep = [i for i, k in enumerate(keys) if k not in sleep and (only is None or k in only)]
                 chosen = [chosen[i] for i in keep]
                 keys = [keys[i] for i in keep]
             needs_summaries = search.reduce and (len(chosen) > 1 or bool(sleep))
-            summaries = [reducer.summaries(run.token(m.token))[0] for m in chosen] if needs_summaries else []
+            summaries = [reducer.summaries(tokens[m.token])[0] for m in chosen] if needs_summaries else []
             if not chosen:
                 return None
             snapshot = run.snapshot(allow_replay=True) if len(chosen) > 1 else None
-            return _Level(snapshot, chosen, labels, depth, sleep=dict(sleep), keys=keys, summaries=summaries)
+            return _Level(snapshot, chosen, moves, depth, sleep=dict(sleep), keys=keys, summaries=summaries)
 
     top = examine(0, {})
     if top is not None:
@@ -239,7 +244,7 @@ def _run_search(search: _Search, started: float) -> None:
         del choices[level.depth:]
         level.fresh = False
         path.append(move)
-        choices.append(Choice(level.depth + 1, move.label, level.labels))
+        choices.append(level.enabled)
         search.moves += 1
         try:
             run.apply(move)
@@ -259,7 +264,7 @@ def _run_search(search: _Search, started: float) -> None:
             level.snapshot.release()
 
 
-def _claim(search: _Search, kind: str, text: str, path: list[Move], choices: list[Choice],
+def _claim(search: _Search, kind: str, text: str, path: list[Move], choices: list[list[Move]],
            feature: str = "") -> None:
     key = (kind, text if kind != "property" else feature)
     for c in search.claims:
@@ -268,7 +273,7 @@ def _claim(search: _Search, kind: str, text: str, path: list[Move], choices: lis
     search.claims.append(_Claim(kind, text, tuple(path), tuple(choices), feature))
 
 
-def _final(search: _Search, run: Run, path: list[Move], choices: list[Choice]) -> None:
+def _final(search: _Search, run: Run, path: list[Move], choices: list[list[Move]]) -> None:
     values = _final_values(run, search.features)
     for feature, value in values.items():
         per = search.finals.setdefault(feature, {})

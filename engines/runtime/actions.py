@@ -15,7 +15,7 @@ from engines.runtime.statements import StatementRunner, _seconds
 from engines.runtime.tokens import BodyRun, Flow, FlowKind, Terminated, Token, TokenView, Wait, Write
 from engines.runtime.values import UNSET, Deferred, Value, coerce_to, spell, type_name
 from ir import syntax as s
-from ir.lower import ActionGraph, Attribute, Body, Node, NodeKind
+from ir.lower import ActionGraph, Attribute, Node, NodeKind
 from ir.model import Element
 
 if TYPE_CHECKING:
@@ -305,7 +305,7 @@ class Run(MoveProbes, MessageBus, StatementRunner):
                 and body.performs.base_kind == "action":
             self._enter_performed(token, node, body.performs, self.ctx.program.merged_flow(node))
             return True, True
-        if self.fine and node.kind is NodeKind.ACTION and body is not None and _splits(body):
+        if self.fine and node.kind is NodeKind.ACTION and body is not None and body.splits():
             if body.performs is not None and not body.statements and body.performs.base_kind == "action":
                 self._enter_performed(token, node, body.performs)
                 return True, True
@@ -385,7 +385,7 @@ class Run(MoveProbes, MessageBus, StatementRunner):
         self._bind_outputs(token.flow, node)
         pin = token.flow.frame.pins.get(node.name)
         if pin is not None and not pin.values and not pin.pins:
-            self.ctx.journal.touch(token.flow.frame)
+            self.ctx.journal.touch_part(token.flow.frame, token.flow.frame.pins)
             del token.flow.frame.pins[node.name]  # a performance that held nothing leaves no pins
         elif pin is not None and pin.calc is None and not any(isinstance(v, Deferred) for v in pin.values.values()):
             self._seal(pin)
@@ -398,7 +398,7 @@ class Run(MoveProbes, MessageBus, StatementRunner):
             return  # the next performance of the node starts at the token's next move
         if token.group is not None:
             # The performances of a node with multiplicity: the last one to end goes on.
-            self.ctx.journal.touch(token)
+            self.ctx.journal.touch_part(token, token.group)
             token.group.remove(token)
             if token.group:
                 self._consume(token)
@@ -654,7 +654,7 @@ class Run(MoveProbes, MessageBus, StatementRunner):
     def _node_frame(self, flow: Flow, node: Node) -> Frame:
         scope = node.body.scope if node.body is not None else flow.frame.scope
         frame = Frame(node.name, scope, flow.frame)
-        self.ctx.journal.touch(flow.frame)
+        self.ctx.journal.touch_part(flow.frame, flow.frame.pins)
         flow.frame.pins[node.name] = frame
         return frame
 
@@ -717,7 +717,7 @@ class Run(MoveProbes, MessageBus, StatementRunner):
         trace.flush_left(f"enter verification {name}")
         inner = Frame(node.name, case, frame)
         holder = flow.frame.pin_holder()
-        self.ctx.journal.touch(holder)
+        self.ctx.journal.touch_part(holder, holder.pins)
         holder.pins[node.name] = inner
         for pname, expr in node.body.bindings:
             value = self.evaluator.eval(expr, frame, depth + 1)
@@ -775,7 +775,7 @@ class Run(MoveProbes, MessageBus, StatementRunner):
             inner.values[attr.name] = UNSET if attr.value is None else coerce_to(
                 attr.type_text, self.evaluator.eval(attr.value, inner, depth))
         holder = caller.pin_holder()
-        self.ctx.journal.touch(holder)
+        self.ctx.journal.touch_part(holder, holder.pins)
         holder.pins[name] = inner
         return inner
 
@@ -842,19 +842,6 @@ class Run(MoveProbes, MessageBus, StatementRunner):
             if self.displayed[t][1] == [flow.label]:
                 self.ctx.journal.touch(self.displayed)
                 del self.displayed[t]
-
-
-def _splits(body: Body) -> bool:
-    """Whether a fine run performs a node's body as several moves: a start shot of its features
-    before its statements, or statements no succession orders; one statement alone is one move."""
-    if body.performs is not None and not body.statements:
-        return True
-    if body.terminate:
-        return True
-    count = len(body.statements)
-    if count == 1 and not body.attributes:
-        return not isinstance(body.statements[0], (s.Assign, s.Send))
-    return count >= 1
 
 
 __all__ = ["Flow", "FlowKind", "Run", "Token", "TokenView"]

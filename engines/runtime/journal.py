@@ -1,25 +1,24 @@
 """The undo journal snapshots stand on: what a run changes after a snapshot, saved before the change.
 
 Every part of the runtime that changes an object of a run (a token, a flow, a frame, an object's
-values, the context's containers) first calls `touch` on it. While a snapshot is open, the first touch
-of an object in each epoch (the time since the newest snapshot or restore) saves the object's fields
-and the contents of the containers it owns; rolling back puts those saves back, newest first. So a
-restore costs what changed since the snapshot, not the size of the run.
+values, the context's containers) first calls `touch` on it (`touch_part` for a container the object
+does not save with itself). While a snapshot is open, the first touch of an object in each epoch
+(the time since the newest snapshot or restore) saves its fields and the containers it owns; rolling
+back puts the saves back, newest first, in place. So a restore costs what changed since the
+snapshot, not the size of the run.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-# The containers each kind of object owns, restored in place (other objects share them by reference).
+# The containers an object saves with itself: the ones nearly every change to it changes.
 _OWNED: dict[str, tuple[str, ...]] = {
-    "Token": ("group",),
-    "Flow": ("tokens", "ids"),
-    "Frame": ("values", "pins", "delivered"),  # its aliases, types and routes are touched on their own
+    "Flow": ("tokens",),
+    "Frame": ("values",),
     "Instance": ("values",),
 }
-
-_Entry = tuple[Any, Any, Any]
+_owned_by_type: dict[type, tuple[str, ...]] = {}
 
 # Epochs are numbered across all journals, so an object can carry the number of the epoch it was
 # born in (its `born` field): one born in the current epoch of its run needs no save, since a
@@ -36,32 +35,14 @@ def _next_epoch() -> int:
     return _epochs[0]
 
 
-_BARE = (dict, list, set)
-_owned_by_type: dict[type, tuple[str, ...]] = {}
-
-
-def _owned(kind: type) -> tuple[str, ...]:
-    owned = _owned_by_type.get(kind)
-    if owned is None:
-        owned = _owned_by_type[kind] = _OWNED.get(kind.__name__, ())
-    return owned
-
-
-def _put_back(container: Any, saved: Any) -> None:
-    if type(container) is list:
-        container[:] = saved
-    else:
-        container.clear()
-        container.update(saved)
-
-
 class Journal:
     """The saves since the oldest open snapshot, and where in them each open snapshot stands."""
 
     __slots__ = ("entries", "epoch", "open_marks", "seen", "serial")
 
     def __init__(self) -> None:
-        self.entries: list[_Entry] = []
+        # (container, its contents before the change): an object's fields are its __dict__
+        self.entries: list[tuple[Any, Any]] = []
         self.seen: set[int] = set()  # what this epoch saved already (saved objects live on in entries)
         self.open_marks: dict[int, int] = {}  # an open snapshot's serial -> its position in `entries`
         self.serial = 0
@@ -77,18 +58,20 @@ class Journal:
             return
         seen.add(key)
         kind = type(target)
-        if kind in _BARE:
-            self.entries.append((target, target.copy(), ()))  # type: ignore[attr-defined]
+        if kind is dict or kind is list or kind is set:
+            self.entries.append((target, target.copy()))  # type: ignore[attr-defined]
             return
         fields = target.__dict__
         if fields["born"] >= self.epoch:
             return
-        saved = []
-        for name in _owned(kind):
+        entries = self.entries
+        entries.append((fields, fields.copy()))
+        owned = _owned_by_type.get(kind)
+        if owned is None:
+            owned = _owned_by_type[kind] = _OWNED.get(kind.__name__, ())
+        for name in owned:
             container = fields[name]
-            if container is not None:
-                saved.append((container, container.copy()))
-        self.entries.append((target, fields.copy(), saved))
+            entries.append((container, container.copy()))
 
     def touch_part(self, owner: Any, container: object) -> None:
         """About to change one of the containers `owner` does not save with itself."""
@@ -108,15 +91,13 @@ class Journal:
         and the snapshots opened after it, which stood on the changes undone, are closed."""
         mark = self.open_marks[serial]
         entries = self.entries
-        for target, saved, owned in reversed(entries[mark:]):
-            if type(target) in _BARE:
-                _put_back(target, saved)
-                continue
-            fields = target.__dict__
-            fields.clear()
-            fields.update(saved)
-            for container, contents in owned:
-                _put_back(container, contents)
+        for index in range(len(entries) - 1, mark - 1, -1):
+            container, saved = entries[index]
+            if type(container) is list:
+                container[:] = saved
+            else:
+                container.clear()
+                container.update(saved)
         del entries[mark:]
         self.seen.clear()
         self.epoch = _next_epoch()

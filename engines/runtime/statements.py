@@ -141,7 +141,7 @@ class StatementRunner(RunCore):
         pin = Frame(stmt.name or "", calc, None)
         pin.calc = (calc, bindings, frame)
         holder = frame.pin_holder()
-        self.ctx.journal.touch(holder)
+        self.ctx.journal.touch_part(holder, holder.pins)
         holder.pins[stmt.name or ""] = pin
 
     def _nested_node(self, usage: s.Usage, frame: Frame, depth: int, owner: str) -> BodyRun:
@@ -161,7 +161,7 @@ class StatementRunner(RunCore):
         node_scope = scope.members.get(name, scope) if scope is not None else None
         inner = Frame(name, node_scope, frame)
         holder = frame.pin_holder()
-        self.ctx.journal.touch(holder)
+        self.ctx.journal.touch_part(holder, holder.pins)
         holder.pins[name] = inner
         bindings = [m for m in usage.members if isinstance(m, s.Usage) and m.direction == "in" and m.value is not None]
         rest = tuple(m for m in usage.members if not (isinstance(m, s.Usage) and m.kind in (
@@ -291,7 +291,7 @@ class StatementRunner(RunCore):
     def _deliver(self, owner: Frame, route: tuple[str, str], value: Value) -> None:
         """A flow streams what its source feature now holds to its target feature, now and for the
         target node's next performance."""
-        self.ctx.journal.touch(owner)
+        self.ctx.journal.touch_part(owner, owner.delivered)
         owner.delivered[route] = value
         target = owner.pins.get(route[0])
         if target is not None and not target.sealed:

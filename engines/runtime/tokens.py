@@ -101,7 +101,7 @@ class Flow:
         while flow is not None and not flow.ids:
             flow = flow.outer
         assert flow is not None
-        self.run.ctx.journal.touch(flow)
+        self.run.ctx.journal.touch_part(flow, flow.ids)
         token = flow.ids[0]
         flow.ids[0] += 1
         return token

@@ -52,7 +52,7 @@ def test_reduced_final_states_equal_unreduced(model: Model) -> None:
 def test_the_dependence_models_cover_every_clause() -> None:
     names = {m.name.removeprefix("dependence/") for m in dependence_models()}
     assert {"dep_shared_write", "dep_guard_read", "dep_trigger_read", "dep_send_accept", "dep_join",
-            "dep_merge", "dep_chained", "dep_independent"} <= names
+            "dep_merge", "dep_chained", "dep_independent", "dep_start_shot"} <= names
     assert all(m.action is not None for m in dependence_models())
 
 
