@@ -130,8 +130,17 @@ class ActionGraph:
         object.__setattr__(self, "_outgoing", {k: tuple(v) for k, v in outgoing.items()})
         object.__setattr__(self, "_incoming", {k: tuple(v) for k, v in incoming.items()})
         object.__setattr__(self, "converging", frozenset(k for k, v in incoming.items() if len(v) > 1))
+        accepts = tuple(accept_of(n) for n in self.nodes)
+        object.__setattr__(self, "accepts", accepts)
+        # the nodes a token may stand at unable to move: joins, nodes many successions reach, accepts
+        object.__setattr__(self, "waiting", frozenset(
+            n.index for n in self.nodes
+            if n.kind is NodeKind.JOIN or accepts[n.index] is not None
+            or (len(incoming.get(n.index, ())) > 1 and n.kind not in (NodeKind.MERGE, NodeKind.DONE))))
 
     converging: frozenset[int] = field(default=frozenset(), init=False, compare=False, repr=False)
+    accepts: tuple[s.Accept | None, ...] = field(default=(), init=False, compare=False, repr=False)
+    waiting: frozenset[int] = field(default=frozenset(), init=False, compare=False, repr=False)
 
     def outgoing(self, index: int) -> tuple[Edge, ...]:
         return self._outgoing.get(index, ())  # type: ignore[attr-defined]
@@ -144,6 +153,16 @@ class ActionGraph:
             if node.name == name:
                 return node
         return None
+
+
+def accept_of(node: Node) -> s.Accept | None:
+    """The accept a node waits on: an accept statement, or an action usage that is one accept."""
+    if node.kind is NodeKind.STATEMENT and isinstance(node.decl, s.Accept):
+        return node.decl
+    if node.kind is NodeKind.ACTION and isinstance(node.decl, s.Usage) \
+            and isinstance(node.decl.action_body, s.Accept) and not node.decl.members:
+        return node.decl.action_body
+    return None
 
 
 FLOW_MEMBERS = (s.FirstMember, s.SuccessionMember, s.ControlNode, s.DecisionBranch)

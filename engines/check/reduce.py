@@ -69,18 +69,24 @@ class Reducer:
         self._by_place: dict[tuple[tuple[int, int], ...], tuple[Summary, Summary]] = {}
         self._persistent: dict[object, frozenset[int] | None] = {}
 
-    def _place(self, token: Token) -> tuple[tuple[int, int], ...]:
-        """Where a token stands: its node and those of the tokens that entered its flows."""
-        place = [(id(token.flow.graph), token.node)]
-        parent = token.flow.parent_token
+    @staticmethod
+    def place(token: Token) -> tuple[tuple[int, int], ...]:
+        """Where a token stands: its node and those of the tokens that entered its flows (what names
+        a move across states, whatever the tokens are numbered)."""
+        flow = token.flow
+        parent = flow.parent_token
+        if parent is None:
+            return ((id(flow.graph), token.node),)
+        place = [(id(flow.graph), token.node)]
         while parent is not None:
             place.append((id(parent.flow.graph), parent.node))
             parent = parent.flow.parent_token
         return tuple(place)
 
-    def summaries(self, token: Token) -> tuple[Summary, Summary]:
+    def summaries(self, token: Token, place: tuple[tuple[int, int], ...] | None = None) -> tuple[Summary, Summary]:
         """(current, future) of a token, computed once per place it can stand at."""
-        place = self._place(token)
+        if place is None:
+            place = self.place(token)
         done = self._by_place.get(place)
         if done is None:
             done = (self.current(token), self.future(token))
@@ -128,28 +134,31 @@ class Reducer:
             parent = parent.flow.parent_token
         return summary
 
-    def persistent(self, run: Run, moves: list[Move]) -> list[Move]:
-        """The smallest persistent set found from any seed token, else every enabled move."""
+    def persistent(self, run: Run, moves: list[Move], places: list[tuple[tuple[int, int], ...]]) -> list[Move]:
+        """The smallest persistent set found from any seed token, else every enabled move; `places`
+        are the live tokens' places, in order."""
         enabled = {m.token for m in moves}
         if len(enabled) <= 1:
             return moves
         tokens = run.live_tokens()
         # The set depends only on where the tokens stand and which can move: computed once per such
         # situation, as positions in the token list (token numbers differ between equal situations).
-        places = tuple(self._place(t) for t in tokens)
         can = tuple(t.id in enabled for t in tokens)
         seeds = tuple(sorted(range(len(tokens)), key=lambda i: tokens[i].id))  # seeds are tried in token order
-        key = (places, can, seeds)
-        picked = self._persistent.get(key)
-        if picked is None:
-            picked = self._persistent[key] = self._grow(tokens, can, seeds)
+        key = (tuple(places), can, seeds)
+        cache = self._persistent
+        if key in cache:
+            picked = cache[key]
+        else:
+            picked = cache[key] = self._grow(tokens, places, can, seeds)
         if picked is None:
             return moves
         best = {tokens[i].id for i in picked}
         return [m for m in moves if m.token in best]
 
-    def _grow(self, tokens: list[Token], can: tuple[bool, ...], seeds: tuple[int, ...]) -> frozenset[int] | None:
-        pairs = [self.summaries(t) for t in tokens]
+    def _grow(self, tokens: list[Token], places: list[tuple[tuple[int, int], ...]], can: tuple[bool, ...],
+              seeds: tuple[int, ...]) -> frozenset[int] | None:
+        pairs = [self.summaries(t, p) for t, p in zip(tokens, places, strict=True)]
         count = len(tokens)
         # who must join a set holding `member`: every token whose future depends on member's move
         needs = {a: [b for b in range(count) if b != a and dependent(pairs[a][0], pairs[b][1])]

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engines.check.canon import fingerprint, move_key
+from engines.check.canon import fingerprint
 from engines.check.properties import Property, resolve_properties
 from engines.check.reduce import Reducer, Summary, dependent
 from engines.check.witness import replay_moves
@@ -197,15 +197,22 @@ def _run_search(search: _Search, started: float) -> None:
             if depth >= bounds.depth:
                 search.hits.add("depth")
                 return None
-            chosen = reducer.persistent(run, moves) if search.reduce else moves
-            tokens = {t.id: t for t in run.live_tokens()}
-            keys = [move_key(run, m) for m in chosen] if search.reduce else []
-            if search.reduce and (sleep or only is not None):
-                keep = [i for i, k in enumerate(keys) if k not in sleep and (only is None or k in only)]
-                chosen = [chosen[i] for i in keep]
-                keys = [keys[i] for i in keep]
-            needs_summaries = search.reduce and (len(chosen) > 1 or bool(sleep))
-            summaries = [reducer.summaries(tokens[m.token])[0] for m in chosen] if needs_summaries else []
+            chosen = moves
+            keys: list[tuple[object, ...]] = []
+            summaries: list[Summary] = []
+            if search.reduce:
+                live = run.live_tokens()
+                places = [reducer.place(t) for t in live]
+                chosen = reducer.persistent(run, moves, places)
+                where = {t.id: (t, p) for t, p in zip(live, places, strict=True)}
+                # a move named by where its token stands, not by its number (the sleep sets' key)
+                keys = [(where[m.token][1], m.branch) for m in chosen]
+                if sleep or only is not None:
+                    keep = [i for i, k in enumerate(keys) if k not in sleep and (only is None or k in only)]
+                    chosen = [chosen[i] for i in keep]
+                    keys = [keys[i] for i in keep]
+                if len(chosen) > 1 or sleep:
+                    summaries = [reducer.summaries(*where[m.token])[0] for m in chosen]
             if not chosen:
                 return None
             snapshot = run.snapshot(allow_replay=True) if len(chosen) > 1 else None

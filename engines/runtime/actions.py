@@ -289,7 +289,7 @@ class Run(MoveProbes, MessageBus, StatementRunner):
         return self._perform(token, node)
 
     def _perform(self, token: Token, node: Node) -> tuple[bool, bool]:
-        accept = self._flow_accept(node)
+        accept = token.flow.graph.accepts[node.index]
         if accept is not None:
             return self._accept_node(token, node, accept)
         body = node.body
@@ -326,7 +326,10 @@ class Run(MoveProbes, MessageBus, StatementRunner):
         if body is not None and not body.attributes and len(body.statements) == 1 \
                 and isinstance(body.statements[0], s.Assign) and body.performs is None:
             # One assignment and nothing else: no body run to set up (the common leaf, and a hot path).
-            frame = self._node_frame(token.flow, node) if node.kind is NodeKind.ACTION else token.flow.frame
+            # The node holds no feature, so it leaves no pin: its frame only resolves names.
+            flow_frame = token.flow.frame
+            frame = Frame(node.name, body.scope, flow_frame) \
+                if node.kind is NodeKind.ACTION else flow_frame
             stmt = body.statements[0]
             self.ctx.trace.at(token.flow.depth, f"stmt assign {stmt.target}")
             value = self.evaluator.eval(stmt.value, frame, token.flow.depth + 1)
@@ -601,15 +604,6 @@ class Run(MoveProbes, MessageBus, StatementRunner):
                 self._seal(pin)
 
     # ------------------------------------------------------------ accept nodes
-
-    @staticmethod
-    def _flow_accept(node: Node) -> s.Accept | None:
-        if node.kind is NodeKind.STATEMENT and isinstance(node.decl, s.Accept):
-            return node.decl
-        if node.kind is NodeKind.ACTION and isinstance(node.decl, s.Usage) \
-                and isinstance(node.decl.action_body, s.Accept) and not node.decl.members:
-            return node.decl.action_body
-        return None
 
     def _accept_node(self, token: Token, node: Node, accept: s.Accept) -> tuple[bool, bool]:
         flow = token.flow

@@ -15,7 +15,7 @@ from ir import syntax as s
 from ir.model import Element
 
 if TYPE_CHECKING:
-    from ir.lower import Attribute, Node
+    from ir.lower import Attribute
 
 
 class RunCore(ABC):
@@ -61,10 +61,6 @@ class RunCore(ABC):
     @abstractmethod
     def _perform_action(self, action: Element, frame: Frame, bindings: tuple[tuple[str, s.Expr], ...],
                         depth: int, caller: Frame, name: str) -> BodyRun: ...
-
-    @staticmethod
-    @abstractmethod
-    def _flow_accept(node: Node) -> s.Accept | None: ...
 
     @abstractmethod
     def _available(self, trigger: s.Trigger, receiver: str | None, frame: Frame) -> bool: ...

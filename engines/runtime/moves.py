@@ -11,6 +11,10 @@ from ir import syntax as s
 from ir.lower import NodeKind
 
 
+def _number(token: Token) -> int:
+    return token.id
+
+
 class MoveProbes(RunCore):
     """The move-level surface of a run (explore and check drive runs through it)."""
 
@@ -19,11 +23,13 @@ class MoveProbes(RunCore):
         if self.finished:
             return []
         moves: list[Move] = []
-        for token in sorted(self.live_tokens(), key=lambda t: t.id):
-            if not self.can_act(token):
+        live = self.live_tokens()
+        for token in sorted(live, key=_number) if len(live) > 1 else live:
+            flow = token.flow
+            if (token.body is not None or token.node in flow.graph.waiting) and not self.can_act(token):
                 continue
-            label = token.flow.node_label(token)
-            node = token.flow.graph.nodes[token.node]
+            label = flow.node_label(token)
+            node = flow.graph.nodes[token.node]
             if node.kind is NodeKind.DECIDE and token.body is None:
                 branches = self.decision_branches(token)
                 if len(branches) > 1:
@@ -82,7 +88,7 @@ class MoveProbes(RunCore):
                                           and token.via is not None):
             arrived = {t.via for t in flow.tokens if t.node == node.index and t.arrived_round <= flow.round}
             return {e.source for e in incoming} <= arrived
-        accept = self._flow_accept(node)
+        accept = flow.graph.accepts[node.index]
         if accept is None:
             return True
         trigger = accept.trigger
