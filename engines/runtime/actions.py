@@ -10,19 +10,20 @@ from engines.runtime.bus import MessageBus
 from engines.runtime.context import IMPLICIT_TERMINATE, Context
 from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.moves import MoveProbes
+from engines.runtime.performances import Performances
 from engines.runtime.schedule import ChoiceKind, Move
 from engines.runtime.statements import StatementRunner, _seconds
-from engines.runtime.tokens import BodyRun, Flow, FlowKind, Terminated, Token, TokenView, Wait, Write
-from engines.runtime.values import UNSET, Deferred, Value, coerce_to, spell, type_name
+from engines.runtime.tokens import Flow, FlowKind, Terminated, Token, TokenView, Write
+from engines.runtime.values import UNSET, Deferred, spell, type_name
 from ir import syntax as s
-from ir.lower import ActionGraph, Attribute, Node, NodeKind
+from ir.lower import ActionGraph, Node, NodeKind
 from ir.model import Element
 
 if TYPE_CHECKING:
     from engines.runtime.snapshot import Snapshot
 
 
-class Run(MoveProbes, MessageBus, StatementRunner):
+class Run(MoveProbes, MessageBus, Performances, StatementRunner):
     """A stepping run of one action: the debugger's and the checker's unit of execution."""
 
     def __init__(self, ctx: Context, action: Element, performer: str | None = None, fine: bool = False) -> None:
@@ -642,200 +643,6 @@ class Run(MoveProbes, MessageBus, StatementRunner):
             frame.values[trigger.payload] = message.payload
         self._follow(token, node)
         return True, True
-
-    # ------------------------------------------------------------ node bodies
-
-    def _node_frame(self, flow: Flow, node: Node) -> Frame:
-        scope = node.body.scope if node.body is not None else flow.frame.scope
-        frame = Frame(node.name, scope, flow.frame)
-        self.ctx.journal.touch_part(flow.frame, flow.frame.pins)
-        flow.frame.pins[node.name] = frame
-        return frame
-
-    def _flows_in(self, frame: Frame) -> None:
-        """What flows already delivered to this node's features, over their declared values."""
-        owner = frame.parent
-        if owner is None or not owner.delivered:
-            return
-        for (node, feature), value in owner.delivered.items():
-            if node == frame.label:
-                frame.values[feature] = value
-
-    def init_attributes(self, attributes: tuple[Attribute, ...], frame: Frame, depth: int) -> None:
-        self.ctx.journal.touch(frame)
-        for attr in attributes:
-            decl = attr.decl
-            if isinstance(decl, s.Usage):
-                if decl.short_name:
-                    self.ctx.journal.touch_part(frame, frame.aliases)
-                    frame.aliases[decl.short_name] = attr.name
-                for redefined in decl.redefines:
-                    if redefined.rsplit("::", 1)[-1] != attr.name:
-                        self.ctx.journal.touch_part(frame, frame.aliases)
-                        frame.aliases[redefined.rsplit("::", 1)[-1]] = attr.name
-            if attr.is_item:
-                continue
-            if attr.value is None:
-                frame.values[attr.name] = UNSET
-            else:
-                frame.values[attr.name] = coerce_to(attr.type_text, self.evaluator.eval(attr.value, frame, depth))
-            if attr.type_text:
-                self.ctx.journal.touch_part(frame, frame.types)
-                frame.types[attr.name] = attr.type_text
-
-    def _node_body(self, token: Token, node: Node) -> BodyRun:
-        flow = token.flow
-        body = node.body
-        if body is None or node.kind is NodeKind.START:
-            return
-        frame = self._node_frame(flow, node) if node.kind is NodeKind.ACTION else flow.frame
-        depth = flow.depth
-        if node.kind is NodeKind.ACTION:
-            self.init_attributes(body.attributes, frame, depth)
-            self._flows_in(frame)
-            if body.performs is not None and body.performs.base_kind in ("verification", "analysis", "case"):
-                yield from self._perform_case(body.performs, node, flow, frame)
-                return
-            if body.performs is not None and not body.statements and body.flow is None:
-                yield from self._perform_action(body.performs, frame, body.bindings, depth, flow.frame, node.name)
-                return
-        yield from self.statements(body.statements, frame, depth, f"action node {node.name}")
-
-    def _perform_case(self, case: Element, node: Node, flow: Flow, frame: Frame) -> BodyRun:
-        """A verification or analysis case performed as a step: its subject bound, its body's steps
-        run as a flow of their own, its result (`return`) kept as the node's pin."""
-        assert node.body is not None
-        trace = self.ctx.trace
-        depth = flow.depth
-        name = f"{flow.frame.scope.qualified_name}::{node.name}" if flow.frame.scope is not None else node.name
-        trace.flush_left(f"enter verification {name}")
-        inner = Frame(node.name, case, frame)
-        holder = flow.frame.pin_holder()
-        self.ctx.journal.touch_part(holder, holder.pins)
-        holder.pins[node.name] = inner
-        for pname, expr in node.body.bindings:
-            value = self.evaluator.eval(expr, frame, depth + 1)
-            inner.values[pname] = value
-            trace.at(depth + 1, f"bind {pname} = {spell(value)} [default]")
-        trace.at(depth + 1, "stmt action body")
-        decl = case.decl
-        members = decl.members if isinstance(decl, (s.Definition, s.Usage)) else ()
-        returns = [m for m in members if isinstance(m, s.Usage) and m.kind == "return"]
-        steps = tuple(m for m in members if not (isinstance(m, s.Usage) and m.kind in ("return", "subject")))
-        graph = self.ctx.program.block_graph(case, s.Block(steps, decl.span if decl else s.NO_SPAN), name)
-        trace.flush_left(f"enter action node: verification {name}")
-        case_flow = Flow(self, graph, inner, FlowKind.BLOCK, depth + 2, name)
-        case_flow.start()
-        yield from self._drive(case_flow)
-        trace.flush_left(f"leave action node: verification {name}")
-        result: Value = UNSET
-        for r in returns:
-            trace.at(depth + 1, "stmt return")
-            result = self.evaluator.eval(r.value, inner, depth + 2) if r.value is not None else UNSET
-            inner.values[r.name or "result"] = result
-        trace.flush_left(f"exit verification {name} -> {spell(result)}")
-
-    def _perform_action(self, action: Element, frame: Frame, bindings: tuple[tuple[str, s.Expr], ...],
-                        depth: int, caller: Frame, name: str) -> BodyRun:
-        """An action performed in an executor of its own: its steps are written with its step lines."""
-        if action.base_kind != "action":
-            return
-        graph = self.ctx.program.graph(action)
-        inner = self._callee_frame(action, frame, bindings, caller, name, depth)
-        performed = Flow(self, graph, inner, FlowKind.PERFORMED, depth, action.name)
-        performed.start()
-        yield from self._drive(performed)
-        self._return_outputs(graph, inner, caller)
-
-    def _callee_frame(self, action: Element, frame: Frame, bindings: tuple[tuple[str, s.Expr], ...],
-                      caller: Frame, name: str, depth: int) -> Frame:
-        """The features a performance of `action` starts with: bound inputs, then its own values."""
-        graph = self.ctx.program.graph(action)
-        inner = Frame(action.name, action, None)
-        for pname, expr in bindings:
-            inner.values[pname] = self.evaluator.eval(expr, frame, depth)
-        for attr in graph.attributes:
-            if attr.name in inner.values:
-                continue
-            if attr.direction in ("in", "inout", "out") and attr.value is None:
-                holder = caller.holder_of(attr.name)
-                inner.values[attr.name] = holder.values[attr.name] if holder is not None else UNSET
-                continue
-            if attr.direction == "in" and attr.value_kind is not s.FeatureValueKind.INITIAL:
-                inner.values[attr.name] = Deferred(attr.value)  # evaluated when first read
-                continue
-            if attr.is_item:
-                continue
-            inner.values[attr.name] = UNSET if attr.value is None else coerce_to(
-                attr.type_text, self.evaluator.eval(attr.value, inner, depth))
-        holder = caller.pin_holder()
-        self.ctx.journal.touch_part(holder, holder.pins)
-        holder.pins[name] = inner
-        return inner
-
-    def _return_outputs(self, graph: ActionGraph, inner: Frame, caller: Frame) -> None:
-        """A performed action's outputs return to the same-named features around the node."""
-        for attr in graph.attributes:
-            if attr.direction in ("out", "inout"):
-                holder = caller.holder_of(attr.name)
-                if holder is not None and attr.name in inner.values:
-                    self._write(holder, attr.name, inner.values[attr.name])
-
-    def _drive(self, flow: Flow) -> BodyRun:
-        """Run a nested flow to its end within the current move, pausing while it waits.
-
-        A retry that moves nothing writes nothing and spends no step of the flow's counter."""
-        waiting = False
-        while not flow.finished:
-            mark = self.ctx.trace.mark()
-            step_no = flow.step_no
-            progressed = self._step_within(flow)
-            if waiting and not progressed:
-                del self.ctx.trace.lines[mark:]
-                self.ctx.journal.touch(flow)
-                flow.step_no = step_no
-                yield Wait("nested flow waits", lambda: self._flow_ready(flow))
-                continue
-            if progressed:
-                waiting = False
-                self._hide(flow)
-            if flow.finished:
-                break
-            if not progressed:
-                if any(t.waiting_accept or t.body is not None for t in self.all_tokens(flow)):
-                    waiting = True
-                    self._show(flow)
-                    yield Wait("nested flow waits", lambda: self._flow_ready(flow))
-                    continue
-                waiters = [t.wake for t in self.all_tokens(flow) if t.wake is not None]
-                if waiters:
-                    self.ctx.clock.advance_to(min(w for w in waiters if w is not None))
-                    if flow.kind is FlowKind.PERFORMED and self.mover_token is not None:
-                        self.ctx.journal.touch(self.mover_token)
-                        self.mover_token.resumed = True
-                    continue
-                raise ActionDeadlock(f"action deadlock in {flow.label}: no token can move")
-        self._hide(flow)
-
-    def _step_within(self, flow: Flow) -> bool:
-        outer = self.current_flow
-        self.current_flow = flow
-        try:
-            return self.step_flow(flow)
-        finally:
-            self.current_flow = outer
-
-    def _show(self, flow: Flow) -> None:
-        if flow.kind is FlowKind.BLOCK:
-            self.ctx.journal.touch(self.displayed)
-            for t in self.all_tokens(flow):
-                self.displayed[t.id] = (t.flow.node_label(t), [flow.label])
-
-    def _hide(self, flow: Flow) -> None:
-        for t in list(self.displayed):
-            if self.displayed[t][1] == [flow.label]:
-                self.ctx.journal.touch(self.displayed)
-                del self.displayed[t]
 
 
 __all__ = ["Flow", "FlowKind", "Run", "Token", "TokenView"]
