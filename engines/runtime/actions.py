@@ -33,6 +33,7 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner):
         # the actions it performs, are moves of their own (explore and check range over them).
         self.fine = fine
         self.moves_taken: list[Move] = []
+        self._token_moves: dict[tuple[int, str], Move] = {}
         self.branch_wanted: str | None = None
         self.action = action.qualified_name
         self.element = action

@@ -34,6 +34,7 @@ class RunCore(ABC):
     displayed: dict[int, tuple[str, list[str]]]
     branch_wanted: str | None
     moves_taken: list[Move]
+    _token_moves: dict[tuple[int, str], Move]  # the token-order moves made so far, made once each
     _live: list[Token] | None
 
     @property

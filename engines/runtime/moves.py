@@ -35,14 +35,19 @@ class MoveProbes(RunCore):
                 if len(branches) > 1:
                     moves.extend(Move(ChoiceKind.DECISION_BRANCH, token.id, label, b) for b in branches)
                     continue
-            moves.append(Move(ChoiceKind.TOKEN_ORDER, token.id, label))
+            known = self._token_moves.get((token.id, label))
+            if known is None:
+                known = self._token_moves[(token.id, label)] = Move(ChoiceKind.TOKEN_ORDER, token.id, label)
+            moves.append(known)
         return moves
 
     def apply(self, move: Move) -> list[str]:
         """Advance the one token the move names; returns the trace lines the move wrote."""
         mark = self.ctx.trace.mark()
-        token = next((t for t in self.live_tokens() if t.id == move.token), None)
-        if token is None:
+        for token in self.live_tokens():
+            if token.id == move.token:
+                break
+        else:
             raise RunError(f"no token {move.token} to move", move.node)
         self.moves_taken.append(move)
         self._live = None
