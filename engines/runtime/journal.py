@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-# The containers an object saves with itself: the ones nearly every change to it changes.
+# The containers an object saves with itself (copied, and put back with its fields): the ones nearly
+# every change to it changes. Others are saved in place, by `touch_part`, since objects share them.
 _OWNED: dict[str, tuple[str, ...]] = {
     "Flow": ("tokens",),
     "Frame": ("values",),
@@ -41,8 +42,8 @@ class Journal:
     __slots__ = ("entries", "epoch", "open_marks", "seen", "serial")
 
     def __init__(self) -> None:
-        # (container, its contents before the change): an object's fields are its __dict__
-        self.entries: list[tuple[Any, Any]] = []
+        # (object, its fields as they were, True) or (container, its contents as they were, False)
+        self.entries: list[tuple[Any, Any, bool]] = []
         self.seen: set[int] = set()  # what this epoch saved already (saved objects live on in entries)
         self.open_marks: dict[int, int] = {}  # an open snapshot's serial -> its position in `entries`
         self.serial = 0
@@ -59,19 +60,19 @@ class Journal:
         seen.add(key)
         kind = type(target)
         if kind is dict or kind is list or kind is set:
-            self.entries.append((target, target.copy()))  # type: ignore[attr-defined]
+            self.entries.append((target, target.copy(), False))  # type: ignore[attr-defined]
             return
         fields = target.__dict__
         if fields["born"] >= self.epoch:
             return
-        entries = self.entries
-        entries.append((fields, fields.copy()))
+        saved = fields.copy()
         owned = _owned_by_type.get(kind)
         if owned is None:
             owned = _owned_by_type[kind] = _OWNED.get(kind.__name__, ())
         for name in owned:
-            container = fields[name]
-            entries.append((container, container.copy()))
+            saved[name] = fields[name].copy()
+        # restored whole: the saved fields become the object's, with their copies of its containers
+        self.entries.append((target, saved, True))
 
     def touch_part(self, owner: Any, container: object) -> None:
         """About to change one of the containers `owner` does not save with itself."""
@@ -92,12 +93,14 @@ class Journal:
         mark = self.open_marks[serial]
         entries = self.entries
         for index in range(len(entries) - 1, mark - 1, -1):
-            container, saved = entries[index]
-            if type(container) is list:
-                container[:] = saved
+            target, saved, whole = entries[index]
+            if whole:
+                target.__dict__ = saved
+            elif type(target) is list:
+                target[:] = saved
             else:
-                container.clear()
-                container.update(saved)
+                target.clear()
+                target.update(saved)
         del entries[mark:]
         self.seen.clear()
         self.epoch = _next_epoch()

@@ -1,8 +1,8 @@
 """Every field of a run's state, written out in full: what a restore must give back exactly.
 
-The journal restores objects in place, so object identity is part of the state too: every object of
-the run is named by the order it is first met in, and anything else (the model, graphs, generators)
-by its identity.
+The journal restores tokens, flows and frames in place, so their identity is part of the state too:
+every object of the run is named by the order it is first met in (and its identity), a container by
+that order alone, and anything else (the model, graphs, generators) by its identity.
 """
 
 from __future__ import annotations
@@ -22,17 +22,29 @@ _SKIP = {"canon"}  # a sealed frame's cache of its canonical form: derived, not 
 class _Dumper:
     def __init__(self) -> None:
         self.numbers: dict[int, int] = {}
+        self.containers: dict[int, int] = {}
         self.keep: list[object] = []  # what was numbered stays alive, so no id is reused
 
     def value(self, v: Any) -> Any:
         if isinstance(v, (int, str, bool, float, type(None))):
             return v
-        if isinstance(v, (list, tuple)):
-            return (type(v).__name__, id(v) if isinstance(v, list) else 0, tuple(self.value(x) for x in v))
-        if isinstance(v, dict):
-            return ("dict", id(v), tuple((self.value(k), self.value(x)) for k, x in v.items()))
-        if isinstance(v, (set, frozenset)):
-            return ("set", id(v), tuple(sorted(repr(self.value(x)) for x in v)))
+        if isinstance(v, tuple):
+            return ("tuple", tuple(self.value(x) for x in v))
+        if isinstance(v, (list, dict, set)):
+            # containers by the order they are first met in: which objects share one is state, their
+            # identity is not (the journal puts back copies of the containers an object owns)
+            number = self.containers.get(id(v))
+            if number is not None:
+                return ("shared", number)
+            number = self.containers[id(v)] = len(self.containers)
+            self.keep.append(v)
+            if isinstance(v, list):
+                return ("list", number, tuple(self.value(x) for x in v))
+            if isinstance(v, dict):
+                return ("dict", number, tuple((self.value(k), self.value(x)) for k, x in v.items()))
+            return ("set", number, tuple(sorted(repr(self.value(x)) for x in v)))
+        if isinstance(v, frozenset):
+            return ("frozenset", tuple(sorted(repr(self.value(x)) for x in v)))
         if isinstance(v, _OBJECTS):
             return self.object(v)
         if isinstance(v, (Run, Context, Evaluator, Trace)):
