@@ -33,6 +33,8 @@ from engines.framework import (
 from engines.runtime import Move, Program, Run
 from engines.runtime.snapshot import Snapshot
 
+_NOTHING: frozenset[tuple[object, ...]] = frozenset()
+
 
 class UnknownFeatureError(EngineError, LookupError):
     """A feature named for divergence that nothing in the behavior holds."""
@@ -154,10 +156,15 @@ def _run_search(search: _Search, started: float) -> None:
     def examine(depth: int, sleep: dict[tuple[object, ...], Summary]) -> _Level | None:
         while True:
             key = fingerprint(run)
-            if run.displayed or any(t.body is not None for t in run.live_tokens()):
+            for t in run.live_tokens():
+                if t.body is not None:
+                    break
+            else:
+                t = None
+            if t is not None or run.displayed:
                 # a paused body's progress is not in the canonical state: never merge such states
                 key = key + repr(run.moves_taken).encode()
-            asleep = frozenset(sleep)
+            asleep = frozenset(sleep) if sleep else _NOTHING
             seen = search.visited.get(key)
             only: frozenset[tuple[object, ...]] | None = None
             if seen is not None and seen[0] <= depth:
@@ -170,7 +177,8 @@ def _run_search(search: _Search, started: float) -> None:
                 if seen is None:
                     search.states += 1
                 search.visited[key] = (depth, asleep)
-            search.deepest = max(search.deepest, depth)
+            if depth > search.deepest:
+                search.deepest = depth
             if search.states > bounds.states:
                 search.hits.add("states")
                 search.stopped = search.stopped or "states"
