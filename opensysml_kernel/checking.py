@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from types import FrameType
 from typing import Any, Protocol
 
-from engines.framework import Bounds, Result, Stats, Strength, Verdict
+from engines.framework import Bounds, Question, QuestionKind, Result, Stats, Strength, Verdict, ask
 from engines.runtime import Program
 from opensysml_kernel.errors import EngineUnavailableError, SettingNotReadError
 
@@ -223,15 +223,25 @@ def refuse_unread(settings: CheckSettings, engine: str) -> None:
                                       " engine, not explore (explore has depth, timeout and a runs budget)")
 
 
+def question_for(engine: str, subject: str, settings: CheckSettings, performer: str | None) -> Question:
+    """What `%action` asks `engine` about `subject` under the settings."""
+    if engine == "explore":
+        # explore answers the outcomes; the properties are check's (refuse_unread says so when it alone runs).
+        return Question(QuestionKind.OUTCOMES, subject, diverge=settings.diverge, performer=performer)
+    kind = QuestionKind.HOLDS if settings.properties else QuestionKind.SENSITIVE
+    return Question(kind, subject, settings.properties, settings.diverge, performer)
+
+
 def run_engine(engine: str, program: Program, subject: str, settings: CheckSettings, performer: str | None,
                interrupted: Interrupt, meter: ProgressMeter) -> Result:
-    """One engine's answer; Ctrl-C inside it is `incomplete: interrupted`."""
+    """One engine's answer, asked through the framework's seam; Ctrl-C inside it is `incomplete: interrupted`."""
+    question = question_for(engine, subject, settings, performer)
     bounds = settings.bounds()
     try:
         if engine == "explore":
-            from engines.explore import explore
+            from engines import explore as _explore  # noqa: F401  (registers the explore engine)
 
-            wanted = settings.diverge
+            wanted = question.diverge
             features = None if wanted is None else (lambda out: {k: v for k, v in out.items() if k in wanted})
             runs = [0]
 
@@ -240,12 +250,10 @@ def run_engine(engine: str, program: Program, subject: str, settings: CheckSetti
                 meter.runs(runs[0])
                 return interrupted()
 
-            return explore(program, subject, bounds, features=features, performer=performer, interrupted=polled)
-        check = check_engine()
-        if check is None:
+            return ask(program, question, "explore", bounds, features=features, interrupted=polled)
+        if check_engine() is None:
             raise EngineUnavailableError("the check engine is not available in this installation"
                                          " (engines.check does not import): use %engine explore")
-        return check(program, subject, bounds=bounds, properties=settings.properties, diverge=settings.diverge,
-                     interrupted=interrupted, progress=meter, performer=performer)
+        return ask(program, question, "check", bounds, interrupted=interrupted, progress=meter)
     except KeyboardInterrupt:
         return interrupted_result(engine, subject)

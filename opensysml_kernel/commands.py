@@ -275,8 +275,8 @@ COMMANDS: dict[str, Command] = {c.name: c for c in (
             "run to completion, a runtime error, a breakpoint, a deadlock or the end of the witness replayed",
             "%continue"),
     Command("back", _back, "%back [n]",
-            "undo the last step (move, when replaying), or n: the run is started again and all but the last n"
-            " re-applied, which is exact because runs are deterministic; it then goes on exactly as before",
+            "undo the last step (move, when replaying), or n: the run is restored from the snapshot taken"
+            " before them; it then goes on exactly as before",
             "%back 2"),
     Command("break", _break, "%break <node>", "stop %continue and %step when a token arrives at the action node",
             "%break j"),
@@ -338,6 +338,7 @@ def execute_cell(session: Session, text: str, path: str) -> Iterator[Result]:
     A run that fails at runtime is an outcome, not bad input: the session keeps it to inspect.
     """
     before = session.snapshot()
+    undone = False
     try:
         for chunk in split_cell(text):
             if isinstance(chunk, CommandLine):
@@ -347,5 +348,9 @@ def execute_cell(session: Session, text: str, path: str) -> Iterator[Result]:
     except RunFailedError:
         raise
     except SysmlError:
+        undone = True
         session.restore(before)
         raise
+    finally:
+        if not undone:  # also a cell stopped by an interrupt or not read to its end: what it did stays
+            session.commit()

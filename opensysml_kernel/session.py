@@ -32,6 +32,7 @@ from opensysml_kernel.errors import (
     UnknownActionError,
     UsageError,
 )
+from opensysml_kernel.history import History, Stepping
 from opensysml_kernel.reports import Check, CheckReport
 from opensysml_kernel.results import Result
 from opensysml_kernel.witness import WitnessPlan, diff, next_move, parse_witness, witness_steps
@@ -84,6 +85,7 @@ class SessionState:
     replay: Replay | None
     last_check: CheckReport | None
     stepping: Stepping
+    history: History | None
 
 
 @dataclass(frozen=True)
@@ -96,18 +98,6 @@ class Replay:
     def describe(self) -> str:
         ending = f"; ends {self.plan.ending}" if self.plan.ending else ""
         return f"{self.plan.name} (through move {self.plan.last_step}{ending})"
-
-
-@dataclass(frozen=True)
-class Stepping:
-    """How the current run was started and how far it went, so `%back` can re-create it exactly."""
-
-    performer: str | None = None
-    steps: int = 0  # round runs: step() calls made; fine runs count run.moves_taken
-    plan: WitnessPlan | None = None  # fine runs: the witness followed
-    fine: bool = False
-    ended: bool = False  # the end of the witness was announced
-    schedule: str = DEFAULT_SCHEDULE
 
 
 def _node_ids(document: Document) -> frozenset[int]:
@@ -144,6 +134,9 @@ class Session:
         self.replay: Replay | None = None
         self.last_check: CheckReport | None = None
         self.stepping = Stepping()
+        self._history: History | None = None  # the way back through the current run
+        # While a cell runs, the histories of the runs it replaced: the cell may fail and put one back.
+        self._replaced: list[History] | None = None
         # The face's live progress line for long checks (the notebook's display, the terminal's status).
         self.progress_sink: Callable[[], ProgressSink | None] | None = None
 
@@ -206,7 +199,7 @@ class Session:
         if redeclared and self.run is not None:
             lines.append(f"note: the run of {self.subject} was dropped because its model changed;"
                          f" %action {self.subject} starts it again")
-            self.run, self.subject = None, None
+            self._replace_run(None, None)
         return Result.of(lines)
 
     def load(self, patterns: Sequence[str]) -> Result:
@@ -235,7 +228,8 @@ class Session:
     def clear(self) -> None:
         """Drop every declaration and the run; the settings stay."""
         self.documents, self.model, self._program = (), ir.resolve([]), None
-        self.run, self.subject, self.last_check = None, None, None
+        self._replace_run(None, None)
+        self.last_check = None
         self._ids = {}
 
     def set_schedule(self, text: str) -> str:
@@ -270,12 +264,22 @@ class Session:
                                  f"%action {replay.subject}, or %replay off")
             run = self.program().start_action(subject, performer=performer, fine=True)
             self.replay = None
-            self.stepping = Stepping(performer, 0, replay.plan, True)
+            self.stepping = Stepping(replay.plan, fine=True)
         else:
             run = self.program().start_action(subject, performer=performer, schedule=self.schedule)
-            self.stepping = Stepping(performer, schedule=self.schedule)
-        self.run, self.subject = run, subject
+            self.stepping = Stepping()
+        self._replace_run(run, subject)
         return self._progress(run, list(run.trace))
+
+    def _replace_run(self, run: Run | None, subject: str | None) -> None:
+        """The new current run (or none); the old one's snapshots are released, or, inside a cell, once it ends."""
+        if self._history is not None:
+            if self._replaced is not None:
+                self._replaced.append(self._history)
+            else:
+                self._history.release()
+        self.run, self.subject = run, subject
+        self._history = History(run) if run is not None else None
 
     def _require_run(self) -> Run:
         if self.run is None:
@@ -295,6 +299,8 @@ class Session:
 
     def _advance(self, count: int | None) -> Progress:
         run = self._require_run()
+        history = self._history
+        assert history is not None, "every run has its history"
         start = len(run.trace)
         lines: list[str] = []
         stopped: str | None = None
@@ -302,10 +308,17 @@ class Session:
         with self._failing(run, start, lines):
             while not run.finished and (count is None or done < count):
                 before = {(t.id, t.node) for t in run.tokens()}
+                # Before next_move, which may let time pass: going back undoes that too.
+                history.before_step(self.stepping)
                 if self.stepping.fine:
                     mark = len(run.trace)
-                    move = next_move(run, self.stepping.plan)
+                    try:
+                        move = next_move(run, self.stepping.plan)
+                    except Exception:
+                        history.step_not_made()
+                        raise
                     if move is None:
+                        history.step_not_made()
                         stopped = f"✗ Action {self.subject}: {run.stuck() or 'no move is enabled'}" \
                                   f" (after {len(run.moves_taken)} moves)"
                         break
@@ -320,7 +333,6 @@ class Session:
                         lines.extend(f"  {name}: {was} → {now}" for name, was, now in diff(values, run.outputs()))
                 else:
                     mark = len(run.trace)
-                    self.stepping = dataclasses.replace(self.stepping, steps=self.stepping.steps + 1)
                     try:
                         run.step()
                     finally:
@@ -351,32 +363,19 @@ class Session:
         return f"⏸ end of the witness after {len(run.moves_taken)} moves: {plan.ending}"
 
     def back(self, count: int = 1) -> Progress:
-        """Undo the last `count` steps (moves, when replaying): the run is started again and all but the
-        last `count` re-applied, which is exact because runs are deterministic."""
-        if self.run is None or self.subject is None:
+        """Undo the last `count` steps (moves, when replaying): the run is restored from the snapshot
+        taken before them, and goes on from there exactly as it did."""
+        if self.run is None or self.subject is None or self._history is None:
             raise NoRunError("no run to step back in: start one with %action <name>")
-        run, stepping = self.run, self.stepping
-        unit = "move" if stepping.fine else "step"
-        done = len(run.moves_taken) if stepping.fine else stepping.steps
+        unit = "move" if self.stepping.fine else "step"
+        done = len(self._history)
         if count > done:
             raise UsageError(f"%back {count}: the run of {self.subject} has made only {done} {unit}s",
                              f"%back [n] with n <= {done}")
-        program = self.program()
-        fresh = program.start_action(self.subject, performer=stepping.performer, fine=stepping.fine,
-                                     schedule=stepping.schedule)
-        with self._failing(fresh, 0):
-            if stepping.fine:
-                for move in run.moves_taken[:done - count]:
-                    fresh.apply(move)
-            else:
-                for _ in range(done - count):
-                    fresh.step()
-        ended = stepping.ended and stepping.plan is not None and done - count >= stepping.plan.last_step
-        self.run = fresh
-        self.stepping = dataclasses.replace(stepping, steps=0 if stepping.fine else done - count, ended=ended)
+        self.stepping = self._history.back(count)
         plural = "" if count == 1 else "s"
         head = f"⏸ back {count} {unit}{plural}: {self.subject} at {unit} {done - count}"
-        return self._progress(fresh, [], head)
+        return self._progress(self.run, [], head)
 
     def add_break(self, node: str) -> list[str]:
         """Set a breakpoint; a note when no action of the model has a node of that name (yet)."""
@@ -513,16 +512,38 @@ class Session:
         return dict(sorted(self.run.outputs().items())) if self.run is not None else {}
 
     def snapshot(self) -> SessionState:
+        """The session as it stands, before a cell that `restore` undoes if it fails or `commit` keeps."""
+        if self._replaced is None:
+            self._replaced = []
         return SessionState(self.documents, self.model, self.schedule, self.trace, self.run, self.subject,
                             self._program, tuple(self._ids.items()), self.settings, self.breaks, self.replay,
-                            self.last_check, self.stepping)
+                            self.last_check, self.stepping, self._history)
 
     def restore(self, state: SessionState) -> None:
-        """Put back what `snapshot` saw (a run's own steps in between are not undone)."""
+        """Put back what `snapshot` saw (a run's own steps and %back in between are not undone)."""
         self.documents, self.model, self.schedule, self.trace = state.documents, state.model, state.schedule, state.trace
-        self.run, self.subject, self._program, self._ids = state.run, state.subject, state.program, dict(state.ids)
         self.settings, self.breaks, self.replay = state.settings, state.breaks, state.replay
-        self.last_check, self.stepping = state.last_check, state.stepping
+        self._program, self._ids, self.last_check = state.program, dict(state.ids), state.last_check
+        if state.run is not self.run:
+            # The runs the cell started are dropped; the one it replaced comes back with its way back.
+            dropped = [*(self._replaced or ()), *([self._history] if self._history is not None else [])]
+            for history in dropped:
+                if history is not state.history:
+                    history.release()
+            self.run, self.subject, self.stepping, self._history = state.run, state.subject, state.stepping, state.history
+        else:
+            self._release_replaced()
+        self._replaced = None
+
+    def commit(self) -> None:
+        """The cell begun at `snapshot` is kept: the runs it replaced are released."""
+        self._release_replaced()
+        self._replaced = None
+
+    def _release_replaced(self) -> None:
+        for history in self._replaced or ():
+            if history is not self._history:
+                history.release()
 
     # ------------------------------------------------------------ commands
 
