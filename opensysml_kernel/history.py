@@ -3,11 +3,10 @@ witness), with the session's bookkeeping as it stood then, so `%back n` puts bot
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engines.runtime import Run, Scheduler
+from engines.runtime import Run
 from opensysml_kernel.witness import WitnessPlan
 
 if TYPE_CHECKING:
@@ -30,9 +29,6 @@ class Checkpoint:
 
     snapshot: Snapshot
     stepping: Stepping
-    # A run's snapshot leaves its scheduler out, and a seeded policy draws from a state of its own:
-    # without this copy a run gone back would draw other numbers than it did the first time.
-    scheduler: Scheduler
 
 
 class History:
@@ -40,7 +36,6 @@ class History:
 
     def __init__(self, run: Run) -> None:
         self.run = run
-        self._first_scheduler = copy.deepcopy(run.ctx.scheduler)
         self._checkpoints: list[Checkpoint] = []
 
     def __len__(self) -> int:
@@ -49,7 +44,7 @@ class History:
     def before_step(self, stepping: Stepping) -> None:
         """Keep the run as it stands, about to step (between moves, where a snapshot can be taken)."""
         snapshot = self.run.snapshot(allow_replay=True)
-        self._checkpoints.append(Checkpoint(snapshot, stepping, copy.deepcopy(self.run.ctx.scheduler)))
+        self._checkpoints.append(Checkpoint(snapshot, stepping))
 
     def step_not_made(self) -> None:
         """The step `before_step` prepared did not happen (no move was enabled, or the witness refused one)."""
@@ -63,11 +58,7 @@ class History:
         for later in self._checkpoints[kept + 1:]:
             later.snapshot.release()
         del self._checkpoints[kept:]
-        if target.snapshot.by_replay:
-            # The replay starts the run afresh under the scheduler it has: give it the first one.
-            self.run.ctx.scheduler = copy.deepcopy(self._first_scheduler)
         target.snapshot.restore(last=True)
-        self.run.ctx.scheduler = target.scheduler
         return target.stepping
 
     def release(self) -> None:

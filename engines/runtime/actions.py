@@ -34,6 +34,7 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner):
         self.fine = fine
         self.moves_taken: list[Move] = []
         self._token_moves: dict[tuple[int, str], Move] = {}
+        self._first_scheduler = ctx.scheduler.fork()  # what a reset starts again from
         self.branch_wanted: str | None = None
         self.action = action.qualified_name
         self.element = action
@@ -107,7 +108,7 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner):
         from engines.runtime.context import Context
 
         trace_on = self.ctx.trace.enabled
-        ctx = Context(self.ctx.program, self.ctx.scheduler, self.ctx.max_steps)
+        ctx = Context(self.ctx.program, self._first_scheduler.fork(), self.ctx.max_steps)
         Run.__init__(self, ctx, self.element, self.performer, self.fine)
         ctx.trace.enabled = trace_on
 

@@ -52,6 +52,10 @@ class Scheduler(Protocol):
         """Which of several options (in declaration order) is taken."""
         ...
 
+    def fork(self) -> Scheduler:
+        """A scheduler that goes on from here as this one would (itself, for a policy with no state)."""
+        ...
+
 
 class ReversePolicy:
     """The default: tokens in descending index order, the first of several alternatives."""
@@ -64,6 +68,9 @@ class ReversePolicy:
     def pick(self, kind: ChoiceKind, options: Sequence[str]) -> int:
         return 0
 
+    def fork(self) -> ReversePolicy:
+        return self
+
 
 class DeclaredPolicy:
     """Tokens in spawn order, the first of several alternatives."""
@@ -75,6 +82,9 @@ class DeclaredPolicy:
 
     def pick(self, kind: ChoiceKind, options: Sequence[str]) -> int:
         return 0
+
+    def fork(self) -> DeclaredPolicy:
+        return self
 
 
 class SeededPolicy:
@@ -92,6 +102,11 @@ class SeededPolicy:
 
     def pick(self, kind: ChoiceKind, options: Sequence[str]) -> int:
         return self._random.randrange(len(options)) if options else 0
+
+    def fork(self) -> SeededPolicy:
+        twin = SeededPolicy(self.seed)
+        twin._random.setstate(self._random.getstate())
+        return twin
 
 
 def parse_schedule(text: str) -> str:

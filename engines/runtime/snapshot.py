@@ -39,7 +39,7 @@ def _refusal(run: Run) -> str | None:
 class _Mark:
     """A journal mark and the fields every move changes (kept whole: a few references)."""
 
-    __slots__ = ("ctx_fields", "journal", "lines", "moves", "now", "run_fields", "serial")
+    __slots__ = ("ctx_fields", "journal", "lines", "moves", "now", "run_fields", "scheduler", "serial")
 
     def __init__(self, run: Run) -> None:
         ctx = run.ctx
@@ -50,6 +50,7 @@ class _Mark:
         self.now: Fraction = ctx.clock.now
         self.moves = len(run.moves_taken)
         self.lines = len(ctx.trace.lines)
+        self.scheduler = ctx.scheduler.fork()  # a seeded policy's draws are state too
 
     def restore(self, run: Run) -> None:
         if not self.journal.is_open(self.serial):
@@ -63,6 +64,7 @@ class _Mark:
         ctx.__dict__.clear()
         ctx.__dict__.update(self.ctx_fields)
         ctx.clock.now = self.now
+        ctx.scheduler = self.scheduler.fork()
         del run.moves_taken[self.moves:]
         del ctx.trace.lines[self.lines:]
         run._live = None

@@ -47,6 +47,9 @@ class _Dumper:
             return ("frozenset", tuple(sorted(repr(self.value(x)) for x in v)))
         if isinstance(v, _OBJECTS):
             return self.object(v)
+        if hasattr(v, "fork") and hasattr(v, "order"):  # a scheduler: a seeded one's draws are state
+            rng = getattr(v, "_random", None)
+            return ("scheduler", v.name, rng.getstate() if rng is not None else None)
         if isinstance(v, (Run, Context, Evaluator, Trace)):
             return (type(v).__name__, id(v))
         return ("other", type(v).__name__, id(v), repr(v) if _is_value(v) else "")
@@ -75,5 +78,5 @@ def dump(run: Run) -> Any:
     run_fields = tuple((k, d.value(v)) for k, v in sorted(vars(run).items()) if k not in ("evaluator", "_live", "_token_moves"))  # caches
     ctx = run.ctx
     ctx_fields = tuple((k, d.value(v)) for k, v in sorted(vars(ctx).items())
-                       if k not in ("program", "scheduler", "journal", "trace"))
+                       if k not in ("program", "journal", "trace"))
     return (run_fields, ctx_fields, tuple(ctx.trace.lines), ctx.trace.enabled)

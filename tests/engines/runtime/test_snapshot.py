@@ -73,10 +73,10 @@ def _finish(run: Run, fine: bool) -> Ending:
     pytest.fail(f"the run did not end within {MAX_STEPS} steps")
 
 
-def _round_trips(case: Case, fine: bool) -> int:
+def _round_trips(case: Case, fine: bool, schedule: str = "reverse") -> int:
     program, subject = _start(case, fine)
-    expected = _finish(program.start_action(subject, fine=fine), fine)
-    run = program.start_action(subject, fine=fine)
+    expected = _finish(program.start_action(subject, fine=fine, schedule=schedule), fine)
+    run = program.start_action(subject, fine=fine, schedule=schedule)
     advance = _move if fine else _step
     taken = 0
     for index in range(MAX_STEPS):
@@ -107,6 +107,16 @@ def test_default_run_round_trips_at_every_step(case: Case) -> None:
 @pytest.mark.parametrize("case", ACTION_CASES, ids=[c.name for c in ACTION_CASES])
 def test_fine_run_round_trips_at_every_move(case: Case) -> None:
     assert _round_trips(case, fine=True) >= 1
+
+
+SEEDED = [c for c in ACTION_CASES if c.expected.get("outcomes")]
+
+
+@pytest.mark.parametrize("case", SEEDED, ids=[c.name for c in SEEDED])
+def test_a_seeded_run_round_trips_with_its_draws(case: Case) -> None:
+    """A seeded schedule's draws are part of the state: a restored run draws what it drew before."""
+    for seed in (3, 11):
+        assert _round_trips(case, fine=False, schedule=f"seed:{seed}") >= 1
 
 
 def _accept_if_branch() -> Run:
