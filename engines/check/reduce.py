@@ -68,6 +68,15 @@ class Reducer:
         self._future: dict[tuple[int, int], Summary] = {}
         self._by_place: dict[tuple[tuple[int, int], ...], tuple[Summary, Summary]] = {}
         self._persistent: dict[object, frozenset[int] | None] = {}
+        self._dependent: dict[tuple[int, int], bool] = {}
+
+    def dependent(self, a: Summary, b: Summary) -> bool:
+        """`dependent`, remembered per pair: the summaries are made once per place and kept."""
+        key = (id(a), id(b))
+        known = self._dependent.get(key)
+        if known is None:
+            known = self._dependent[key] = dependent(a, b)
+        return known
 
     @staticmethod
     def place(token: Token) -> tuple[tuple[int, int], ...]:
@@ -161,7 +170,7 @@ class Reducer:
         pairs = [self.summaries(t, p) for t, p in zip(tokens, places, strict=True)]
         count = len(tokens)
         # who must join a set holding `member`: every token whose future depends on member's move
-        needs = {a: [b for b in range(count) if b != a and dependent(pairs[a][0], pairs[b][1])]
+        needs = {a: [b for b in range(count) if b != a and self.dependent(pairs[a][0], pairs[b][1])]
                  for a in range(count) if can[a]}
         best: set[int] | None = None
         for seed in (i for i in seeds if can[i]):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from engines.check.canon import fingerprint
 from engines.check.properties import Property, resolve_properties
-from engines.check.reduce import Reducer, Summary, dependent
+from engines.check.reduce import Reducer, Summary
 from engines.check.witness import replay_moves
 from engines.errors import EngineError, RunError
 from engines.framework import (
@@ -250,7 +250,7 @@ def _run_search(search: _Search, started: float) -> None:
         if level.summaries:
             mine = level.summaries[index]
             for k, summary in list(level.sleep.items()) + list(zip(level.keys[:index], level.summaries[:index], strict=True)):
-                if not dependent(summary, mine):
+                if not reducer.dependent(summary, mine):
                     child_sleep[k] = summary
         if not level.fresh:
             assert level.snapshot is not None
