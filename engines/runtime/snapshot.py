@@ -29,7 +29,7 @@ def _refusal(run: Run) -> str | None:
         return "a snapshot is taken between moves, not inside one"
     if run.displayed:
         return "a block is paused mid-statement: its state cannot be snapshot"
-    for t in run.all_tokens(run.root):
+    for t in run.live_tokens():
         if t.body is not None:
             return (f"token {t.id} is paused mid-statement at {t.flow.node_label(t)}: "
                     "a body paused inside a move cannot be snapshot")
