@@ -127,6 +127,14 @@ class Evaluator:
     # ------------------------------------------------------------ cases
 
     def _eval(self, e: s.Expr, frame: Frame, depth: int) -> Value:
+        if not self.ctx.trace.enabled:
+            # Untraced (a check's or explore's runs): the common expressions without their trace lines.
+            if isinstance(e, s.Name):
+                return self.read_name(e.name, frame, depth, e)
+            if isinstance(e, s.Literal):
+                return self._literal(e)
+            if isinstance(e, s.Binary):
+                return self.apply(e.op, self._eval(e.left, frame, depth + 1), self._eval(e.right, frame, depth + 1))
         if isinstance(e, s.Literal):
             value = self._literal(e)
             text = f'"{e.text}"' if e.kind == "string" else e.text
