@@ -11,7 +11,6 @@ from engines.runtime.values import ObjectRef, Sequence, Value, spell
 
 if TYPE_CHECKING:
     from engines.runtime.actions import Run
-    from engines.runtime.schedule import Move
     from engines.runtime.tokens import Flow
 
 
@@ -120,12 +119,6 @@ class Canon:
         parts.append((now.numerator, now.denominator))  # a Fraction hashes slowly
         parts.append(run.status)
         return tuple(parts)
-
-
-def move_key(run: Run, move: Move) -> tuple[object, ...]:
-    """A move named as the canonical state names its token: by where it stands, not by its number."""
-    token = run.token(move.token)
-    return (_flow_path(token.flow), token.node, move.branch)
 
 
 def fingerprint(run: Run) -> bytes:
