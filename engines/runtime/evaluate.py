@@ -49,7 +49,7 @@ class Frame:
     block: bool = False  # a branch or loop body: its nodes' pins belong to the performance around it
     # a calc usage's pin: the calc, its input bindings and the frame they are read in (computed when read)
     calc: tuple[Element, tuple[tuple[str, s.Expr], ...], Frame] | None = None
-    # a finished performance's pins: never written again, so snapshots share them instead of copying
+    # a finished performance's pins: never written again (the canonical state keeps their spelling)
     sealed: bool = False
     canon: dict[str, tuple[object, ...]] | None = None
     aliases: dict[str, str] = field(default_factory=dict)  # a short name or redefined name -> the feature

@@ -4,7 +4,8 @@ Every part of the runtime that changes an object of a run (a token, a flow, a fr
 values, the context's containers) first calls `touch` on it (`touch_part` for a container the object
 does not save with itself). While a snapshot is open, the first touch of an object in each epoch
 (the time since the newest snapshot or restore) saves its fields and the containers it owns; rolling
-back puts the saves back, newest first, in place. So a restore costs what changed since the
+back puts the saves back, newest first: the objects stay the same objects (what refers to them needs
+no fixing), their saved fields become theirs again. So a restore costs what changed since the
 snapshot, not the size of the run.
 """
 
