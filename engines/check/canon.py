@@ -27,8 +27,11 @@ def _flow_path(flow: Flow) -> tuple[int, ...]:
 class Canon:
     """Spells a run's state the same way whatever numbers its tokens and objects happened to get."""
 
-    def __init__(self, run: Run) -> None:
+    def __init__(self, run: Run, readable: frozenset[str] | None = None) -> None:
         self.run = run
+        # the features a finished performance can still be read by (ir.liveness); the others of a
+        # sealed frame are left out, since no schedule can tell them apart any more
+        self.readable = readable
         self.paths = {ref.id: name for name, ref in run.ctx.usage_objects.items()}
 
     def value(self, v: Value) -> str:
@@ -46,12 +49,13 @@ class Canon:
         seen.add(id(f))
         if f.sealed:
             cache = f.canon if f.canon is not None else {}
-            lines = cache.get(prefix)
+            key = prefix if self.readable is None else "\0" + prefix  # the two spellings kept apart
+            lines = cache.get(key)
             if lines is None:
                 collected: list[object] = []
                 self._walk(f, collected, prefix, set())
                 lines = tuple(collected)
-                cache[prefix] = lines
+                cache[key] = lines
                 f.canon = cache
             out.extend(lines)
             return
@@ -63,7 +67,10 @@ class Canon:
             # Values as themselves where their identity is no run's numbering (hashing beats spelling);
             # objects by the usage that made them; Booleans tagged, since True == 1 in Python.
             items: list[tuple[str, object]] = []
+            readable = self.readable if f.sealed else None
             for name in sorted(values):
+                if readable is not None and name not in readable:
+                    continue
                 v = values[name]
                 kind = type(v)
                 if kind is int or kind is str:
@@ -121,11 +128,11 @@ class Canon:
         return tuple(parts)
 
 
-def fingerprint(run: Run) -> bytes:
+def fingerprint(run: Run, readable: frozenset[str] | None = None) -> bytes:
     """16 bytes standing for the canonical state (what the visited set keeps, not the state).
 
     Two independent 64-bit hashes of the canonical form: a collision needs both to collide."""
-    parts = Canon(run).parts()
+    parts = Canon(run, readable).parts()
     first = hash(parts)
     second = hash((0x5EED, parts))
     return first.to_bytes(8, "little", signed=True) + second.to_bytes(8, "little", signed=True)

@@ -32,6 +32,7 @@ from engines.framework import (
 )
 from engines.runtime import Move, Program, Run
 from engines.runtime.snapshot import Snapshot
+from ir.liveness import readable_after_end
 
 _NOTHING: frozenset[tuple[object, ...]] = frozenset()
 
@@ -147,6 +148,7 @@ def _run_search(search: _Search, started: float) -> None:
     bounds = search.bounds
     run = search.program.start_action(search.subject, search.performer, fine=True)
     run.ctx.trace.enabled = False
+    readable = readable_after_end(search.program.model, search.features or ())
     reducer = Reducer()
     path: list[Move] = []
     choices: list[list[Move]] = []  # the moves enabled before each move of the path
@@ -155,7 +157,7 @@ def _run_search(search: _Search, started: float) -> None:
 
     def examine(depth: int, sleep: dict[tuple[object, ...], Summary]) -> _Level | None:
         while True:
-            key = fingerprint(run)
+            key = fingerprint(run, readable)
             for t in run.live_tokens():
                 if t.body is not None:
                     break
