@@ -68,3 +68,43 @@ def test_values_nothing_reads_again_are_left_out_and_every_outcome_is_found() ->
     kept = check(program, name, diverge=("c", "b1_1.t"))  # naming a nested feature keeps it
     left_out = check(program, name)
     assert left_out.stats.states < kept.stats.states
+
+
+def _every_action() -> list[object]:
+    from tests.corpus_cases import cases
+    from tests.engines.check.models import dependence_models, reduction_models
+
+    picked: list[object] = [pytest.param(c, id=c.name) for c in cases("action")]
+    picked += [pytest.param(m, id=m.name) for m in dependence_models() + reduction_models() if m.action is not None]
+    return picked
+
+
+def _answer(result: object) -> tuple[object, ...]:
+    r = result  # a Result: what a modeler reads of it, the counts aside
+    return (r.verdict, tuple((f, tuple(v for v, _ in vals)) for f, vals in r.divergent),  # type: ignore[attr-defined]
+            tuple(sorted(o.values for o in r.outcomes)),  # type: ignore[attr-defined]
+            tuple((v.kind, v.text) for v in r.violations))  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("subject", _every_action())
+def test_leaving_dead_values_out_changes_no_answer(subject: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over every action of the corpus and the dependence models: the same verdict, divergent values,
+    outcomes and violations as a search comparing every value."""
+    from engines.check import search
+    from engines.errors import SysmlError
+    from tests.corpus_cases import entry
+
+    if hasattr(subject, "text"):
+        try:
+            model = ir.resolve([ir.parse(subject.text, subject.name)])  # type: ignore[attr-defined]
+            program, name = Program(model), entry(subject, model)  # type: ignore[arg-type]
+            program.start_action(name, fine=True)
+        except SysmlError as err:
+            pytest.skip(f"does not start (its expectation is the error): {err}")
+    else:
+        program, name = subject.program(), subject.action  # type: ignore[attr-defined]
+    bounds = Bounds(depth=2_000, states=20_000)
+    left_out = check(program, name, bounds)
+    monkeypatch.setattr(search, "readable_after_end", lambda model, named=(): None)
+    every = check(program, name, bounds)
+    assert _answer(left_out) == _answer(every)
