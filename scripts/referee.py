@@ -146,9 +146,18 @@ def run_peer(peer: Peer, case: Case) -> Observed:
         return seen
     if case.action is None:
         return seen
-    on = f" on {case.spec['performer'].rsplit('::', 1)[-1]}" if case.spec.get("performer") else ""
+    performer = case.spec.get("performer")
+    on = f" {performer}" if performer else ""
     wants_run = any(k in case.spec for k in ("outputs", "run_error")) or "check" not in case.spec
-    if wants_run:
+    if wants_run and performer:
+        # the peer performs an object's actions when the object is instantiated; its features are the outputs
+        status, text = peer.cell(f"%instantiate {performer}")
+        if status != "ok":
+            seen.other = "instantiate: " + first_line(text or status)
+        else:
+            status, text = peer.cell(f"%features {performer}")
+            seen.outputs = {f"this.{k}": v for k, v in _values(text, "Features:").items()}
+    elif wants_run:
         status, text = peer.cell(f"%action {case.action}{on}")
         if status != "ok":
             seen.other = "start: " + first_line(text or status)
@@ -175,7 +184,7 @@ def run_peer(peer: Peer, case: Case) -> Observed:
                 seen.values[m.group(1)] = [v.strip() for v in re.split(r",\s*| or ", m.group(2)) if v.strip()]
             seen.violations = re.findall(r"violation: ([^\n]+)", text)
             for m in re.finditer(r"outcome: ([^\n]+)", text):
-                pairs = [p.split(" = ", 1) for p in m.group(1).split(", ") if " = " in p]
+                pairs = [p.split(" = ", 1) for p in re.split(r"[,;] ", m.group(1)) if " = " in p]
                 seen.outcomes.append({k.strip(): v.strip() for k, v in pairs})
     return seen
 
@@ -241,7 +250,7 @@ def main() -> int:
                 if theirs is not None:
                     print(f"    peer:     {describe(theirs)}")
                 continue
-            mine = judge(case, ours, exact=False)
+            mine = judge(case, ours)
             peers = judge(case, theirs, exact=False) if theirs is not None else []
             if mine:
                 tally["ours wrong"] += 1

@@ -24,7 +24,7 @@ def _param(case: Case) -> object:
 
 @pytest.mark.parametrize("case", [_param(c) for c in CASES])
 def test_referee_case(case: Case) -> None:
-    problems = judge(case, run_ours(case), exact=False)
+    problems = judge(case, run_ours(case))
     assert not problems, f"{case.name} [{case.klass}]: " + "; ".join(problems)
 
 
