@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from ir import syntax as s
+from ir.connections import Connection, connections_of
 from ir.errors import LoweringError
 from ir.footprint import Touches, constructs, expression_reads
 from ir.model import Element, Model
@@ -122,6 +123,7 @@ class ActionGraph:
     initial: tuple[int, ...]
     flows: tuple[s.FlowMember, ...] = ()
     binds: tuple[s.BindMember, ...] = ()
+    connections: tuple[Connection, ...] = ()
 
     def __post_init__(self) -> None:
         outgoing: dict[int, list[Edge]] = {}
@@ -396,6 +398,13 @@ class _Lowerer:
             src = resolve_node(source, decl, "source")
             dst = resolve_node(target, decl, "target")
             edges.append(Edge(src, dst, guard, is_else, decl))
+        for f in flows:
+            # a succession flow is a succession too: its target starts after its source ends
+            src_name, dst_name = f.source.split(".", 1)[0], f.target.split(".", 1)[0]
+            if f.succession and src_name in by_name and dst_name in by_name:
+                src, dst = by_name[src_name], by_name[dst_name]
+                if not any(e.source == src and e.target == dst for e in edges):
+                    edges.append(Edge(src, dst, decl=f))
 
         initial = [by_name[label] for label in explicit_initial]
         if not initial:
@@ -410,8 +419,9 @@ class _Lowerer:
                 for redefined in a.decl.redefines:
                     aliases.setdefault(redefined.rsplit("::", 1)[-1], a.name)
         self.aliases = aliases
-        # Flows deliver between nodes outside any statement: such nodes depend on every move.
+        # Flows and bindings deliver between nodes outside any statement: such nodes depend on every move.
         flowing = {end.split(".", 1)[0] for f in flows for end in (f.source, f.target)}
+        flowing |= {end.split(".", 1)[0] for b in binds for end in (b.left, b.right) if "." in end}
         nodes = [n if n.name not in flowing else Node(n.index, n.kind, n.name, n.decl, n.body, n.multiplicity,
                                                         Footprint(dynamic=True)) for n in nodes]
         with_footprints = tuple(
@@ -422,7 +432,7 @@ class _Lowerer:
                  and not n.footprint.dynamic else None)
             for n in nodes)
         return ActionGraph(name, el, tuple(attributes), with_footprints, tuple(edges), tuple(initial),
-                           tuple(flows), tuple(binds))
+                           tuple(flows), tuple(binds), connections_of((*flows, *binds), by_name))
 
     def footprint(self, node: Node, nodes: list[Node], edges: list[Edge], owner: str,
                   local: set[str], scope_el: Element | None = None, start: bool = False) -> Footprint:

@@ -382,9 +382,21 @@ class _ToSyntax(Transformer[Token, Any]):
         return s.DecisionBranch(_span(meta), None, c[1])
 
     def flow_member(self, meta: Any, c: list[Any]) -> s.FlowMember:
-        parts = [x for x in c if not isinstance(x, Token)]
-        name = parts[0] if len(parts) == 3 else None
-        return s.FlowMember(_span(meta), name, parts[-2], parts[-1])
+        succession = isinstance(c[0], Token) and c[0].type == "SUCCESSION"
+        head = next((x for x in c if isinstance(x, tuple)), ())
+        ends = [x for x in c if isinstance(x, str) and not isinstance(x, Token)]
+        return s.FlowMember(_span(meta), head[0] if head else None, ends[-2], ends[-1], succession)
+
+    def flow_head(self, meta: Any, c: list[Any]) -> tuple[str | None]:
+        # the flow's name, if any (its type and payload type say nothing a run needs)
+        named = [x for x in c if isinstance(x, list)]
+        return (named[0][0] if named else None,)
+
+    def flow_name(self, meta: Any, c: list[Any]) -> list[str]:
+        return [c[0]]
+
+    def flow_end(self, meta: Any, c: list[Any]) -> None:
+        return None
 
     def bind_member(self, meta: Any, c: list[Any]) -> s.BindMember:
         return s.BindMember(_span(meta), c[1], c[2])

@@ -273,11 +273,12 @@ class DecisionBranch(Member):
 
 @dataclass(frozen=True)
 class FlowMember(Member):
-    """`flow [name from] a.b to c.d;`."""
+    """`flow [name from] a.b to c.d;`; `succession flow ...` hands over when the source ends."""
 
     name: str | None
     source: str
     target: str
+    succession: bool = False
 
 
 @dataclass(frozen=True)

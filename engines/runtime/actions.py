@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from engines.errors import AcceptDeadlock, ActionDeadlock, GuardNotBoolean, RunError
 from engines.runtime.bus import MessageBus
+from engines.runtime.connections import Connections
 from engines.runtime.context import IMPLICIT_TERMINATE, Context
 from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.moves import MoveProbes
@@ -14,7 +15,7 @@ from engines.runtime.performances import Performances
 from engines.runtime.schedule import ChoiceKind, Move
 from engines.runtime.statements import StatementRunner, _seconds
 from engines.runtime.tokens import Flow, FlowKind, Terminated, Token, TokenView, Write
-from engines.runtime.values import UNSET, Deferred, spell, type_name
+from engines.runtime.values import Deferred, spell, type_name
 from ir import syntax as s
 from ir.lower import ActionGraph, Node, NodeKind
 from ir.model import Element
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from engines.runtime.snapshot import Snapshot
 
 
-class Run(MoveProbes, MessageBus, Performances, StatementRunner):
+class Run(MoveProbes, MessageBus, Performances, StatementRunner, Connections):
     """A stepping run of one action: the debugger's and the checker's unit of execution."""
 
     def __init__(self, ctx: Context, action: Element, performer: str | None = None, fine: bool = False) -> None:
@@ -388,8 +389,9 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner):
         self._completed(token, node)
 
     def _completed(self, token: Token, node: Node) -> None:
-        self._bind_outputs(token.flow, node)
         pin = token.flow.frame.pins.get(node.name)
+        if pin is not None and node.kind is not NodeKind.STATEMENT:
+            self._connect_out(pin)
         if pin is not None and not pin.values and not pin.pins:
             self.ctx.journal.touch_part(token.flow.frame, token.flow.frame.pins)
             del token.flow.frame.pins[node.name]  # a performance that held nothing leaves no pins
@@ -427,21 +429,6 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner):
         flow.tokens.clear()
         if flow.kind is FlowKind.ENTERED and flow.parent_token is not None:
             self._leave(flow)
-
-    def _bind_outputs(self, flow: Flow, node: Node) -> None:
-        """`bind node.pin = feature;`: what the node left in its pin reaches the bound feature."""
-        for bind in flow.graph.binds:
-            for near, far in ((bind.left, bind.right), (bind.right, bind.left)):
-                head, _, pin = near.partition(".")
-                if head != node.name or not pin:
-                    continue
-                frame = flow.frame.pins.get(node.name)
-                holder = flow.frame.holder_of(far)
-                if frame is not None and holder is not None and pin in frame.values:
-                    if frame.values[pin] is UNSET:
-                        raise RunError(f"assignment to {far}: multiplicity violation: 0 value(s) bound to a "
-                                       "feature with multiplicity lower bound 1", node.name)
-                    self._write(holder, far, frame.values[pin])
 
     def _consume(self, token: Token) -> None:
         flow = token.flow
@@ -550,8 +537,7 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner):
         self.ctx.trace.flush_left(f"enter action node: {node.name}")
         if frame is None:
             frame = self._node_frame(token.flow, node)
-            self.init_attributes(node.body.attributes, frame, token.flow.depth)
-            self._flows_in(frame)
+            self._start_frame(node.body.attributes, frame, token.flow.depth)
         child = Flow(self, graph, frame, FlowKind.ENTERED, token.flow.depth, node.name, token)
         self.ctx.journal.touch(token)
         token.inside = child

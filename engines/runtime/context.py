@@ -13,6 +13,7 @@ from engines.runtime.schedule import Scheduler, make_scheduler
 from engines.runtime.trace import Trace
 from engines.runtime.values import ObjectRef, Signal, Value
 from ir import syntax as s
+from ir.connections import Connection, connections_of, node_names
 from ir.lower import ActionGraph, Node, lower_action, lower_block
 from ir.model import Element, Model
 from ir.resolve import lookup
@@ -68,6 +69,7 @@ class Program:
         self._graphs: dict[str, ActionGraph] = {}
         self._blocks: dict[int, ActionGraph] = {}
         self._statement_flows: dict[int, ActionGraph] = {}
+        self._connections: dict[int, tuple[Connection, ...]] = {}
 
     def action(self, name: str) -> Element:
         """The action a modeler named: qualified, or unqualified when only one action has that name."""
@@ -109,6 +111,13 @@ class Program:
             graph = lower_block(self.model, owner, block.members, label)
             self._blocks[key] = graph
         return graph
+
+    def block_connections(self, block: s.Block) -> tuple[Connection, ...]:
+        """The flows and bindings a branch or loop body run as statements declares."""
+        found = self._connections.get(id(block))
+        if found is None:
+            found = self._connections[id(block)] = connections_of(block.members, node_names(block.members))
+        return found
 
     def statement_flow(self, node: Node) -> ActionGraph:
         """A node's direct statements as a flow of unordered performances (what a fine run moves); a
@@ -165,7 +174,7 @@ class Program:
                                             for e in own.edges)
             initial = performed.initial + tuple(i + offset for i in own.initial)
             graph = ActionGraph(node.name, body.performs, performed.attributes, nodes, edges, initial,
-                                performed.flows, performed.binds)
+                                performed.flows, performed.binds, performed.connections)
             self._statement_flows[-id(node)] = graph
         return graph
 

@@ -12,6 +12,7 @@ from engines.runtime.schedule import Move
 from engines.runtime.tokens import BodyRun, Flow, Token, Write
 from engines.runtime.values import Value
 from ir import syntax as s
+from ir.connections import Connection
 from ir.model import Element
 
 if TYPE_CHECKING:
@@ -75,6 +76,24 @@ class RunCore(ABC):
 
     @abstractmethod
     def _assign(self, target: str, value: Value, frame: Frame, depth: int) -> None: ...
+
+    @abstractmethod
+    def _pin(self, holder: Frame, name: str, frame: Frame, started_in: Frame | None) -> None: ...
+
+    @abstractmethod
+    def _place(self, frame: Frame, holder: Frame, name: str, started_in: Frame | None) -> None: ...
+
+    @abstractmethod
+    def _declare(self, frame: Frame, connections: tuple[Connection, ...]) -> None: ...
+
+    @abstractmethod
+    def _connect_in(self, frame: Frame, depth: int) -> frozenset[str]: ...
+
+    @abstractmethod
+    def _connect_out(self, frame: Frame) -> None: ...
+
+    @abstractmethod
+    def _stream(self, holder: Frame, name: str, value: Value) -> None: ...
 
     @abstractmethod
     def _available(self, trigger: s.Trigger, receiver: str | None, frame: Frame) -> bool: ...

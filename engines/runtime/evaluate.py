@@ -25,6 +25,7 @@ from engines.runtime.values import (
     with_article,
 )
 from ir import syntax as s
+from ir.connections import Connection
 from ir.model import Element
 from ir.resolve import lookup
 
@@ -53,10 +54,14 @@ class Frame:
     sealed: bool = False
     canon: dict[str, tuple[object, ...]] | None = None
     aliases: dict[str, str] = field(default_factory=dict)  # a short name or redefined name -> the feature
-    # `flow a.b to c.d` of the graph this frame's flow runs: (node, feature) -> (node, feature)
-    routes: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
-    # what the flows delivered to a node's feature, kept for its next performance
+    # the flows and bindings the flow or block this frame runs declares (ir/connections.py)
+    connections: tuple[Connection, ...] = ()
+    # what the flows delivered to a node's feature, kept for its next performance: (node path, feature)
     delivered: dict[tuple[str, str], Value] = field(default_factory=dict)
+    # a node's performance: the frame holding it as a pin and the pin's name, the frame it started in
+    host: tuple[Frame, str] | None = None
+    started_in: Frame | None = None
+    directions: dict[str, str] = field(default_factory=dict)  # its parameters' `in`, `out`, `inout`
     born: int = field(default_factory=current_epoch)  # see engines/runtime/journal.py
 
     def feature_name(self, name: str) -> str:
@@ -367,6 +372,9 @@ class Evaluator:
             raise EvaluationError(f"unknown name '{base.name}' in {frame.label}")
         if isinstance(base, s.Chain):
             inner = self._chain_base(base.base, frame, depth)
+            if isinstance(inner, Frame) and inner.calc is None and base.feature not in inner.values \
+                    and base.feature in inner.pins:
+                return inner.pins[base.feature]  # `leg.inner.v`: a node performed inside leg's performance
             return self.read_feature(inner, base.feature, base)
         return self._eval(base, frame, depth)
 

@@ -30,22 +30,24 @@ class Performances(RunCore):
     def _node_frame(self, flow: Flow, node: Node) -> Frame:
         scope = node.body.scope if node.body is not None else flow.frame.scope
         frame = Frame(node.name, scope, flow.frame)
-        self.ctx.journal.touch_part(flow.frame, flow.frame.pins)
-        flow.frame.pins[node.name] = frame
+        self._pin(flow.frame, node.name, frame, flow.frame)
         return frame
 
-    def _flows_in(self, frame: Frame) -> None:
-        """What flows already delivered to this node's features, over their declared values."""
-        owner = frame.parent
-        if owner is None or not owner.delivered:
-            return
-        for (node, feature), value in owner.delivered.items():
-            if node == frame.label:
-                frame.values[feature] = value
+    def _start_frame(self, attributes: tuple[Attribute, ...], frame: Frame, depth: int) -> None:
+        """A node's performance starts: the flows and bindings reaching its pins, then its features'
+        own values (a bound or delivered pin keeps what it was given)."""
+        for attr in attributes:
+            if attr.direction:
+                frame.directions[attr.name] = attr.direction
+        given = self._connect_in(frame, depth)
+        self.init_attributes(attributes, frame, depth, given)
 
-    def init_attributes(self, attributes: tuple[Attribute, ...], frame: Frame, depth: int) -> None:
+    def init_attributes(self, attributes: tuple[Attribute, ...], frame: Frame, depth: int,
+                        given: frozenset[str] = frozenset()) -> None:
         self.ctx.journal.touch(frame)
         for attr in attributes:
+            if attr.name in given:
+                continue
             decl = attr.decl
             if isinstance(decl, s.Usage):
                 if decl.short_name:
@@ -73,8 +75,10 @@ class Performances(RunCore):
         frame = self._node_frame(flow, node) if node.kind is NodeKind.ACTION else flow.frame
         depth = flow.depth
         if node.kind is NodeKind.ACTION:
-            self.init_attributes(body.attributes, frame, depth)
-            self._flows_in(frame)
+            if body.performs is None:
+                self._start_frame(body.attributes, frame, depth)
+            else:
+                self.init_attributes(body.attributes, frame, depth)
             if body.performs is not None and body.performs.base_kind in ("verification", "analysis", "case"):
                 yield from self._perform_case(body.performs, node, flow, frame)
                 return
@@ -93,9 +97,7 @@ class Performances(RunCore):
         name = f"{flow.frame.scope.qualified_name}::{node.name}" if flow.frame.scope is not None else node.name
         trace.flush_left(f"enter verification {name}")
         inner = Frame(node.name, case, frame)
-        holder = flow.frame.pin_holder()
-        self.ctx.journal.touch_part(holder, holder.pins)
-        holder.pins[node.name] = inner
+        self._pin(flow.frame.pin_holder(), node.name, inner, flow.frame)
         for pname, expr in node.body.bindings:
             value = self.evaluator.eval(expr, frame, depth + 1)
             inner.values[pname] = value
@@ -135,16 +137,22 @@ class Performances(RunCore):
         """The features a performance of `action` starts with: bound inputs, then its own values."""
         graph = self.ctx.program.graph(action)
         inner = Frame(action.name, action, None)
+        holder = caller.pin_holder()
+        self._place(inner, holder, name, caller)
+        for attr in graph.attributes:
+            if attr.direction:
+                inner.directions[attr.name] = attr.direction
         for pname, expr in bindings:
             inner.values[pname] = self.evaluator.eval(expr, frame, depth)
+        self._connect_in(inner, depth)
         bound_out = {pname for pname, _ in outputs}
         for attr in graph.attributes:
             if attr.name in inner.values:
                 continue
             if attr.direction in ("in", "inout", "out") and attr.value is None:
                 # an output bound to a feature starts unset; an unbound one reads the same-named feature
-                holder = caller.holder_of(attr.name) if attr.name not in bound_out else None
-                inner.values[attr.name] = holder.values[attr.name] if holder is not None else UNSET
+                same = caller.holder_of(attr.name) if attr.name not in bound_out else None
+                inner.values[attr.name] = same.values[attr.name] if same is not None else UNSET
                 continue
             if attr.direction == "in" and attr.value_kind is not s.FeatureValueKind.INITIAL:
                 inner.values[attr.name] = Deferred(attr.value)  # evaluated when first read
@@ -153,9 +161,7 @@ class Performances(RunCore):
                 continue
             inner.values[attr.name] = UNSET if attr.value is None else coerce_to(
                 attr.type_text, self.evaluator.eval(attr.value, inner, depth))
-        holder = caller.pin_holder()
-        self.ctx.journal.touch_part(holder, holder.pins)
-        holder.pins[name] = inner
+        self._pin(holder, name, inner, caller)
         return inner
 
     def _return_outputs(self, graph: ActionGraph, inner: Frame, caller: Frame, outputs: Bindings = ()) -> None:

@@ -8,6 +8,7 @@ import contextlib
 from fractions import Fraction
 
 from engines.errors import EvaluationError
+from engines.runtime.connections import pin_path
 from engines.runtime.context import Message
 from engines.runtime.core import RunCore
 from engines.runtime.evaluate import Frame
@@ -147,9 +148,7 @@ class StatementRunner(RunCore):
                          if isinstance(m, s.Usage) and m.value is not None and m.name)
         pin = Frame(stmt.name or "", calc, None)
         pin.calc = (calc, bindings, frame)
-        holder = frame.pin_holder()
-        self.ctx.journal.touch_part(holder, holder.pins)
-        holder.pins[stmt.name or ""] = pin
+        self._pin(frame.pin_holder(), stmt.name or "", pin, frame)
 
     def _nested_node(self, usage: s.Usage, frame: Frame, depth: int, owner: str) -> BodyRun:
         trace = self.ctx.trace
@@ -167,18 +166,23 @@ class StatementRunner(RunCore):
             else:
                 trace.at(depth, f"stmt node {name}")
             yield from self._perform_action(performs, frame, ins, depth + 1, frame, name, outs)
+            performed = frame.pin_holder().pins.get(name)
+            if performed is not None:
+                self._connect_out(performed)
             return
         trace.at(depth, f"stmt node {name}")
         node_scope = scope.members.get(name, scope) if scope is not None else None
         inner = Frame(name, node_scope, frame)
-        holder = frame.pin_holder()
-        self.ctx.journal.touch_part(holder, holder.pins)
-        holder.pins[name] = inner
+        self._pin(frame.pin_holder(), name, inner, frame)
         bindings = [m for m in usage.members if isinstance(m, s.Usage) and m.direction == "in" and m.value is not None]
         rest = tuple(m for m in usage.members if not (isinstance(m, s.Usage) and m.kind in (
             "attribute", "feature", "item", "ref")))
         for m in usage.members:
-            if isinstance(m, s.Usage) and m.kind in ("attribute", "feature") and m.name:
+            if isinstance(m, s.Usage) and m.direction and m.name:
+                inner.directions[m.name] = m.direction
+        given = self._connect_in(inner, depth + 1)
+        for m in usage.members:
+            if isinstance(m, s.Usage) and m.kind in ("attribute", "feature") and m.name and m.name not in given:
                 inner.values[m.name] = self.evaluator.eval(m.value, inner, depth + 1) if m.value is not None else UNSET
         has_accept = any(isinstance(m, s.Accept) for m in rest)
         if bindings or has_accept:
@@ -187,6 +191,7 @@ class StatementRunner(RunCore):
                 yield from self._entered_statements(rest, inner, depth + 2, name, f"action node {name}")
             else:
                 yield from self.statements(rest, inner, depth + 2, f"action node {name}")
+            self._connect_out(inner)
             return
         ends_owner = isinstance(usage.action_body, s.Terminate) and usage.action_body.target is None
         if states_a_flow(rest):
@@ -194,6 +199,7 @@ class StatementRunner(RunCore):
         else:
             with contextlib.suppress(Terminated):  # `terminate;` in its own body ends this usage only
                 yield from self.statements(rest, inner, depth + 1, f"action node {name}")
+        self._connect_out(inner)
         if ends_owner:
             # A terminate action usage ends the performance it is a step of once it is done.
             raise Terminated()
@@ -206,6 +212,7 @@ class StatementRunner(RunCore):
         if states_a_flow(members):
             yield from self._block_flow(members, inner, depth, label, label, block)
             return
+        self._declare(inner, self.ctx.program.block_connections(block))
         if _waits_or_chains(members):
             yield from self._entered_statements(members, inner, depth, label, label)
             return
@@ -292,21 +299,10 @@ class StatementRunner(RunCore):
         type_text = holder.types.get(name, "")
         self.ctx.journal.touch(holder)
         holder.values[name] = coerce_to(type_text, value) if type_text else value
-        self._record(name if holder.parent is None else f"{name}", holder.values[name])
-        owner = holder.parent
-        if owner is not None and owner.routes:
-            route = owner.routes.get((holder.label, name))
-            if route is not None:
-                self._deliver(owner, route, holder.values[name])
-
-    def _deliver(self, owner: Frame, route: tuple[str, str], value: Value) -> None:
-        """A flow streams what its source feature now holds to its target feature, now and for the
-        target node's next performance."""
-        self.ctx.journal.touch_part(owner, owner.delivered)
-        owner.delivered[route] = value
-        target = owner.pins.get(route[0])
-        if target is not None and not target.sealed:
-            self._write(target, route[1], value)
+        # a node's pin by its path (`left.v`), so two nodes' same-named pins are two features
+        self._record(name if holder.host is None else ".".join((*pin_path(holder), name)), holder.values[name])
+        if holder.host is not None or holder.block:
+            self._stream(holder, name, holder.values[name])
 
     def _record(self, feature: str, value: Value) -> None:
         if self.writes is not None and self.mover:

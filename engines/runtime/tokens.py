@@ -73,12 +73,7 @@ class Flow:
 
     def __init__(self, run: RunCore, graph: ActionGraph, frame: Frame, kind: FlowKind, depth: int,
                  label: str, parent_token: Token | None = None) -> None:
-        for flow in graph.flows:
-            source, _, out = flow.source.partition(".")
-            target, _, into = flow.target.partition(".")
-            if out and into:
-                run.ctx.journal.touch_part(frame, frame.routes)
-                frame.routes[(source, out)] = (target, into)
+        run._declare(frame, graph.connections)
         self.born = current_epoch()
         self.run = run
         self.graph = graph
