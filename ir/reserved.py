@@ -14,7 +14,7 @@ name stands, as the grammar's `name` rule reads them.
 from __future__ import annotations
 
 # The reserved words of the SysML v2 textual notation (SysML v2 specification, clause 8.2.2.1.2).
-SYSML_RESERVED: frozenset[str] = frozenset("""
+_RESERVED_TEXT = """
 about abstract accept action actor after alias all allocate allocation analysis and as assert assign
 assume at attribute bind binding by calc case comment concern connect connection constant constraint
 crosses decide def default defined dependency derived do doc else end entry enum event exhibit exit
@@ -25,7 +25,8 @@ protected public redefines ref references render rendering rep require requireme
 send snapshot specializes stakeholder standard state subject subsets succession terminate then
 timeslice to transition true until use variant variation verification verify via view viewpoint when
 while xor
-""".split())
+"""
+SYSML_RESERVED: frozenset[str] = frozenset(_RESERVED_TEXT.split())
 
 # Reserved words that the conformance corpora use as names (`action decide { ... }`, `state first;`,
 # `then action after;`, `state deep parallel { ... }`, `attribute message : String;`,
