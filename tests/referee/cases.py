@@ -52,14 +52,15 @@ CLASSES = {
 }
 
 # Words of the notation: an output segment spelled like one is a name the tool made up, not the model's.
-KEYWORDS = frozenset("""
+_NOTATION = """
 about accept action actor after alias all and as assign assume at attribute bind binding by calc case
 connect connection constraint decide def default do else end entry enum event exhibit exit first flow
 for fork from if implies import in include individual inout interface item join loop merge message new
 not objective occurrence or out package parallel part perform port private protected public redefines
 ref render rendering requirement return satisfy send snapshot specializes state subject succession
 subsets then timeslice to transition until use usage variant verification via view when while xor
-""".split())
+"""
+KEYWORDS = frozenset(_NOTATION.split())
 
 VERDICTS = {"holds": "no violation, exhaustive", "divergent": "divergent", "violation": "violation"}
 
