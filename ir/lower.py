@@ -14,6 +14,7 @@ from enum import Enum
 from ir import syntax as s
 from ir.errors import LoweringError
 from ir.footprint import Touches, constructs, expression_reads
+from ir.inherit import SEGMENT_BREAK, effective_members
 from ir.model import Element, Model
 from ir.resolve import lookup
 
@@ -175,6 +176,9 @@ def then_after(members: tuple[s.Member, ...]) -> list[s.Member | None]:
     out: list[s.Member | None] = []
     previous: s.Member | None = None
     for m in members:
+        if m is SEGMENT_BREAK:
+            previous = None
+            continue
         if isinstance(m, s.ThenMember):
             out.append(previous)
         previous = m.member if isinstance(m, s.ThenMember) and m.member is not None else m
@@ -224,6 +228,26 @@ def is_feature(m: s.Member) -> bool:
     ) and not m.performed
 
 
+def performances(usage: s.Usage, owner: Element) -> int:
+    """How many performances an action step names per performance of its owner: one without a
+    multiplicity, `n` for an exact `[n]` or `[n..n]` (none for `[0]`); a range names no fixed
+    number, which a run cannot perform."""
+    mult = usage.multiplicity
+    if mult is None:
+        return 1
+    if mult.upper != mult.lower:
+        raise LoweringError(f"action step {usage.name or 'action'}[{mult.text}] names no fixed number of "
+                            "performances: give it an exact multiplicity such as [2]",
+                            owner.path, usage.span.line, usage.span.column)
+    return mult.lower
+
+
+def is_substep(m: s.Member) -> bool:
+    """A nested action usage: a subaction of its own, started with its owner when nothing orders it,
+    so the body holding it is a flow its token enters."""
+    return isinstance(m, s.Usage) and m.kind == "action" and not m.performed
+
+
 class _Lowerer:
     def __init__(self, model: Model) -> None:
         self.model = model
@@ -262,15 +286,17 @@ class _Lowerer:
             if isinstance(member, s.Usage) and member.kind in ("action", "calc", "verification", "analysis",
                                                              "case", "use case") and not is_feature(member):
                 body = self.body_of(el, member)
-                count = member.multiplicity.lower if member.multiplicity else 1
                 label = member.name or (member.types[0].rsplit("::", 1)[-1] if member.types else "action")
-                return add(NodeKind.ACTION, label, member, body, max(count, 1))
+                return add(NodeKind.ACTION, label, member, body, performances(member, el))
             if isinstance(member, s.Statement):
                 return add(NodeKind.STATEMENT, statement_label(member), member,
                            Body(statements=(member,), scope=el))
             return None
 
         for member in members:
+            if member is SEGMENT_BREAK:
+                previous = None
+                continue
             if isinstance(member, s.ThenMember):
                 if member.target is not None:
                     if previous is not None:
@@ -357,7 +383,10 @@ class _Lowerer:
         initial = [by_name[label] for label in explicit_initial]
         if not initial:
             targets = {e.target for e in edges}
-            initial = [n.index for n in nodes if n.index not in targets and n.kind is not NodeKind.DONE]
+            # The flow's start first, then the steps no succession reaches, which start with it.
+            untargeted = [n for n in nodes if n.index not in targets and n.kind is not NodeKind.DONE]
+            initial = [n.index for n in untargeted if n.kind is NodeKind.START] \
+                + [n.index for n in untargeted if n.kind is not NodeKind.START]
         local = {a.name for a in attributes}
         aliases: dict[str, str] = {}
         for a in attributes:
@@ -461,13 +490,13 @@ class _Lowerer:
                 assert isinstance(m, s.Usage)
                 if performs is not None and m.value is not None and m.direction in ("in", "inout") \
                         and not m.types:
-                    bindings.append((m.name or "", m.value))
+                    bindings.append((attribute_of(m).name, m.value))
                 else:
                     attributes.append(attribute_of(m))
         terminate = isinstance(usage.action_body, s.Terminate) and usage.action_body.target is None
         flow: ActionGraph | None = None
         rest = tuple(m for m in own if not is_feature(m))
-        if states_a_flow(rest):
+        if states_a_flow(rest) or any(is_substep(m) for m in rest):
             flow = self.action_graph(scope, rest, usage.name or "")
         else:
             statements.extend(rest)
@@ -481,16 +510,9 @@ def _scope(node: Node, owner: Element) -> Element:
 
 def lower_action(model: Model, el: Element) -> ActionGraph:
     """The ActionGraph of an action definition or usage (its members as a flow)."""
-    decl = el.decl
-    if isinstance(decl, s.Definition):
-        members = decl.members
-    elif isinstance(decl, s.Usage):
-        members = decl.members
-        if decl.action_body is not None:
-            members = (decl.action_body, *members)
-    else:
+    if not isinstance(el.decl, (s.Definition, s.Usage)):
         raise LoweringError(f"{el.qualified_name} is not an action")
-    return _Lowerer(model).action_graph(el, members, el.qualified_name)
+    return _Lowerer(model).action_graph(el, effective_members(model, el), el.qualified_name)
 
 
 def lower_block(model: Model, owner: Element, members: tuple[s.Member, ...], name: str) -> ActionGraph:
