@@ -8,8 +8,8 @@ A case is `models/<name>.sysml` beside `models/<name>.json`. The expectation's k
 - `unclear`: why the semantics does not settle the answer (the case is then left out of the assertions)
 - `about`: what the model is and why the answer is what it is
 - `action`: the action to run (qualified); `performer`: the part usage performing it
-- `outputs`: features and their values after the default run (a subset of the outputs, spelled as
-  our outputs spell values); `only_outputs: true` also requires no other output
+- `outputs`: features and their values after the default run (a subset of the outputs; a name
+  `a|b` may be reported either way); `only_outputs: true` also requires no other output
 - `names_in_model: true`: every output is named by names the model writes (no internal names)
 - `run_error`: a regular expression the default run's typed run error must match
 - `refused`: a regular expression the submission's typed error (parse or resolve) must match;
@@ -52,14 +52,15 @@ CLASSES = {
 }
 
 # Words of the notation: an output segment spelled like one is a name the tool made up, not the model's.
-KEYWORDS = frozenset("""
+_NOTATION = """
 about accept action actor after alias all and as assign assume at attribute bind binding by calc case
 connect connection constraint decide def default do else end entry enum event exhibit exit first flow
 for fork from if implies import in include individual inout interface item join loop merge message new
 not objective occurrence or out package parallel part perform port private protected public redefines
 ref render rendering requirement return satisfy send snapshot specializes state subject succession
 subsets then timeslice to transition until use usage variant verification via view when while xor
-""".split())
+"""
+KEYWORDS = frozenset(_NOTATION.split())
 
 VERDICTS = {"holds": "no violation, exhaustive", "divergent": "divergent", "violation": "violation"}
 
@@ -219,7 +220,8 @@ def judge(case: Case, seen: Observed, exact: bool = True) -> list[str]:
         problems.append(f"run failed: {first_line(seen.run_error)}")
     if "outputs" in spec and seen.outputs is not None and ("run_error" not in spec or seen.run_error):
         for name, value in spec["outputs"].items():
-            got = seen.outputs.get(name)
+            # `a|b`: the output may be spelled either way (an object's feature as this.x or by the part's path)
+            got = next((seen.outputs[n] for n in name.split("|") if n in seen.outputs), None)
             if got is None:
                 problems.append(f"{name}: no such output (outputs: {', '.join(sorted(seen.outputs)) or 'none'})")
             elif not same(got, value):
