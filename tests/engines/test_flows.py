@@ -26,7 +26,7 @@ CHAIN = """package chain {
         then done;
     }
     action def Convert { in input : Integer; out output : Integer; assign output := input * 2; }
-    action def Log { in entry : Integer; inout total : Integer; assign total := total + entry; }
+    action def Log { in line : Integer; inout total : Integer; assign total := total + line; }
     action Monitor {
         attribute logged : Integer := 100;
         first start;
@@ -35,7 +35,7 @@ CHAIN = """package chain {
         then action log : Log { inout total = logged; }
         then done;
         flow read.value to conv.input;
-        flow from conv.output to log.entry;
+        flow from conv.output to log.line;
     }
     action Ordered {
         attribute logged : Integer := 0;
@@ -44,7 +44,7 @@ CHAIN = """package chain {
         action log : Log { inout total = logged; }
         first start then read;
         succession flow read.value to conv.input;
-        succession flow fwd from conv.output to log.entry;
+        succession flow fwd from conv.output to log.line;
         first log then done;
     }
     action def Produce {
@@ -167,7 +167,7 @@ def test_a_flow_carries_between_typed_usages_pins() -> None:
     run = _program(CHAIN).start_action("Monitor")
     run.run_to_end()
     out = run.outputs()
-    assert (out["read.value"], out["conv.input"], out["conv.output"], out["log.entry"]) == ("21", "21", "42", "42")
+    assert (out["read.value"], out["conv.input"], out["conv.output"], out["log.line"]) == ("21", "21", "42", "42")
 
 
 def test_a_succession_flow_orders_its_ends() -> None:
