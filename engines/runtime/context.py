@@ -11,6 +11,7 @@ from engines.errors import StepBudgetExceeded, UnknownBehaviorError
 from engines.runtime.journal import Journal, current_epoch
 from engines.runtime.schedule import Scheduler, make_scheduler
 from engines.runtime.trace import Trace
+from engines.runtime.types import TypeRule
 from engines.runtime.values import ObjectRef, Signal, Value
 from ir import syntax as s
 from ir.lower import ActionGraph, Node, lower_action, lower_block
@@ -68,6 +69,7 @@ class Program:
         self._graphs: dict[str, ActionGraph] = {}
         self._blocks: dict[int, ActionGraph] = {}
         self._statement_flows: dict[int, ActionGraph] = {}
+        self.type_rules: dict[tuple[int, str], TypeRule | None] = {}  # engines.runtime.types, per scope
 
     def action(self, name: str) -> Element:
         """The action a modeler named: qualified, or unqualified when only one action has that name."""

@@ -134,7 +134,9 @@ def type_name(value: Value) -> str:
         return "Boolean"
     if isinstance(value, int):
         return "Integer"
-    if isinstance(value, (Fraction, float)):
+    if isinstance(value, Fraction):
+        return "Rational"
+    if isinstance(value, float):
         return "Real"
     if isinstance(value, str):
         return "String"
@@ -157,6 +159,53 @@ def with_article(type_text: str) -> str:
 
 def is_number(value: Value) -> bool:
     return isinstance(value, (int, Fraction, float)) and not isinstance(value, bool)
+
+
+# The ScalarValues types a declared type is checked against (a type specializing one is checked as it).
+SCALAR_TYPES = frozenset(("Boolean", "String", "ScalarValue", "NumericalValue", "Number", "Complex", "Real",
+                          "Rational", "Integer", "Natural", "Positive"))
+_INTEGRAL = frozenset(("Integer", "Natural", "Positive"))
+
+
+def conforms(scalar: str, value: Value) -> bool:
+    """Whether a value is an instance of a ScalarValues type (or of Anything).
+
+    By value, as ScalarValues nests the numbers (Positive < Natural < Integer < Rational < Real):
+    4.0 and 8/2 are the Integer 4; 1/3 is a Rational, not an Integer; a value computed inexactly
+    (a float: an irrational root) is a Real only. A quantity is checked by its magnitude."""
+    if scalar == "Boolean":
+        return isinstance(value, bool)
+    if scalar == "String":
+        return isinstance(value, str)
+    if scalar not in SCALAR_TYPES:
+        return True
+    if isinstance(value, Quantity):
+        value = value.magnitude
+    if scalar == "ScalarValue" and isinstance(value, (bool, str)):
+        return True
+    if not is_number(value):
+        return False
+    if scalar in ("ScalarValue", "NumericalValue", "Number", "Complex", "Real"):
+        return True
+    if isinstance(value, float):
+        return False
+    if scalar == "Rational":
+        return True
+    if isinstance(value, Fraction) and value.denominator != 1:
+        return False
+    if scalar == "Natural":
+        return value >= 0  # type: ignore[operator]
+    if scalar == "Positive":
+        return value > 0  # type: ignore[operator]
+    return True
+
+
+def as_declared(scalar: str, value: Value) -> Value:
+    """A conforming value as a feature of that type holds it: an integral Rational stored into an
+    Integer is the Integer; an Integer stored into a Real reads as Real (`4.0`)."""
+    if scalar in _INTEGRAL and isinstance(value, Fraction):
+        return int(value)
+    return coerce_to(scalar, value)
 
 
 def coerce_to(type_text: str, value: Value) -> Value:
