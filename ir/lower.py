@@ -8,14 +8,14 @@ the token enters.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from ir import syntax as s
 from ir.errors import LoweringError
 from ir.footprint import Touches, constructs, expression_reads
 from ir.model import Element, Model
-from ir.resolve import lookup
+from ir.resolve import lookup, member_of
 
 
 class NodeKind(Enum):
@@ -65,6 +65,9 @@ class Body:
     bindings: tuple[tuple[str, s.Expr], ...] = ()  # `in x = 3;` on a typed usage
     terminate: bool = False  # a terminate action usage ends the action it is a step of
     scope: Element | None = None
+    # `inout acc = total;` / `out r = last;` on a typed usage: the parameter and the feature it is
+    # bound to, written with the parameter's value when the performance ends
+    outputs: tuple[tuple[str, s.Expr], ...] = ()
 
     def splits(self) -> bool:
         """Whether a fine run performs this body as several moves: a start shot of its features
@@ -224,6 +227,48 @@ def is_feature(m: s.Member) -> bool:
     ) and not m.performed
 
 
+def parameter_direction(model: Model, performs: Element, name: str) -> str | None:
+    """The direction the performed behavior declares its parameter `name` with (its own or inherited)."""
+    found = member_of(model, performs, name)
+    if found is not None and isinstance(found.decl, s.Usage):
+        return found.decl.direction
+    return None
+
+
+def parameter_bindings(model: Model, performs: Element | None, members: tuple[s.Member, ...],
+                       path: str = "") -> tuple[
+        tuple[tuple[str, s.Expr], ...], tuple[tuple[str, s.Expr], ...], tuple[s.Usage, ...]]:
+    """A typed usage's features split into what binds the performed behavior's parameters and its own:
+    (inputs evaluated when it starts, outputs written back when it ends, the other features).
+
+    A feature with a value and no type of its own binds the parameter it names (`in x = 3;`,
+    `inout acc = total;`, `out r = last;`, `:>> x = 3;`); the direction the behavior declares wins
+    over the one written at the binding, so `in`, `inout` and `out` read as the callee reads them."""
+    ins: list[tuple[str, s.Expr]] = []
+    outs: list[tuple[str, s.Expr]] = []
+    features: list[s.Usage] = []
+    for m in members:
+        if not is_feature(m):
+            continue
+        assert isinstance(m, s.Usage)
+        name = m.name or (m.redefines[0].rsplit("::", 1)[-1] if m.redefines else "")
+        declared = parameter_direction(model, performs, name) if performs is not None and name else None
+        direction = declared or m.direction
+        if performs is None or m.value is None or m.types or direction not in ("in", "inout", "out") \
+                or (declared is None and m.direction is None):
+            features.append(m)
+            continue
+        if direction in ("in", "inout"):
+            ins.append((name, m.value))
+        if direction in ("out", "inout"):
+            if not isinstance(m.value, (s.Name, s.Chain)):
+                raise LoweringError(f"{direction} parameter '{name}' is bound to an expression, not a feature: "
+                                    "the value it ends with has nowhere to go (bind it to a feature)",
+                                    path, m.span.line, m.span.column)
+            outs.append((name, m.value))
+    return tuple(ins), tuple(outs), tuple(features)
+
+
 class _Lowerer:
     def __init__(self, model: Model) -> None:
         self.model = model
@@ -285,9 +330,7 @@ class _Lowerer:
                         and nodes[previous].decl.action_body is not None):  # type: ignore[union-attr]
                     prev_node = nodes[previous]
                     assert prev_node.body is not None
-                    body = Body(prev_node.body.attributes, (*prev_node.body.statements, inner),
-                                prev_node.body.flow, prev_node.body.performs, prev_node.body.bindings,
-                                prev_node.body.terminate, prev_node.body.scope)
+                    body = replace(prev_node.body, statements=(*prev_node.body.statements, inner))
                     nodes[previous] = Node(prev_node.index, prev_node.kind, prev_node.name, prev_node.decl,
                                            body, prev_node.multiplicity)
                     continue
@@ -404,6 +447,8 @@ class _Lowerer:
                 touches.reads.update(expression_reads(attr.value))
             for _, expr in body.bindings:
                 touches.reads.update(expression_reads(expr))
+            for _, expr in body.outputs:
+                touches.writes.update(expression_reads(expr))
             if body.flow is not None:
                 for inner in body.flow.nodes:
                     touches.reads.update(inner.footprint.reads)
@@ -450,20 +495,13 @@ class _Lowerer:
         performs: Element | None = None
         if usage.types:
             performs = lookup(self.model, owner, usage.types[0])
-        bindings: list[tuple[str, s.Expr]] = []
         attributes: list[Attribute] = []
         statements: list[s.Member] = []
         own = usage.members
         if usage.action_body is not None and not isinstance(usage.action_body, s.Terminate):
             statements.append(usage.action_body)
-        for m in own:
-            if is_feature(m):
-                assert isinstance(m, s.Usage)
-                if performs is not None and m.value is not None and m.direction in ("in", "inout") \
-                        and not m.types:
-                    bindings.append((m.name or "", m.value))
-                else:
-                    attributes.append(attribute_of(m))
+        bindings, outputs, features = parameter_bindings(self.model, performs, own, owner.path)
+        attributes.extend(attribute_of(m) for m in features)
         terminate = isinstance(usage.action_body, s.Terminate) and usage.action_body.target is None
         flow: ActionGraph | None = None
         rest = tuple(m for m in own if not is_feature(m))
@@ -471,7 +509,7 @@ class _Lowerer:
             flow = self.action_graph(scope, rest, usage.name or "")
         else:
             statements.extend(rest)
-        return Body(tuple(attributes), tuple(statements), flow, performs, tuple(bindings), terminate, scope)
+        return Body(tuple(attributes), tuple(statements), flow, performs, bindings, terminate, scope, outputs)
 
 
 def _scope(node: Node, owner: Element) -> Element:

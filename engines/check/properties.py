@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from engines.errors import EngineError, RunError
 from engines.runtime import Program, Run
 from engines.runtime.evaluate import Evaluator, Frame
+from engines.runtime.values import spell, type_name, with_article
 from ir import syntax as s
 from ir.errors import close_names
 from ir.model import Element
@@ -25,6 +26,10 @@ class Property:
     element: Element
     conditions: tuple[s.Expr, ...]
     assumptions: tuple[s.Expr, ...] = ()
+    # `constraint cool : Under { in t = temp; }`: each parameter and the expression it is bound to,
+    # read in the checked action; then the parameters' defaults, read among the parameters
+    bindings: tuple[tuple[str, s.Expr], ...] = ()
+    defaults: tuple[tuple[str, s.Expr], ...] = ()
 
     def holds(self, run: Run) -> tuple[bool, str | None]:
         """Whether it is true in the run's current state; an error text when it cannot be evaluated."""
@@ -32,11 +37,20 @@ class Property:
         frame = Frame(self.name, self.element, run.root.frame)
         try:
             with run.ctx.trace.quiet():
+                for name, expr in self.bindings:
+                    frame.values[name] = evaluator.eval(expr, run.root.frame, 0)
+                for name, expr in self.defaults:
+                    if name not in frame.values:
+                        frame.values[name] = evaluator.eval(expr, frame, 0)
                 for assumption in self.assumptions:
                     if evaluator.eval(assumption, frame, 0) is not True:
                         return True, None
                 for condition in self.conditions:
-                    if evaluator.eval(condition, frame, 0) is not True:
+                    value = evaluator.eval(condition, frame, 0)
+                    if not isinstance(value, bool):
+                        return False, (f"{self.name} cannot be evaluated: its condition is "
+                                       f"{with_article(type_name(value))} {spell(value)}, not a Boolean")
+                    if not value:
                         return False, None
             return True, None
         except RunError as err:
@@ -51,6 +65,8 @@ def _conditions(el: Element, model_lookup: Program) -> tuple[tuple[s.Expr, ...],
         if decl.result is not None:
             conditions.append(decl.result)
         for m in decl.members:
+            if el.base_kind == "calc" and isinstance(m, s.Usage) and m.kind == "return" and m.value is not None:
+                conditions.append(m.value)  # a calc named as a property: its (Boolean) result
             if isinstance(m, s.ConstraintMember) and m.expression is not None:
                 (assumptions if m.kind == "assume" else conditions).append(m.expression)
         if isinstance(decl, s.Usage) and decl.types and not conditions:
@@ -60,17 +76,51 @@ def _conditions(el: Element, model_lookup: Program) -> tuple[tuple[s.Expr, ...],
     return tuple(conditions), tuple(assumptions)
 
 
+def _parameters(el: Element, program: Program) -> tuple[tuple[tuple[str, s.Expr], ...],
+                                                        tuple[tuple[str, s.Expr], ...]]:
+    """What a property usage binds its parameters to (`in t = temp;`, `:>> t = temp;`, `subject s = tank;`),
+    and the defaults its definitions give the others (`in max : Integer = 90;`)."""
+    bindings: list[tuple[str, s.Expr]] = []
+    defaults: list[tuple[str, s.Expr]] = []
+    decl = el.decl
+    if isinstance(decl, s.Usage):
+        for m in decl.members:
+            if isinstance(m, s.Usage) and m.value is not None and not m.types and m.kind in _PARAMETER_KINDS:
+                name = m.name or (m.redefines[0].rsplit("::", 1)[-1] if m.redefines else "")
+                if name:
+                    bindings.append((name, m.value))
+    seen: set[int] = set()
+    typed: Element | None = el
+    while typed is not None and id(typed) not in seen:
+        seen.add(id(typed))
+        tdecl = typed.decl
+        if isinstance(tdecl, (s.Definition, s.Usage)) and typed is not el:
+            for m in tdecl.members:
+                if isinstance(m, s.Usage) and m.direction in ("in", "inout") and m.value is not None and m.name:
+                    defaults.append((m.name, m.value))
+        names = typed.type_names
+        typed = lookup(program.model, typed.owner, names[0]) if names else None
+    return tuple(bindings), tuple(defaults)
+
+
+# what a property names: a constraint, a requirement, or a calculation whose result is a Boolean
+PROPERTY_KINDS = ("constraint", "requirement", "calc")
+_PARAMETER_KINDS = ("feature", "attribute", "subject", "ref", "item", "part")
+
+
 def resolve_properties(program: Program, action: Element, names: tuple[str, ...]) -> list[Property]:
     """The named constraints and requirements, each refused before the search when it does not exist."""
     out = []
     candidates = [el.qualified_name for el in program.model.walk()
-                  if el.base_kind in ("constraint", "requirement")]
+                  if el.base_kind in PROPERTY_KINDS]
     for name in names:
         el = program.model.element(name) or lookup(program.model, action, name)
+        if el is not None and el.base_kind not in PROPERTY_KINDS:
+            el = None  # a package or action of that name: the property is found among the candidates
         if el is None:
             matches = [c for c in candidates if c.rsplit("::", 1)[-1] == name]
             el = program.model.element(matches[0]) if len(matches) == 1 else None
-        if el is None or el.base_kind not in ("constraint", "requirement"):
+        if el is None or el.base_kind not in PROPERTY_KINDS:
             hint = close_names(name, candidates)
             raise UnknownPropertyError(
                 f"no constraint or requirement named '{name}'"
@@ -78,5 +128,6 @@ def resolve_properties(program: Program, action: Element, names: tuple[str, ...]
         conditions, assumptions = _conditions(el, program)
         if not conditions:
             raise UnknownPropertyError(f"{el.kind} {el.qualified_name} states no condition to check")
-        out.append(Property(el.qualified_name, el, conditions, assumptions))
+        bindings, defaults = _parameters(el, program)
+        out.append(Property(el.qualified_name, el, conditions, assumptions, bindings, defaults))
     return out

@@ -581,19 +581,19 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner):
         that adds statements of its own to the action it performs)."""
         assert node.body is not None
         inner = self._callee_frame(action, token.flow.frame, node.body.bindings, token.flow.frame,
-                                   node.name, token.flow.depth)
+                                   node.name, token.flow.depth, node.body.outputs)
         self._enter(token, node, graph or self.ctx.program.graph(action), inner)
         child = token.inside
         if child is not None:
-            child.returns = (action, token.flow.frame)
+            child.returns = (action, token.flow.frame, node.body.outputs)
 
     def _leave(self, child: Flow) -> None:
         token = child.parent_token
         assert token is not None
         self.ctx.trace.flush_left(f"leave action node: {token.flow.graph.nodes[token.node].name}")
         if child.returns is not None:
-            action, caller = child.returns
-            self._return_outputs(self.ctx.program.graph(action), child.frame, caller)
+            action, caller, outputs = child.returns
+            self._return_outputs(self.ctx.program.graph(action), child.frame, caller, outputs)
         self.ctx.journal.touch(token)
         token.inside = None
         self._completed(token, token.flow.graph.nodes[token.node])

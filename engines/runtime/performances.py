@@ -4,7 +4,7 @@ drives to their end within one move."""
 
 from __future__ import annotations
 
-from engines.errors import ActionDeadlock
+from engines.errors import ActionDeadlock, RunError
 from engines.runtime.core import RunCore
 from engines.runtime.evaluate import Frame
 from engines.runtime.tokens import BodyRun, Flow, FlowKind, Token, Wait
@@ -12,6 +12,16 @@ from engines.runtime.values import UNSET, Deferred, Value, spell
 from ir import syntax as s
 from ir.lower import ActionGraph, Attribute, Node, NodeKind
 from ir.model import Element
+
+Bindings = tuple[tuple[str, s.Expr], ...]
+
+
+def _target_path(expr: s.Expr) -> str:
+    """The feature an output parameter is bound to, as a dotted path (lowering admits only names and chains)."""
+    if isinstance(expr, s.Chain):
+        return f"{_target_path(expr.base)}.{expr.feature}"
+    assert isinstance(expr, s.Name)
+    return expr.name
 
 
 class Performances(RunCore):
@@ -71,7 +81,8 @@ class Performances(RunCore):
                 yield from self._perform_case(body.performs, node, flow, frame)
                 return
             if body.performs is not None and not body.statements and body.flow is None:
-                yield from self._perform_action(body.performs, frame, body.bindings, depth, flow.frame, node.name)
+                yield from self._perform_action(body.performs, frame, body.bindings, depth, flow.frame, node.name,
+                                                body.outputs)
                 return
         yield from self.statements(body.statements, frame, depth, f"action node {node.name}")
 
@@ -109,30 +120,32 @@ class Performances(RunCore):
             inner.values[r.name or "result"] = result
         trace.flush_left(f"exit verification {name} -> {spell(result)}")
 
-    def _perform_action(self, action: Element, frame: Frame, bindings: tuple[tuple[str, s.Expr], ...],
-                        depth: int, caller: Frame, name: str) -> BodyRun:
+    def _perform_action(self, action: Element, frame: Frame, bindings: Bindings, depth: int, caller: Frame,
+                        name: str, outputs: Bindings = ()) -> BodyRun:
         """An action performed in an executor of its own: its steps are written with its step lines."""
         if action.base_kind != "action":
             return
         graph = self.ctx.program.graph(action)
-        inner = self._callee_frame(action, frame, bindings, caller, name, depth)
+        inner = self._callee_frame(action, frame, bindings, caller, name, depth, outputs)
         performed = Flow(self, graph, inner, FlowKind.PERFORMED, depth, action.name)
         performed.start()
         yield from self._drive(performed)
-        self._return_outputs(graph, inner, caller)
+        self._return_outputs(graph, inner, caller, outputs)
 
-    def _callee_frame(self, action: Element, frame: Frame, bindings: tuple[tuple[str, s.Expr], ...],
-                      caller: Frame, name: str, depth: int) -> Frame:
+    def _callee_frame(self, action: Element, frame: Frame, bindings: Bindings, caller: Frame, name: str,
+                      depth: int, outputs: Bindings = ()) -> Frame:
         """The features a performance of `action` starts with: bound inputs, then its own values."""
         graph = self.ctx.program.graph(action)
         inner = Frame(action.name, action, None)
         for pname, expr in bindings:
             inner.values[pname] = self.evaluator.eval(expr, frame, depth)
+        bound_out = {pname for pname, _ in outputs}
         for attr in graph.attributes:
             if attr.name in inner.values:
                 continue
             if attr.direction in ("in", "inout", "out") and attr.value is None:
-                holder = caller.holder_of(attr.name)
+                # an output bound to a feature starts unset; an unbound one reads the same-named feature
+                holder = caller.holder_of(attr.name) if attr.name not in bound_out else None
                 inner.values[attr.name] = holder.values[attr.name] if holder is not None else UNSET
                 continue
             if attr.direction == "in" and attr.value_kind is not s.FeatureValueKind.INITIAL:
@@ -147,10 +160,20 @@ class Performances(RunCore):
         holder.pins[name] = inner
         return inner
 
-    def _return_outputs(self, graph: ActionGraph, inner: Frame, caller: Frame) -> None:
-        """A performed action's outputs return to the same-named features around the node."""
+    def _return_outputs(self, graph: ActionGraph, inner: Frame, caller: Frame, outputs: Bindings = ()) -> None:
+        """A performed action's outputs return when it ends: a bound one (`inout acc = total;`) to the
+        feature it is bound to, the others to the same-named features around the node."""
+        bound = dict(outputs)
+        for pname, target in outputs:
+            value = inner.values.get(pname, UNSET)
+            path = _target_path(target)
+            if value is UNSET:
+                raise RunError(f"assignment to {path}: multiplicity violation: 0 value(s) bound to a feature "
+                               f"with multiplicity lower bound 1 ({inner.label}'s {pname} ended with no value)",
+                               path)
+            self._assign(path, value, caller, 0)
         for attr in graph.attributes:
-            if attr.direction in ("out", "inout"):
+            if attr.direction in ("out", "inout") and attr.name not in bound:
                 holder = caller.holder_of(attr.name)
                 if holder is not None and attr.name in inner.values:
                     self._write(holder, attr.name, inner.values[attr.name])

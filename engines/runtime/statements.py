@@ -22,7 +22,14 @@ from engines.runtime.values import (
     with_article,
 )
 from ir import syntax as s
-from ir.lower import BLOCK_STATEMENTS, statement_label, states_a_flow, then_after
+from ir.lower import (
+    BLOCK_STATEMENTS,
+    is_feature,
+    parameter_bindings,
+    statement_label,
+    states_a_flow,
+    then_after,
+)
 from ir.resolve import lookup
 
 
@@ -149,12 +156,16 @@ class StatementRunner(RunCore):
         performs = lookup(self.ctx.program.model, scope, usage.types[0]) \
             if usage.types and scope is not None else None
         name = usage.name or (usage.types[0].rsplit("::", 1)[-1] if usage.types else "action")
-        if performs is not None and not usage.has_body:
+        if performs is not None and usage.action_body is None and all(is_feature(m) for m in usage.members) \
+                and (not usage.has_body or performs.base_kind == "action"):
+            # a typed usage whose body only binds parameters performs the action it is typed by
+            ins, outs, _ = parameter_bindings(self.ctx.program.model, performs, usage.members,
+                                              scope.path if scope is not None else "")
             if usage.performed and usage.name:
                 trace.at(depth, "stmt perform")
             else:
                 trace.at(depth, f"stmt node {name}")
-            yield from self._perform_action(performs, frame, (), depth + 1, frame, name)
+            yield from self._perform_action(performs, frame, ins, depth + 1, frame, name, outs)
             return
         trace.at(depth, f"stmt node {name}")
         node_scope = scope.members.get(name, scope) if scope is not None else None

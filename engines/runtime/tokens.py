@@ -91,7 +91,8 @@ class Flow:
         self.tokens: list[Token] = []
         self.step_no = 0
         self.round = 0
-        self.returns: tuple[Element, Frame] | None = None  # a performed action's outputs go back on leaving
+        # a performed action's outputs go back on leaving: the action, the caller's frame, the bound outputs
+        self.returns: tuple[Element, Frame, tuple[tuple[str, s.Expr], ...]] | None = None
         self.implicit = False  # a fine run's flow of a node's statements, which the text states no flow for
         # Tokens are numbered per executor: a performed action numbers its own from 1.
         self.ids: list[int] = [1] if parent_token is None and kind in (FlowKind.ROOT, FlowKind.PERFORMED) else []
