@@ -255,6 +255,50 @@ def _substring(x: str, lower: int, upper: int) -> str:
     return x[lower - 1:upper]
 
 
+def _decimal(f: Fraction) -> str | None:
+    """The finite decimal spelling of `f`, or None when it has none."""
+    den = f.denominator
+    twos = fives = 0
+    while den % 2 == 0:
+        den //= 2
+        twos += 1
+    while den % 5 == 0:
+        den //= 5
+        fives += 1
+    if den != 1:
+        return None
+    places = max(twos, fives)
+    sign = "-" if f < 0 else ""
+    scaled = abs(f.numerator) * (10**places) // f.denominator
+    whole, frac = divmod(scaled, 10**places) if places else (scaled, 0)
+    if places == 0:
+        return f"{sign}{whole}.0"
+    digits = str(frac).rjust(places, "0").rstrip("0") or "0"
+    return f"{sign}{whole}.{digits}"
+
+
+def scalar_text(value: bool | int | Fraction | float) -> str:
+    """A Boolean or number as the notation spells it: `true`, `12`, `2.5`, `1/3`, `4.0` (a Real)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, Fraction):
+        text = _decimal(value)
+        return text if text is not None else f"{value.numerator}/{value.denominator}"
+    if value.is_integer():
+        return f"{value:.1f}"
+    return repr(value)
+
+
+def _to_string(x: object) -> str:
+    if isinstance(x, str):
+        return x
+    if isinstance(x, (bool, int, Fraction, float)):
+        return scalar_text(x)
+    raise LibraryError("ToString spells a scalar value (Boolean, String or number) only")
+
+
 _A = "Anything"
 _SEQ = Param("seq", _A, many=True)
 _SEQ1, _SEQ2 = Param("seq1", _A, many=True), Param("seq2", _A, many=True)
@@ -278,6 +322,7 @@ FUNCTIONS: tuple[Function, ...] = (
     Function("BaseFunctions", "!=", (_X, _Y), "Boolean", False, lambda a, b: not equal(a, b)),
     Function("BaseFunctions", "===", (_X, _Y), "Boolean", False, equal),
     Function("BaseFunctions", "!==", (_X, _Y), "Boolean", False, lambda a, b: not equal(a, b)),
+    Function("BaseFunctions", "ToString", (Param("x", _A),), "String", False, _to_string),
     Function("SequenceFunctions", "#", (_SEQ, Param("index", "Positive")), _A, False, _at),
     Function("SequenceFunctions", "equals", (_X, _Y), "Boolean", False, equal),
     Function("SequenceFunctions", "same", (_X, _Y), "Boolean", False, equal),
@@ -332,11 +377,11 @@ FUNCTIONS: tuple[Function, ...] = (
     Function("IntegerFunctions", "ToNatural", (Param("x", "Integer"),), "Natural", False, _to_natural),
     Function("IntegerFunctions", "ToInteger", (Param("x", "String"),), "Integer", False,
              lambda x: _parse(x, "Integer")),
-    Function("IntegerFunctions", "ToString", (Param("x", "Integer"),), "String", False, str),
+    Function("IntegerFunctions", "ToString", (Param("x", "Integer"),), "String", False, _to_string),
+    Function("RealFunctions", "ToString", (Param("x", "Real"),), "String", False, _to_string),
     Function("BooleanFunctions", "ToBoolean", (Param("x", "String"),), "Boolean", False,
              lambda x: _parse(x, "Boolean")),
-    Function("BooleanFunctions", "ToString", (Param("x", "Boolean"),), "String", False,
-             lambda x: "true" if x else "false"),
+    Function("BooleanFunctions", "ToString", (Param("x", "Boolean"),), "String", False, _to_string),
     Function("StringFunctions", "Length", (Param("x", "String"),), "Natural", False, len),
     Function("StringFunctions", "Substring", (Param("x", "String"), Param("lower", "Integer"),
                                               Param("upper", "Integer")), "String", False, _substring),

@@ -286,6 +286,11 @@ class Evaluator(Calls):
             pin = frame.pin(base.name)
             if pin is not None:
                 return pin
+            pinned = _pinned(frame, base.name)
+            if pinned is not None:  # a sibling accept's payload (`accept t : Ticket; then ... t.number`)
+                value = pinned.values[base.name]
+                self._line(depth, f"eval feature {base.name}", value)
+                return value
             if base.name == "localClock":
                 value = self.read_name(base.name, frame, depth)
                 self._line(depth, f"eval feature {base.name}", value)

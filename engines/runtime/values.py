@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Union
 
+from ir.library import scalar_text
+
 
 @dataclass(frozen=True)
 class Unset:
@@ -74,41 +76,10 @@ class Signal:
 Value = Union[bool, int, Fraction, float, str, None, Unset, EnumValue, Quantity, Sequence, ObjectRef, Signal, "Deferred"]
 
 
-def _decimal(f: Fraction) -> str | None:
-    """The finite decimal spelling of `f`, or None when it has none."""
-    den = f.denominator
-    twos = fives = 0
-    while den % 2 == 0:
-        den //= 2
-        twos += 1
-    while den % 5 == 0:
-        den //= 5
-        fives += 1
-    if den != 1:
-        return None
-    places = max(twos, fives)
-    sign = "-" if f < 0 else ""
-    scaled = abs(f.numerator) * (10**places) // f.denominator
-    whole, frac = divmod(scaled, 10**places) if places else (scaled, 0)
-    if places == 0:
-        return f"{sign}{whole}.0"
-    digits = str(frac).rjust(places, "0").rstrip("0") or "0"
-    return f"{sign}{whole}.{digits}"
-
-
 def spell(value: Value) -> str:
     """The value as the corpus and every output spell it: `1`, `2.0`, `1/3`, `"go"`, `(1, 2)`."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, Fraction):
-        text = _decimal(value)
-        return text if text is not None else f"{value.numerator}/{value.denominator}"
-    if isinstance(value, float):
-        if value.is_integer():
-            return f"{value:.1f}"
-        return repr(value)
+    if isinstance(value, (bool, int, Fraction, float)):
+        return scalar_text(value)
     if isinstance(value, str):
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if value is None:
