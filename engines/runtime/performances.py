@@ -155,6 +155,13 @@ class Performances(RunCore):
                 continue
             inner.values[attr.name] = UNSET if attr.value is None else self.evaluator.store(
                 inner, attr.name, attr.type_text, self.evaluator.eval(attr.value, inner, depth), "initial value of")
+        bound_in = {pname for pname, _ in bindings}
+        for attr in graph.attributes:
+            if attr.type_text and not attr.is_item:
+                inner.types[attr.name] = attr.type_text  # the performance's own writes are checked too
+                if attr.name in bound_in:
+                    inner.values[attr.name] = self.evaluator.store(inner, attr.name, attr.type_text,
+                                                                   inner.values[attr.name], "binding of")
         holder = caller.pin_holder()
         self.ctx.journal.touch_part(holder, holder.pins)
         holder.pins[name] = inner

@@ -186,3 +186,42 @@ def test_a_billing_mistake_is_named() -> None:
     with pytest.raises(TypeMismatch) as info:
         run.run_to_end()
     assert str(info.value) == "assignment to perHead: type mismatch: perHead is an Integer and 5.5 is a Rational"
+
+
+PACKING = """package t {
+    private import ScalarValues::*;
+    action def Pack { in count : Integer; out boxes : Integer;
+        first start; then action fill assign boxes := count / 4; then done; }
+    action exact { attribute boxes : Integer := 0;
+        first start; then action p : Pack { in count = 24; } then done; }
+    action uneven { attribute boxes : Integer := 0;
+        first start; then action p : Pack { in count = 22; } then done; }
+    action wrong { first start; then action p : Pack { in count = "many"; } then done; }
+}"""
+
+
+@pytest.mark.parametrize(("action", "outcome"), [
+    ("t::exact", "completed"),
+    ("t::uneven", "assignment to boxes: type mismatch: boxes is an Integer and 5.5 is a Rational"),
+    ("t::wrong", 'binding of count: type mismatch: count is an Integer and "many" is a String'),
+])
+def test_a_performed_action_checks_its_bound_inputs_and_its_own_writes(action: str, outcome: str) -> None:
+    run = Program(ir.resolve([ir.parse(PACKING, "t.sysml")])).start_action(action)
+    if outcome == "completed":
+        run.run_to_end()
+        assert run.outputs()["boxes"] == "6"
+        return
+    with pytest.raises(TypeMismatch) as info:
+        run.run_to_end()
+    assert str(info.value) == outcome
+
+
+def test_an_accept_by_type_takes_only_values_of_that_type() -> None:
+    text = """package t { private import ScalarValues::*;
+        action a { attribute got : Integer := 0;
+            first start; then fork f; then s; then r;
+            action s { send -1 to r; send 5 / 2 to r; send 3 to r; }
+            action r accept n : Natural;
+            then action keep assign got := r.n;
+            join j; succession s then j; succession keep then j; then done; } }"""
+    assert _run(text, "t::a").outputs()["got"] == "3"
