@@ -37,6 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run an action to completion under one schedule")
     run.add_argument("files", nargs="+", metavar="FILE", help="SysML files (globs allowed)")
     run.add_argument("--action", required=True, metavar="NAME", help="the action (qualified, or unique unqualified)")
+    run.add_argument("--on", metavar="PART", help="the part usage that performs the action (qualified, or unique)")
     run.add_argument("--schedule", metavar="P", default="reverse", help="reverse (default), declared or seed:<n>")
     run.add_argument("--trace", action="store_true", help="print the whole trace before the result")
     run.add_argument("--json", action="store_true", help="print one JSON document instead of text")
@@ -45,6 +46,7 @@ def _parser() -> argparse.ArgumentParser:
                                 " divergence, 2 undecided or bad input)")
     check.add_argument("files", nargs="+", metavar="FILE", help="SysML files (globs allowed)")
     check.add_argument("--action", required=True, action="append", metavar="NAME", help="an action to check; repeatable")
+    check.add_argument("--on", metavar="PART", help="the part usage that performs the actions (qualified, or unique)")
     check.add_argument("--engine", choices=("check", "explore", "all"), default="check",
                        help="check (default), explore, or all side by side")
     check.add_argument("--property", action="append", default=[], metavar="NAME",
@@ -63,6 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     replay.add_argument("files", nargs="+", metavar="FILE", help="SysML files (globs allowed)")
     replay.add_argument("--witness", required=True, metavar="W", help="the witness file")
     replay.add_argument("--action", required=True, metavar="NAME", help="the action the witness is of")
+    replay.add_argument("--on", metavar="PART", help="the part usage the checked run was performed on")
     replay.add_argument("--trace", action="store_true", help="print the trace of every move")
     return parser
 
@@ -102,7 +105,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         session.load(args.files)
         session.set_schedule(args.schedule)
-        subject = session.start_action(args.action).subject
+        subject = session.start_action(args.action, args.on).subject
         progress = session.continue_run()
         status, code = "completed", EXIT_COMPLETED
         head = [f"✓ Action {subject} completed", *(f"  {path} = {value}" for path, value in progress.outputs)]
@@ -156,7 +159,7 @@ def _check(args: argparse.Namespace) -> int:
         if len(session.settings.engines()) == 1:
             refuse_unread(session.settings, session.settings.engines()[0])
         for action in args.action:
-            reports.append(session.check(action))
+            reports.append(session.check(action, args.on))
     except SysmlError as bad:
         error = str(bad)
         print(error, file=sys.stderr)
@@ -179,7 +182,7 @@ def _replay(args: argparse.Namespace) -> int:
         session.load(args.files)
         replay = session.install_replay(args.witness)
         assert replay is not None
-        subject = session.start_action(args.action).subject
+        subject = session.start_action(args.action, args.on).subject
         lines.append(f"▶ Action {subject}: replaying {replay.describe()}")
         progress = session.continue_run()
     except RunFailedError as failure:

@@ -96,8 +96,10 @@ def _clear(session: Session, args: list[str]) -> Result:
 
 
 def _action(session: Session, args: list[str]) -> Result:
-    if not 1 <= len(args) <= 2:
-        raise UsageError("%action needs an action name and at most one object", COMMANDS["action"].usage)
+    if len(args) == 3 and args[1] == "on":
+        args = [args[0], args[2]]  # `%action prime on pump`
+    if not 1 <= len(args) <= 2 or args[-1] == "on":
+        raise UsageError("%action needs an action name and at most one part (`on <part>`)", COMMANDS["action"].usage)
     performer = args[1] if len(args) == 2 else None
     if session.replay is None and session.settings.engines():
         return session.check(args[0], performer)
@@ -267,8 +269,11 @@ COMMANDS: dict[str, Command] = {c.name: c for c in (
             "%load examples/heater.sysml"),
     Command("list", _list, "%list", "list the declarations: kind, qualified name, where", "%list"),
     Command("clear", _clear, "%clear", "drop every declaration and the run (settings stay)", "%clear"),
-    Command("action", _action, "%action <qualified name> [<object>]",
-            "start a stepping run of the action (performed by the object if given)", "%action heater::Warmup"),
+    Command("action", _action, "%action <qualified name> [on <part>]",
+            "start a stepping run of the action (under a check engine: check it); with `on <part>`, performed by"
+            " that part usage, which must perform it: `this.<feature>` and the part's features are the part's,"
+            " reported as <part>.<feature>",
+            "%action prime on Plant::pump"),
     Command("step", _step, "%step [n]",
             "advance the run one step (one move, when replaying a witness), or n; stops at a breakpoint", "%step 2"),
     Command("continue", _continue, "%continue",

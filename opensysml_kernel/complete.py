@@ -52,6 +52,11 @@ def complete(session: Session, text: str, cursor: int) -> Completion | None:
         command = words[0][1:]
         if command == "action" and len(words) == 1:
             matches = _names(session.model.behaviors("action"), current)
+        elif command == "action" and len(words) == 2:
+            matches = ["on"] if "on".startswith(current) and current != "on" else []
+            matches += _names(session.parts_performing(words[1]), current)
+        elif command == "action" and len(words) == 3 and words[2] == "on":
+            matches = _names(session.parts_performing(words[1]), current)
         elif command in ("break", "unbreak") and len(words) == 1:
             nodes = session.node_names() + (["all"] if command == "unbreak" else [])
             matches = [n for n in nodes if n.startswith(current)]

@@ -14,6 +14,7 @@ from typing import Any
 import ir
 from engines.errors import RunError
 from engines.runtime import Program, Run, parse_schedule
+from engines.runtime.objects import action_on, part_usages, performed_actions
 from ir.model import Declaration, Element
 from ir.syntax import Document
 from opensysml_kernel.checking import (
@@ -238,16 +239,35 @@ class Session:
 
     # ------------------------------------------------------------ runs
 
-    def action_name(self, name: str) -> str:
-        """The qualified name of a runnable action, given qualified or (when unique) by its last part."""
+    def action_name(self, name: str, performer: str | None = None) -> str:
+        """The qualified name of a runnable action, given qualified or (when unique) by its last part;
+        with a performer, first among the actions that part performs (`%action prime on pump`)."""
         actions = self.model.behaviors("action")
         if name in actions:
             return name
+        if performer is not None:
+            performed = action_on(self.model, name, performer)
+            if performed is not None:
+                return performed.qualified_name
         name = name.removeprefix("::")
         hits = [qn for qn in actions if qn.endswith("::" + name) or qn == name]
         if len(hits) == 1:
             return hits[0]
         raise UnknownActionError(name, actions, hits if len(hits) > 1 else ())
+
+    def parts_performing(self, action: str) -> list[str]:
+        """The part usages that perform the named action (for completion), or every one if it is unknown."""
+        parts = part_usages(self.model)
+        try:
+            subject = self.program().action(action)
+        except ir.SysmlError:
+            return parts
+        out = []
+        for name in parts:
+            part = self.model.element(name)
+            if part is not None and any(a is subject for a in performed_actions(self.model, part)):
+                out.append(name)
+        return out
 
     def program(self) -> Program:
         if self._program is None:
@@ -256,7 +276,7 @@ class Session:
 
     def start_action(self, name: str, performer: str | None = None) -> Progress:
         """A stepping run of the action; with a replay installed, a fine run that follows the witness."""
-        subject = self.action_name(name)
+        subject = self.action_name(name, performer)
         replay = self.replay
         if replay is not None:
             if replay.subject is not None and replay.subject != subject:
@@ -410,7 +430,7 @@ class Session:
 
     def check(self, name: str, performer: str | None = None) -> CheckReport:
         """Ask the selected engines about the action over every schedule; the report, kept as the last check."""
-        subject = self.action_name(name)
+        subject = self.action_name(name, performer)
         engines = self.settings.engines() or ("check",)
         if len(engines) == 1:
             refuse_unread(self.settings, engines[0])

@@ -31,6 +31,7 @@ from engines.framework import (
     register,
 )
 from engines.runtime import Move, Program, Run
+from engines.runtime.objects import part_feature_paths
 from engines.runtime.snapshot import Snapshot
 from ir.liveness import readable_after_end
 
@@ -97,8 +98,9 @@ class _Search:
 def _final_values(run: Run, features: tuple[str, ...] | None) -> dict[str, str]:
     outputs = run.outputs()
     if features is None:
-        # every attribute of the action, and of the object performing it (`this.<feature>`)
-        return {k: v for k, v in outputs.items() if k in run.root.frame.values or k.startswith("this.")}
+        # every attribute of the action, and of the parts it holds or is performed on
+        parts = run.part_outputs()
+        return {k: v for k, v in outputs.items() if k in run.root.frame.values or k in parts}
     return {f: outputs.get(f, "<unset>") for f in features}
 
 
@@ -115,7 +117,7 @@ def check(program: Program, subject: str, bounds: Bounds | None = None, properti
     props = resolve_properties(program, action, properties)
     probe = program.start_action(subject, performer, fine=True)
     if diverge is not None:
-        known = set(probe.outputs()) | _node_paths(probe)
+        known = set(probe.outputs()) | _node_paths(probe) | part_feature_paths(program.model, action)
         unknown = [f for f in diverge if f not in known]
         if unknown:
             raise UnknownFeatureError(

@@ -10,6 +10,7 @@ from engines.runtime.bus import MessageBus
 from engines.runtime.context import IMPLICIT_TERMINATE, Context
 from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.moves import MoveProbes
+from engines.runtime.objects import object_outputs
 from engines.runtime.performances import Performances
 from engines.runtime.schedule import ChoiceKind, Move
 from engines.runtime.statements import StatementRunner, _seconds
@@ -133,15 +134,17 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner):
         return sorted(views, key=lambda v: v.id)
 
     def outputs(self) -> dict[str, str]:
-        """Every feature of the action, nested nodes' by their path, and the performing object's as
-        `this.<feature>`, spelled as the corpus spells them."""
-        out: dict[str, str] = {}
+        """Every feature of the action, nested nodes' by their path, and the features of the parts
+        it holds or is performed on by the part's path (`tank.level`, `pump.pressure`), spelled as
+        the corpus spells them."""
+        out = object_outputs(self.ctx, self.element)
         self._collect(self.root.frame, "", out)
-        performer = self.root.frame.performer
-        if performer is not None and performer.id in self.ctx.objects:
-            for name, value in self.ctx.objects[performer.id].values.items():
-                out[f"this.{name}"] = spell(value)
         return dict(sorted(out.items()))
+
+    def part_outputs(self) -> dict[str, str]:
+        """The features of the parts that are the action's own: those it declares and the one
+        performing it (engines/runtime/objects.py)."""
+        return object_outputs(self.ctx, self.element, own=True, performer=self.performer)
 
     def _collect(self, frame: Frame, prefix: str, out: dict[str, str]) -> None:
         for name, value in frame.values.items():

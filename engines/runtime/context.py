@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from engines.errors import StepBudgetExceeded, UnknownBehaviorError
 from engines.runtime.journal import Journal, current_epoch
+from engines.runtime.objects import action_on, find_part, performer_for
 from engines.runtime.schedule import Scheduler, make_scheduler
 from engines.runtime.trace import Trace
 from engines.runtime.types import TypeRule
@@ -86,16 +87,7 @@ class Program:
 
     def performer(self, name: str) -> Element:
         """The object (a part usage) that performs a run: qualified, or unqualified when unique."""
-        el = self.model.element(name)
-        if el is not None and el.kind in ("part", "item", "occurrence"):
-            return el
-        parts = [e.qualified_name for e in self.model.walk() if e.kind in ("part", "item", "occurrence")]
-        matches = [q for q in parts if q.rsplit("::", 1)[-1] == name]
-        if len(matches) == 1:
-            found = self.model.element(matches[0])
-            assert found is not None
-            return found
-        raise UnknownBehaviorError(name, "object", parts)
+        return find_part(self.model, name)
 
     def graph(self, el: Element) -> ActionGraph:
         graph = self._graphs.get(el.qualified_name)
@@ -173,12 +165,15 @@ class Program:
 
     def start_action(self, name: str, performer: str | None = None, schedule: str = "reverse",
                      max_steps: int | None = None, fine: bool = False) -> Run:
-        """A stepping run of the action, ready for its first step (or, fine, its first move)."""
+        """A stepping run of the action, ready for its first step (or, fine, its first move); with a
+        performer, on that part usage (which must perform the action, see engines/runtime/objects.py)."""
         from engines.runtime.actions import Run
 
-        el = self.action(name)
+        performed = action_on(self.model, name, performer) if performer is not None else None
+        el = performed or self.action(name)
+        part = performer_for(self.model, el, performer)
         ctx = Context(self, make_scheduler(schedule), max_steps)
-        return Run(ctx, el, performer, fine=fine)
+        return Run(ctx, el, part.qualified_name if part is not None else None, fine=fine)
 
 
 class Context:
@@ -243,12 +238,17 @@ class Context:
         return ref
 
     def _initialize_features(self, el: Element, ref: ObjectRef) -> None:
+        self.objects[ref.id].values.update(self.feature_values(el))
+
+    def feature_values(self, el: Element) -> dict[str, Value]:
+        """The values a part usage's object starts with: its definition's features, then its own."""
         from engines.runtime.evaluate import Evaluator, Frame
+        from engines.runtime.values import UNSET
 
         definition = None
         if isinstance(el.decl, s.Usage) and el.decl.types:
             definition = lookup(self.program.model, el.owner, el.decl.types[0])
-        obj = self.objects[ref.id]
+        values: dict[str, Value] = {}
         evaluator = Evaluator(self)
         sources = [d for d in (definition, el) if d is not None]
         for source in sources:
@@ -258,11 +258,10 @@ class Context:
                     frame = Frame(source.qualified_name, source)
                     if decl.value is not None:
                         with self.trace.quiet():
-                            obj.values[member.name] = evaluator.eval(decl.value, frame, 0)
-                    elif member.name not in obj.values:
-                        from engines.runtime.values import UNSET
-
-                        obj.values[member.name] = UNSET
+                            values[member.name] = evaluator.eval(decl.value, frame, 0)
+                    elif member.name not in values:
+                        values[member.name] = UNSET
+        return values
 
     def new_signal(self, type_name: str, frame: object) -> Value:
         return Signal(type_name)

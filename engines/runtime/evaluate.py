@@ -138,7 +138,7 @@ class Evaluator(Calls):
             self._line(depth, f"eval operator {e.op}", value)
             return value
         if isinstance(e, s.Chain):
-            base = self._chain_base(e.base, frame, depth + 1)
+            base = self.this(frame, e.feature) if _is_this(e.base) else self._chain_base(e.base, frame, depth + 1)
             value = self.read_feature(base, e.feature, e)
             self._line(depth, f"eval chain {e.feature}", value)
             return value
@@ -236,6 +236,12 @@ class Evaluator(Calls):
         performed = self.performer_holding(frame, name)
         if performed is not None:
             return self.ctx.objects[performed.id].values[name]
+        if name == "this":
+            f: Frame | None = frame
+            while f is not None and f.performer is None:
+                f = f.parent
+            if f is not None and f.performer is not None:
+                return f.performer
         if name == "localClock":
             clock = self.ctx.object_for_usage("Time::universalClock", depth + 1)
             self._line(depth + 1, "eval feature universalClock", clock)
@@ -254,6 +260,26 @@ class Evaluator(Calls):
             return None
         obj = self.ctx.objects.get(f.performer.id)
         return f.performer if obj is not None and name in obj.values else None
+
+    def this(self, frame: Frame, feature: str) -> object:
+        """What `this.<feature>` reads and writes: the part performing the run when it has that
+        feature, else the performance around (a free action is its own context, as KerML's `this`)."""
+        f: Frame | None = frame
+        while f is not None and f.performer is None:
+            f = f.parent
+        performer = f.performer if f is not None else None
+        if performer is not None:
+            obj = self.ctx.objects.get(performer.id)
+            if obj is not None and feature in obj.values:
+                return performer
+        holder = frame.holder_of(frame.feature_name(feature))
+        if holder is not None:
+            return holder
+        if performer is not None:
+            return performer
+        raise EvaluationError(f"'this.{feature}': {frame.label} is performed by no part, and no feature"
+                              f" '{feature}' is held around it (run it on a part: --on <part>, %action <action>"
+                              " on <part>)")
 
     def _model_element(self, name: str, frame: Frame) -> Element | None:
         f: Frame | None = frame
@@ -306,7 +332,7 @@ class Evaluator(Calls):
                 return self.element_value(el, frame, depth)
             raise EvaluationError(f"unknown name '{base.name}' in {frame.label}")
         if isinstance(base, s.Chain):
-            inner = self._chain_base(base.base, frame, depth)
+            inner = self.this(frame, base.feature) if _is_this(base.base) else self._chain_base(base.base, frame, depth)
             return self.read_feature(inner, base.feature, base)
         return self._eval(base, frame, depth)
 
@@ -345,6 +371,11 @@ def _pinned(frame: Frame, name: str) -> Frame | None:
                 return pin
         f = f.parent
     return None
+
+
+def _is_this(e: s.Expr) -> bool:
+    """`this` as a chain's base: the context occurrence (not a keyword of the grammar, a name)."""
+    return isinstance(e, s.Name) and e.name == "this"
 
 
 def _unit_text(e: s.Expr) -> str:

@@ -257,7 +257,8 @@ class StatementRunner(RunCore):
     def _assign(self, target: str, value: Value, frame: Frame, depth: int) -> None:
         if "." in target:
             base_name, _, feature = target.rpartition(".")
-            base = self._target_base(base_name, frame, depth)
+            base = self.evaluator.this(frame, feature) if base_name == "this" else \
+                self._target_base(base_name, frame, depth)
             if isinstance(base, ObjectRef) and base.id in self.ctx.objects:
                 obj = self.ctx.objects[base.id]
                 self.ctx.journal.touch(obj)

@@ -126,14 +126,14 @@ def test_usage_errors(race: Session, line: str, message: str) -> None:
 
 
 def test_action_with_performer_is_named(race: Session) -> None:
-    race.submit("package race { part def Heater { attribute c : Integer = 0; } part heaterUnit : Heater; }")
+    race.submit("package race { part def Heater { attribute c : Integer = 0; perform Race; } part heaterUnit : Heater; }")
     assert race.command("%action Race heaterUnit").lines[0] == (
         "▶ Action race::Race performed by heaterUnit started (schedule reverse)")
 
 
 def test_action_with_an_unknown_performer_names_close_objects(race: Session) -> None:
     race.submit("package race { part def Heater; part heaterUnit : Heater; }")
-    with pytest.raises(SysmlError, match="no object named 'heaterUnt'; did you mean 'race::heaterUnit'"):
+    with pytest.raises(SysmlError, match="no part named 'heaterUnt'; did you mean 'race::heaterUnit'"):
         race.command("%action Race heaterUnt")
 
 

@@ -51,6 +51,17 @@ CLASSES = {
     "construct": "CONSTRUCTS.md action rows",
 }
 
+# Words of the notation: an output segment spelled like one is a name the tool made up, not the model's.
+_NOTATION = """
+about accept action actor after alias all and as assign assume at attribute bind binding by calc case
+connect connection constraint decide def default do else end entry enum event exhibit exit first flow
+for fork from if implies import in include individual inout interface item join loop merge message new
+not objective occurrence or out package parallel part perform port private protected public redefines
+ref render rendering requirement return satisfy send snapshot specializes state subject succession
+subsets then timeslice to transition until use usage variant verification via view when while xor
+"""
+KEYWORDS = frozenset(_NOTATION.split())
+
 VERDICTS = {"holds": "no violation, exhaustive", "divergent": "divergent", "violation": "violation"}
 
 
@@ -215,7 +226,7 @@ def judge(case: Case, seen: Observed, exact: bool = True) -> list[str]:
             elif not same(got, value):
                 problems.append(f"{name} = {got}, expected {value}")
         if spec.get("names_in_model"):
-            words = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", case.text)) | {"this"}
+            words = (set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", case.text)) - KEYWORDS) | {"this"}
             invented = sorted(k for k in seen.outputs if not set(k.split(".")) <= words)
             if invented:
                 problems.append(f"outputs named by names the model does not write: {', '.join(invented)}")

@@ -1,4 +1,5 @@
-"""An action performed by an object: its features read and written by name, reported as `this.<feature>`."""
+"""An action performed by a part: its features read and written by name (or `this.<feature>`), reported
+by the part's name (`tank.level`)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from engines.runtime import Program
 
 TANK = """
 package tankworld {
-    part def Tank { attribute level : Integer = 1; }
+    part def Tank { attribute level : Integer = 1; perform Fill; }
     part tank : Tank;
     action Fill {
         first start;
@@ -40,23 +41,23 @@ def test_the_performer_holds_what_the_action_writes(program: Program) -> None:
     run = program.start_action("tankworld::Fill", performer="tank")
     run.run_to_end()
     # reverse takes valve (token 3) first: 1 * 3, then pump: 3 + 1
-    assert run.outputs() == {"this.level": "4"}
+    assert run.outputs() == {"tank.level": "4"}
 
 
 def test_check_compares_the_performers_features(program: Program) -> None:
     result = check(program, "tankworld::Fill", performer="tank")
     assert result.verdict is Verdict.DIVERGENT
-    assert result.divergent == (("this.level", (("4", 1), ("6", 2))),)
+    assert result.divergent == (("tank.level", (("4", 1), ("6", 2))),)
     assert not result.notes  # both witnesses replayed with the same performer
 
 
 def test_explore_reaches_both_orders(program: Program) -> None:
     result = explore(program, "tankworld::Fill", performer="tank")
-    assert {dict(o.values)["this.level"] for o in result.outcomes} == {"4", "6"}
+    assert {dict(o.values)["tank.level"] for o in result.outcomes} == {"4", "6"}
 
 
 def test_an_unknown_performer_names_the_close_objects(program: Program) -> None:
-    with pytest.raises(UnknownBehaviorError, match="no object named 'tnk'; did you mean 'tankworld::tank'"):
+    with pytest.raises(UnknownBehaviorError, match="no part named 'tnk'; did you mean 'tankworld::tank'"):
         program.start_action("tankworld::Fill", performer="tnk")
 
 
