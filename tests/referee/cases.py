@@ -8,8 +8,8 @@ A case is `models/<name>.sysml` beside `models/<name>.json`. The expectation's k
 - `unclear`: why the semantics does not settle the answer (the case is then left out of the assertions)
 - `about`: what the model is and why the answer is what it is
 - `action`: the action to run (qualified); `performer`: the part usage performing it
-- `outputs`: features and their values after the default run (a subset of the outputs, spelled as
-  our outputs spell values); `only_outputs: true` also requires no other output
+- `outputs`: features and their values after the default run (a subset of the outputs; a name
+  `a|b` may be reported either way); `only_outputs: true` also requires no other output
 - `names_in_model: true`: every output is named by names the model writes (no internal names)
 - `run_error`: a regular expression the default run's typed run error must match
 - `refused`: a regular expression the submission's typed error (parse or resolve) must match;
@@ -220,7 +220,8 @@ def judge(case: Case, seen: Observed, exact: bool = True) -> list[str]:
         problems.append(f"run failed: {first_line(seen.run_error)}")
     if "outputs" in spec and seen.outputs is not None and ("run_error" not in spec or seen.run_error):
         for name, value in spec["outputs"].items():
-            got = seen.outputs.get(name)
+            # `a|b`: the output may be spelled either way (an object's feature as this.x or by the part's path)
+            got = next((seen.outputs[n] for n in name.split("|") if n in seen.outputs), None)
             if got is None:
                 problems.append(f"{name}: no such output (outputs: {', '.join(sorted(seen.outputs)) or 'none'})")
             elif not same(got, value):
