@@ -214,15 +214,38 @@ def expected_text(spec: dict[str, Any]) -> str:
     return "; ".join(f"{k}: {json.dumps(spec[k], ensure_ascii=False)}" for k in keys if k in spec)
 
 
+def print_classes(cases: list[Case]) -> None:
+    from tests.referee.cases import CLASSES
+
+    print("| class | models | xfail | unclear |\n|-------|-------:|------:|--------:|")
+    for key, title in CLASSES.items():
+        mine = [c for c in cases if c.klass == key]
+        print(f"| {title} (`{key}`) | {len(mine)} | {sum('xfail' in c.spec for c in mine)} |"
+              f" {sum('unclear' in c.spec for c in mine)} |")
+    print(f"| **total** | **{len(cases)}** | **{sum('xfail' in c.spec for c in cases)}** |"
+          f" **{sum('unclear' in c.spec for c in cases)}** |\n")
+    for key in CLASSES:
+        wrong = [c for c in cases if c.klass == key and "xfail" in c.spec]
+        if wrong:
+            print(f"- **{key}**")
+            for c in wrong:
+                print(f"  - `{c.name}`: {c.spec['xfail']}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--peer-venv", default=os.environ.get("REFEREE_PEER_VENV", "/work/peer-venv"))
     ap.add_argument("--no-peer", action="store_true")
     ap.add_argument("--only", default="")
     ap.add_argument("--verbose", action="store_true", help="print every case, not only disagreements")
+    ap.add_argument("--classes", action="store_true",
+                    help="print the models and xfails per class (Markdown) and stop, running nothing")
     args = ap.parse_args()
     os.environ.setdefault("OPENSYSML_KERNEL_DETERMINISTIC", "1")
     cases = [c for c in load_cases() if args.only in c.name]
+    if args.classes:
+        print_classes(cases)
+        return 0
     peer: Peer | None = None
     if args.no_peer:
         print("peer skipped: --no-peer")

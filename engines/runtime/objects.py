@@ -24,8 +24,18 @@ class NotPerformedError(EngineError, LookupError):
 
 
 def part_usages(model: Model) -> list[str]:
-    """Every part (item, occurrence) usage a run can be performed on, by qualified name."""
-    return [el.qualified_name for el in model.walk() if el.kind in OBJECT_KINDS]
+    """Every part (item, occurrence) usage a run can be performed on, by qualified name: not one a
+    definition declares (a feature of each of its instances, no object of its own)."""
+    return [el.qualified_name for el in model.walk() if el.kind in OBJECT_KINDS and not _in_definition(el)]
+
+
+def _in_definition(el: Element) -> bool:
+    owner = el.owner
+    while owner is not None:
+        if owner.is_definition:
+            return True
+        owner = owner.owner
+    return False
 
 
 def find_part(model: Model, name: str) -> Element:
