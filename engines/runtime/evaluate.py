@@ -152,7 +152,7 @@ class Evaluator(Calls):
             return value
         if isinstance(e, s.SequenceExpr):
             value = operators.concatenate([self._eval(x, frame, depth + 1) for x in e.elements])
-            self._line(depth, "eval sequence", value)
+            self._line(depth, f"eval sequence of {len(e.elements)}", value)
             return value
         if isinstance(e, s.Conditional):
             cond = self._eval(e.condition, frame, depth + 1)
