@@ -19,7 +19,6 @@ from engines.runtime.values import (
     Quantity,
     Sequence,
     Value,
-    coerce_to,
     type_name,
     with_article,
 )
@@ -315,8 +314,10 @@ class StatementRunner(RunCore):
         if self.ctx.program.is_constant(holder.scope, name):
             raise EvaluationError(f"feature is read-only: {name} is constant")
         type_text = holder.types.get(name, "")
+        if type_text:
+            value = self.evaluator.store(holder, name, type_text, value, "assignment to")
         self.ctx.journal.touch(holder)
-        holder.values[name] = coerce_to(type_text, value) if type_text else value
+        holder.values[name] = value
         # a node's pin by its path (`left.v`), so two nodes' same-named pins are two features
         self._record(name if holder.host is None else ".".join((*pin_path(holder), name)), holder.values[name])
         if holder.host is not None or holder.block:
