@@ -12,10 +12,10 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from ir import syntax as s
-from ir.errors import LoweringError
+from ir.errors import LoweringError, ResolveError
 from ir.footprint import Touches, constructs, expression_reads
 from ir.model import Element, Model
-from ir.resolve import lookup, member_of
+from ir.resolve import lookup, member_of, visible_names
 
 
 class NodeKind(Enum):
@@ -307,7 +307,7 @@ class _Lowerer:
             if isinstance(member, s.Usage) and member.kind in ("action", "calc", "verification", "analysis",
                                                              "case", "use case") and not is_feature(member):
                 body = self.body_of(el, member)
-                count = member.multiplicity.lower if member.multiplicity else 1
+                count = multiplicity_count(self.model, el, member) if member.multiplicity else 1
                 label = member.name or (member.types[0].rsplit("::", 1)[-1] if member.types else "action")
                 return add(NodeKind.ACTION, label, member, body, max(count, 1))
             if isinstance(member, s.Statement):
@@ -495,6 +495,10 @@ class _Lowerer:
         performs: Element | None = None
         if usage.types:
             performs = lookup(self.model, owner, usage.types[0])
+        elif usage.performed and usage.references:
+            # `perform action a references B::b;` / `perform action run ::> target.go;` performs the
+            # action the reference reaches (a chain through the features' types)
+            performs = performed_action(self.model, owner, usage.references[0])
         attributes: list[Attribute] = []
         statements: list[s.Member] = []
         own = usage.members
@@ -510,6 +514,46 @@ class _Lowerer:
         else:
             statements.extend(rest)
         return Body(tuple(attributes), tuple(statements), flow, performs, bindings, terminate, scope, outputs)
+
+
+def performed_action(model: Model, scope: Element, reference: str) -> Element | None:
+    """The action a `perform ... ::> a.b` performs: the end of the chain, or (an action usage with
+    nothing of its own) the action it is typed by."""
+    head, *chain = reference.split(".")
+    el = lookup(model, scope, head)
+    for part in chain:
+        el = member_of(model, el, part) if el is not None else None
+    if el is not None and isinstance(el.decl, s.Usage) and not el.decl.members \
+            and el.decl.action_body is None and el.decl.types:
+        return lookup(model, el.owner, el.decl.types[0]) or el
+    return el
+
+
+def multiplicity_count(model: Model, scope: Element, usage: s.Usage) -> int:
+    """How many performances a step's multiplicity asks for: its lower bound, a number or the value
+    of the feature it names (`action a[three]`), which must be an Integer the model states."""
+    mult = usage.multiplicity
+    assert mult is not None
+    if mult.lower_ref is None:
+        return mult.lower
+    seen: set[str] = set()
+    name = mult.lower_ref
+    where = scope
+    while True:
+        feature = lookup(model, where, name)
+        span = usage.span
+        if feature is None:
+            raise ResolveError(name, f"the multiplicity of {usage.name or 'a step'}", visible_names(model, scope),
+                               scope.path, span.line, span.column, "feature")
+        value = feature.decl.value if isinstance(feature.decl, s.Usage) else None
+        if isinstance(value, s.Literal) and value.kind == "integer":
+            return int(value.text)
+        if isinstance(value, s.Name) and value.name not in seen:
+            seen.add(value.name)
+            name, where = value.name, feature.owner or scope
+            continue
+        raise LoweringError(f"the multiplicity of {usage.name or 'a step'} names '{mult.lower_ref}', "
+                            "whose value is not an Integer the model states", scope.path, span.line, span.column)
 
 
 def _scope(node: Node, owner: Element) -> Element:

@@ -168,7 +168,7 @@ class Evaluator:
         if isinstance(e, s.SequenceExpr):
             elements = tuple(self._eval(x, frame, depth + 1) for x in e.elements)
             value = Sequence(elements)
-            self._line(depth, "eval sequence", value)
+            self._line(depth, f"eval sequence of {len(e.elements)}", value)
             return value
         if isinstance(e, s.Conditional):
             cond = self._eval(e.condition, frame, depth + 1)

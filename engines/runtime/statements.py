@@ -65,6 +65,8 @@ class StatementRunner(RunCore):
                 if not self._condition("while", stmt.condition, frame, depth + 2):
                     break
                 yield from self.block(stmt.body, frame, depth + 2, "loop body", owner)
+                if stmt.until is not None and self._condition("until", stmt.until, frame, depth + 2):
+                    break
             return
         if isinstance(stmt, s.For):
             trace.at(depth, f"stmt for {stmt.variable}")
@@ -74,7 +76,10 @@ class StatementRunner(RunCore):
             for iteration, element in enumerate(collection.elements, start=1):
                 self.ctx.charge_step()
                 trace.at(depth + 1, f"iteration {iteration}")
-                inner = Frame(frame.label, frame.scope, frame, {stmt.variable: element}, block=True)
+                names = {stmt.variable: element}
+                if stmt.short_name is not None:
+                    names[stmt.short_name] = element
+                inner = Frame(frame.label, frame.scope, frame, names, block=True)
                 yield from self.block(stmt.body, inner, depth + 2, "loop body", owner)
             return
         if isinstance(stmt, s.LoopUntil):
@@ -290,6 +295,8 @@ class StatementRunner(RunCore):
         return self.evaluator._chain_base(expr, frame, depth)
 
     def _write(self, holder: Frame, name: str, value: Value) -> None:
+        if self.ctx.program.is_constant(holder.scope, name):
+            raise EvaluationError(f"feature is read-only: {name} is constant")
         type_text = holder.types.get(name, "")
         self.ctx.journal.touch(holder)
         holder.values[name] = coerce_to(type_text, value) if type_text else value

@@ -10,6 +10,8 @@ from ir import syntax as s
 from ir.lower import ActionGraph, Footprint, Node, NodeKind, lower_action
 from tests.corpus_cases import CONFORMANCE, CORPUS
 
+pytestmark = pytest.mark.corpus
+
 REDUCTION = CORPUS / "reduction"
 
 

@@ -26,6 +26,7 @@ def _corpus(name: str) -> Program:
     return _program(path.read_text(encoding="utf-8"), path.name)
 
 
+@pytest.mark.corpus
 def test_a_fresh_run_is_running_with_one_token_at_start() -> None:
     run = _corpus("action_explore_write_between_branch_nodes").start_action("test::overtake")
     assert isinstance(run, Run)
@@ -38,6 +39,7 @@ def test_a_fresh_run_is_running_with_one_token_at_start() -> None:
     assert run.outputs() == {"x": "0", "y": "0"}
 
 
+@pytest.mark.corpus
 def test_step_returns_its_own_trace_lines_and_counts() -> None:
     run = _corpus("action_explore_write_between_branch_nodes").start_action("test::overtake")
     assert run.step() == ["step 1: token 1@split"]
@@ -56,6 +58,7 @@ def test_step_returns_its_own_trace_lines_and_counts() -> None:
     assert run.outputs() == {"x": "1", "y": "0"}
 
 
+@pytest.mark.corpus
 def test_run_to_end_completes_and_further_steps_do_nothing() -> None:
     run = _corpus("action_explore_write_between_branch_nodes").start_action("test::overtake")
     lines = run.run_to_end()
@@ -70,6 +73,7 @@ def test_run_to_end_completes_and_further_steps_do_nothing() -> None:
     assert run.step_number == steps
 
 
+@pytest.mark.corpus
 def test_outputs_spell_nested_node_pins_by_dotted_path() -> None:
     run = _corpus("action_block_flow_sibling_pins").start_action("test::choose")
     run.run_to_end()
@@ -78,12 +82,14 @@ def test_outputs_spell_nested_node_pins_by_dotted_path() -> None:
     assert list(run.outputs()) == sorted(run.outputs())
 
 
+@pytest.mark.corpus
 def test_outputs_spell_node_attributes_by_node_name() -> None:
     run = _corpus("action_explore_body_fork_lost_update").start_action("test::ForkPlain")
     run.run_to_end()
     assert run.outputs() == {"a.t": "1", "b.t": "0", "c": "2"}
 
 
+@pytest.mark.corpus
 def test_an_unqualified_action_name_resolves_when_unique() -> None:
     program = _corpus("action_explore_write_between_branch_nodes")
     assert program.action("overtake").qualified_name == "test::overtake"
@@ -93,6 +99,7 @@ def test_an_unqualified_action_name_resolves_when_unique() -> None:
     assert run.outputs() == {"x": "1", "y": "1"}
 
 
+@pytest.mark.corpus
 def test_a_missing_action_names_the_close_ones() -> None:
     program = _corpus("action_explore_write_between_branch_nodes")
     with pytest.raises(UnknownBehaviorError) as info:
@@ -102,6 +109,7 @@ def test_a_missing_action_names_the_close_ones() -> None:
     assert isinstance(info.value, LookupError)
 
 
+@pytest.mark.corpus
 def test_a_missing_action_with_nothing_close_has_no_hint() -> None:
     with pytest.raises(UnknownBehaviorError) as info:
         _corpus("action_explore_write_between_branch_nodes").start_action("zzz")

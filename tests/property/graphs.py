@@ -1,0 +1,254 @@
+"""Generated action models: structured action graphs printed as SysML v2 text.
+
+A model is a sequence of parts between `start` and `done`, each one of:
+- a leaf action whose body holds one or two statements (`assign`, `if ... else`, a `while` over a
+  counter of its own), unordered or ordered by `then`;
+- a fork into two or three branches and the join after them;
+- a decision with a guard (`decide d; if g then a; else b;`) and the merge after it;
+- a merge loop with a counter bound (`merge l; ... decide c; if k < n then l; else x; merge x;`);
+- a send/accept pair on two branches of a fork, the received value kept by an assignment;
+- a lone accept that nothing feeds (every schedule deadlocks on it).
+Every branch writes the shared features `x`, `y` and `b`, so the schedules race. Loop counters and
+`while` counters are the loop's own, so every model terminates.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+from hypothesis import strategies as st
+
+SHARED = (("x", "Integer", "0"), ("y", "Integer", "1"), ("b", "Boolean", "false"))
+
+# Updates that keep x and y non-negative, and those that may make them negative: Python hashes -1 and
+# -2 alike, and the check's fingerprint once did too (test_graphs.py keeps that apart).
+_INT_UPDATES = ("{v} + 1", "{v} * 2", "{w} + 2", "{v} + {w}", "{v} * {w} + 1")
+_NEGATIVE_UPDATES = ("{v} - {w}", "3 - {v}", "{v} * {w} - 1", "{w} - 3", "-{v} - 1")
+_BOOL_UPDATES = ("not b", "x > y", "x == y", "b xor x > 0", "true")
+_GUARDS = ("x > 0", "b", "x == y", "y < x + 1", "not b", "x + y > 2")
+
+
+@dataclass
+class Graph:
+    """The declarations and successions printed so far, and the counters used for fresh names."""
+
+    nodes: list[str] = field(default_factory=list)
+    successions: list[str] = field(default_factory=list)
+    attributes: list[tuple[str, str, str]] = field(default_factory=lambda: list(SHARED))
+    counter: int = 0
+
+    def fresh(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def succession(self, first: str, then: str) -> None:
+        self.successions.append(f"succession first {first} then {then};")
+
+    def text(self) -> str:
+        lines = ["package g {", "\tprivate import ScalarValues::*;", "\taction m {"]
+        lines += [f"\t\tattribute {n} : {t} := {v};" for n, t, v in self.attributes]
+        lines.append("\t\tfirst start;")
+        lines += [f"\t\t{n}" for n in self.nodes]
+        lines.append("\t\tdone;")
+        lines += [f"\t\t{s}" for s in self.successions]
+        lines += ["\t}", "}"]
+        return "\n".join(lines) + "\n"
+
+    @property
+    def features(self) -> tuple[str, ...]:
+        return tuple(sorted(n for n, _, _ in self.attributes))
+
+
+@st.composite
+def _assign(draw: st.DrawFn, negatives: bool) -> str:
+    target = draw(st.sampled_from(["x", "y", "b"]))
+    if target == "b":
+        return f"assign b := {draw(st.sampled_from(_BOOL_UPDATES))};"
+    other = "y" if target == "x" else "x"
+    updates = _INT_UPDATES + (_NEGATIVE_UPDATES if negatives else ())
+    update = draw(st.sampled_from(updates)).format(v=target, w=other)
+    return f"assign {target} := {update};"
+
+
+@st.composite
+def _statement(draw: st.DrawFn, graph_counter: list[int], negatives: bool, ifs: bool) -> tuple[str, str | None]:
+    """A statement and, for a `while`, the counter feature it needs declared."""
+    kind = draw(st.sampled_from(["assign", "assign", "while"] + (["if"] if ifs else [])))
+    if kind == "assign":
+        return draw(_assign(negatives)), None
+    if kind == "if":
+        guard = draw(st.sampled_from(_GUARDS))
+        return f"if {guard} {{ {draw(_assign(negatives))} }} else {{ {draw(_assign(negatives))} }}", None
+    graph_counter[0] += 1
+    counter = f"w{graph_counter[0]}"
+    bound = draw(st.integers(1, 2))
+    return f"while {counter} < {bound} {{ assign {counter} := {counter} + 1; {draw(_assign(negatives))} }}", counter
+
+
+@dataclass(frozen=True)
+class Leaf:
+    statements: tuple[str, ...]
+    ordered: bool
+    counters: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Fork:
+    branches: tuple[Seq, ...]
+
+
+@dataclass(frozen=True)
+class Decide:
+    guard: str
+    yes: Seq
+    no: Seq
+
+
+@dataclass(frozen=True)
+class Loop:
+    bound: int
+    body: Seq
+
+
+@dataclass(frozen=True)
+class SendAccept:
+    payload: str
+
+
+@dataclass(frozen=True)
+class LoneAccept:
+    pass
+
+
+@dataclass(frozen=True)
+class Seq:
+    parts: tuple[AnyPart, ...]
+
+
+AnyPart = Leaf | Fork | Decide | Loop | SendAccept | LoneAccept
+
+
+@st.composite
+def _leaf(draw: st.DrawFn, negatives: bool, ifs: bool) -> Leaf:
+    counter = [0]
+    drawn = draw(st.lists(_statement(counter, negatives, ifs), min_size=1, max_size=2))
+    counters = tuple(dict.fromkeys(c for _, c in drawn if c is not None))
+    return Leaf(tuple(s for s, _ in drawn), draw(st.booleans()), counters)
+
+
+def _seq(part: st.SearchStrategy[AnyPart],
+         max_size: int) -> st.SearchStrategy[Seq]:
+    return st.lists(part, min_size=1, max_size=max_size).map(lambda ps: Seq(tuple(ps)))
+
+
+@functools.cache
+def parts(depth: int, lone_accepts: bool, negatives: bool, ifs: bool) -> st.SearchStrategy[AnyPart]:
+    simple: list[st.SearchStrategy[AnyPart]] = [
+        _leaf(negatives, ifs), _leaf(negatives, ifs), st.builds(SendAccept, st.sampled_from(["x", "y + 1", "7"]))]
+    if lone_accepts:
+        simple.append(st.just(LoneAccept()))
+    if depth == 0:
+        return st.one_of(simple)
+    inner = parts(depth - 1, lone_accepts, negatives, ifs)
+    return st.one_of(
+        *simple,
+        st.builds(Fork, st.lists(_seq(inner, 2), min_size=2, max_size=3).map(tuple)),
+        st.builds(Decide, st.sampled_from(_GUARDS), _seq(inner, 1), _seq(inner, 1)),
+        st.builds(Loop, st.integers(1, 2), _seq(inner, 1)),
+    )
+
+
+def models(depth: int = 2, lone_accepts: bool = False, negatives: bool = False,
+           ifs: bool = False) -> st.SearchStrategy[Seq]:
+    """Models nesting parts `depth` deep; with lone accepts (deadlocks), negative values and `if`
+    statements in bodies, or not."""
+    return _seq(parts(depth, lone_accepts, negatives, ifs), 2)
+
+
+# ------------------------------------------------------------------ printing
+
+
+def build(seq: Seq) -> Graph:
+    graph = Graph()
+    entry, exit_ = _emit_seq(graph, seq)
+    graph.succession("start", entry)
+    graph.succession(exit_, "done")
+    return graph
+
+
+def render(seq: Seq) -> str:
+    return build(seq).text()
+
+
+def _emit_seq(graph: Graph, seq: Seq) -> tuple[str, str]:
+    entry = exit_ = ""
+    for part in seq.parts:
+        first, last = _emit(graph, part)
+        if exit_:
+            graph.succession(exit_, first)
+        else:
+            entry = first
+        exit_ = last
+    return entry, exit_
+
+
+def _emit(graph: Graph, part: AnyPart) -> tuple[str, str]:
+    if isinstance(part, Leaf):
+        name = graph.fresh("a")
+        for counter in part.counters:
+            local = f"{counter}_{name}"
+            graph.attributes.append((local, "Integer", "0"))
+        statements = []
+        for i, statement in enumerate(part.statements):
+            for counter in part.counters:
+                statement = statement.replace(f"{counter} ", f"{counter}_{name} ")
+            statements.append(("then " if part.ordered and i else "") + statement)
+        graph.nodes.append(f"action {name} {{ {' '.join(statements)} }}")
+        return name, name
+    if isinstance(part, Fork):
+        fork, join = graph.fresh("f"), graph.fresh("j")
+        graph.nodes.append(f"fork {fork};")
+        for branch in part.branches:
+            first, last = _emit_seq(graph, branch)
+            graph.succession(fork, first)
+            graph.succession(last, join)
+        graph.nodes.append(f"join {join};")
+        return fork, join
+    if isinstance(part, Decide):
+        decide, merge = graph.fresh("d"), graph.fresh("m")
+        yes_first, yes_last = _emit_seq(graph, part.yes)
+        no_first, no_last = _emit_seq(graph, part.no)
+        graph.nodes += [f"decide {decide};", f"if {part.guard} then {yes_first};", f"else {no_first};",
+                        f"merge {merge};"]
+        graph.succession(yes_last, merge)
+        graph.succession(no_last, merge)
+        return decide, merge
+    if isinstance(part, Loop):
+        loop, test, out, count = graph.fresh("l"), graph.fresh("c"), graph.fresh("e"), graph.fresh("k")
+        graph.attributes.append((count, "Integer", "0"))
+        step = graph.fresh("n")
+        graph.nodes += [f"merge {loop};", f"action {step} {{ assign {count} := {count} + 1; }}"]
+        first, last = _emit_seq(graph, part.body)
+        graph.nodes += [f"decide {test};", f"if {count} < {part.bound} then {loop};", f"else {out};",
+                        f"merge {out};"]
+        graph.succession(loop, step)
+        graph.succession(step, first)
+        graph.succession(last, test)
+        return loop, out
+    if isinstance(part, SendAccept):
+        fork, join = graph.fresh("f"), graph.fresh("j")
+        send, accept, keep, got = graph.fresh("s"), graph.fresh("r"), graph.fresh("q"), graph.fresh("got")
+        graph.attributes.append((got, "Integer", "0"))
+        graph.nodes += [f"fork {fork};", f"action {send} send {part.payload};",
+                        f"action {accept} accept v : Integer;",
+                        f"action {keep} {{ assign {got} := {accept}.v; }}", f"join {join};"]
+        graph.succession(fork, send)
+        graph.succession(fork, accept)
+        graph.succession(accept, keep)
+        graph.succession(send, join)
+        graph.succession(keep, join)
+        return fork, join
+    accept = graph.fresh("r")
+    graph.nodes.append(f"action {accept} accept v : Integer;")
+    return accept, accept
