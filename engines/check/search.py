@@ -32,6 +32,7 @@ from engines.framework import (
 )
 from engines.runtime import Move, Program, Run
 from engines.runtime.objects import part_feature_paths
+from engines.runtime.performances import is_anonymous
 from engines.runtime.snapshot import Snapshot
 from ir.liveness import readable_after_end
 
@@ -140,11 +141,12 @@ def _node_paths(run: Run) -> set[str]:
         body = node.body
         if body is None:
             continue
+        prefix = "" if is_anonymous(node) else f"{node.name}."  # as Run.outputs names them
         for attr in body.attributes:
-            out.add(f"{node.name}.{attr.name}")
+            out.add(f"{prefix}{attr.name}")
         if body.performs is not None:
             for m in body.performs.members.values():
-                out.add(f"{node.name}.{m.name}")
+                out.add(f"{prefix}{m.name}")
     return out
 
 
