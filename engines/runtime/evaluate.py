@@ -62,6 +62,9 @@ class Frame:
     # the tool's, so its features are reported under the path around it (`c`, not `usage_action.c`)
     anonymous: bool = False
 
+    def __str__(self) -> str:
+        return f"performance {self.label}"  # a frame held as a value: `this` of an action no object performs
+
     def feature_name(self, name: str) -> str:
         """The feature a name means here: itself, or the feature it is a short or redefined name of."""
         frame: Frame | None = self
@@ -317,7 +320,18 @@ class Evaluator:
         el = self._model_element(name, frame)
         if el is not None:
             return self.element_value(el, frame, depth)
+        if name == "this":
+            return self.this_of(frame)
         raise EvaluationError(f"unknown name '{name}' in {frame.label}")
+
+    @staticmethod
+    def this_of(frame: Frame) -> Value:
+        """`this`: the object performing the action, else the outermost performance the frame is
+        part of (its features are read and written through it, as `context.hits`)."""
+        f: Frame = frame
+        while f.performer is None and f.parent is not None:
+            f = f.parent
+        return f.performer if f.performer is not None else f  # type: ignore[return-value]
 
     def performer_holding(self, frame: Frame, name: str) -> ObjectRef | None:
         """The object performing the run, when it holds a feature of that name."""
