@@ -80,6 +80,9 @@ def resolve(documents: Sequence[s.Document]) -> Model:
         _build(container, root, doc.path, index)
     model = Model(tuple(documents), root, index)
     _check(model)
+    from ir.names import check_names  # it looks names up through this module
+
+    check_names(model)
     return model
 
 

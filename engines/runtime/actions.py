@@ -367,7 +367,7 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner):
             return True, True
         self.ctx.journal.touch(token)
         token.body = run
-        token.resumed = not self.fine
+        token.resumed = not self.fine and token.flow.kind is not FlowKind.PERFORMED
         token.wait = wait
         return True, False
 

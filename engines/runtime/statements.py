@@ -27,6 +27,7 @@ from ir.lower import (
     BLOCK_STATEMENTS,
     is_feature,
     parameter_bindings,
+    performances,
     statement_label,
     states_a_flow,
     then_after,
@@ -157,6 +158,15 @@ class StatementRunner(RunCore):
         holder.pins[stmt.name or ""] = pin
 
     def _nested_node(self, usage: s.Usage, frame: Frame, depth: int, owner: str) -> BodyRun:
+        """A step declared among statements: performed as many times as its multiplicity names, one
+        performance after another (`[0]`: never)."""
+        count = 1
+        if usage.multiplicity is not None and frame.scope is not None:
+            count = performances(self.ctx.program.model, usage, frame.scope)
+        for _ in range(count):
+            yield from self._nested_once(usage, frame, depth, owner)
+
+    def _nested_once(self, usage: s.Usage, frame: Frame, depth: int, owner: str) -> BodyRun:
         trace = self.ctx.trace
         scope = frame.scope
         performs = lookup(self.ctx.program.model, scope, usage.types[0]) \

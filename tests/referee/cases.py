@@ -193,8 +193,8 @@ def judge(case: Case, seen: Observed, exact: bool = True) -> list[str]:
     def same(a: str, b: str) -> bool:
         return normalize(a) == normalize(b)
 
-    if seen.other is not None:
-        problems.append(f"stopped: {seen.other}")
+    if seen.other is not None and spec.get("check", {}).get("verdict") != "refused":
+        problems.append(f"stopped: {seen.other}")  # (a check expected refused is judged below)
     if "refused" in spec:
         if seen.refused is None:
             problems.append(f"submission accepted; expected refused matching /{spec['refused']}/")

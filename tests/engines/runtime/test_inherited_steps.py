@@ -223,6 +223,45 @@ def test_a_repeated_step_trace_shows_every_performance_as_a_token() -> None:
     assert sum(line == "stmt assign weighed" for line in run.trace) == 3
 
 
+LOOPED = """
+package line {
+    private import ScalarValues::*;
+    // Each pass of the loop performs its three weighings; the skipped check never runs.
+    action def Shift {
+        attribute n : Integer = 0;
+        first start then work;
+        action work {
+            for i in 1..2 {
+                action weigh[3] { assign n := n + 1; }
+                action recheck[0] { assign n := n + 100; }
+                assign n := n + 10;
+            }
+        }
+        then done;
+    }
+    action def Gate {
+        attribute n : Integer = 0;
+        attribute open : Boolean = true;
+        first start then work;
+        action work {
+            if open {
+                action weigh[3] { assign n := n + 1; }
+                action skip[0] { assign n := n + 100; }
+            }
+        }
+        then done;
+    }
+}
+"""
+
+
+@pytest.mark.parametrize(("action", "n"), [("line::Shift", "26"), ("line::Gate", "3")])
+def test_a_step_with_multiplicity_in_a_loop_or_branch_is_performed_that_many_times(action: str, n: str) -> None:
+    assert _run(LOOPED, action)["n"] == n
+    assert _explored(LOOPED, action, "n") == {n}
+    assert _checked(LOOPED, action, "n") == {n}
+
+
 # ---------------------------------------------------------------- refusals
 
 
