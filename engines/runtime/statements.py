@@ -186,8 +186,11 @@ class StatementRunner(RunCore):
             return
         trace.at(depth, f"stmt node {name}")
         node_scope = scope.members.get(name, scope) if scope is not None else None
-        inner = Frame(name, node_scope, frame)
-        self._pin(frame.pin_holder(), name, inner, frame)
+        anonymous = not usage.name and not usage.types
+        inner = Frame(name, node_scope, frame, anonymous=anonymous)
+        # an anonymous node's pin gets a key of its own, so two of them in one body are two pins
+        self._pin(frame.pin_holder(), f"{name}#{usage.span.line}:{usage.span.column}" if anonymous else name,
+                  inner, frame)
         bindings = [m for m in usage.members if isinstance(m, s.Usage) and m.direction == "in" and m.value is not None]
         rest = tuple(m for m in usage.members if not (isinstance(m, s.Usage) and m.kind in (
             "attribute", "feature", "item", "ref")))
