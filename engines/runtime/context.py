@@ -12,6 +12,7 @@ from engines.runtime.journal import Journal, current_epoch
 from engines.runtime.objects import action_on, find_part, performer_for
 from engines.runtime.schedule import Scheduler, make_scheduler
 from engines.runtime.trace import Trace
+from engines.runtime.types import TypeRule
 from engines.runtime.values import ObjectRef, Signal, Value
 from ir import syntax as s
 from ir.lower import ActionGraph, Node, lower_action, lower_block
@@ -69,6 +70,7 @@ class Program:
         self._graphs: dict[str, ActionGraph] = {}
         self._blocks: dict[int, ActionGraph] = {}
         self._statement_flows: dict[int, ActionGraph] = {}
+        self.type_rules: dict[tuple[int, str], TypeRule | None] = {}  # engines.runtime.types, per scope
         self._constant: dict[tuple[int, str], bool] = {}
 
     def is_constant(self, scope: Element | None, name: str) -> bool:

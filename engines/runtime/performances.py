@@ -8,7 +8,7 @@ from engines.errors import ActionDeadlock, RunError
 from engines.runtime.core import RunCore
 from engines.runtime.evaluate import Frame
 from engines.runtime.tokens import BodyRun, Flow, FlowKind, Token, Wait
-from engines.runtime.values import UNSET, Deferred, Value, coerce_to, spell
+from engines.runtime.values import UNSET, Deferred, Value, spell
 from ir import syntax as s
 from ir.lower import ActionGraph, Attribute, Node, NodeKind
 from ir.model import Element
@@ -60,7 +60,9 @@ class Performances(RunCore):
             if attr.value is None:
                 frame.values[attr.name] = UNSET
             else:
-                frame.values[attr.name] = coerce_to(attr.type_text, self.evaluator.eval(attr.value, frame, depth))
+                value = self.evaluator.eval(attr.value, frame, depth)
+                frame.values[attr.name] = self.evaluator.store(frame, attr.name, attr.type_text, value,
+                                                               "initial value of")
             if attr.type_text:
                 self.ctx.journal.touch_part(frame, frame.types)
                 frame.types[attr.name] = attr.type_text
@@ -151,8 +153,15 @@ class Performances(RunCore):
                 continue
             if attr.is_item:
                 continue
-            inner.values[attr.name] = UNSET if attr.value is None else coerce_to(
-                attr.type_text, self.evaluator.eval(attr.value, inner, depth))
+            inner.values[attr.name] = UNSET if attr.value is None else self.evaluator.store(
+                inner, attr.name, attr.type_text, self.evaluator.eval(attr.value, inner, depth), "initial value of")
+        bound_in = {pname for pname, _ in bindings}
+        for attr in graph.attributes:
+            if attr.type_text and not attr.is_item:
+                inner.types[attr.name] = attr.type_text  # the performance's own writes are checked too
+                if attr.name in bound_in:
+                    inner.values[attr.name] = self.evaluator.store(inner, attr.name, attr.type_text,
+                                                                   inner.values[attr.name], "binding of")
         holder = caller.pin_holder()
         self.ctx.journal.touch_part(holder, holder.pins)
         holder.pins[name] = inner

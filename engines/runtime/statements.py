@@ -18,7 +18,6 @@ from engines.runtime.values import (
     Quantity,
     Sequence,
     Value,
-    coerce_to,
     type_name,
     with_article,
 )
@@ -308,8 +307,10 @@ class StatementRunner(RunCore):
         if self.ctx.program.is_constant(holder.scope, name):
             raise EvaluationError(f"feature is read-only: {name} is constant")
         type_text = holder.types.get(name, "")
+        if type_text:
+            value = self.evaluator.store(holder, name, type_text, value, "assignment to")
         self.ctx.journal.touch(holder)
-        holder.values[name] = coerce_to(type_text, value) if type_text else value
+        holder.values[name] = value
         self._record(name if holder.parent is None else f"{name}", holder.values[name])
         owner = holder.parent
         if owner is not None and owner.routes:
