@@ -15,6 +15,7 @@ from engines.runtime.trace import Trace
 from engines.runtime.types import TypeRule
 from engines.runtime.values import ObjectRef, Signal, Value
 from ir import syntax as s
+from ir.inherit import effective_members, merge
 from ir.lower import ActionGraph, Node, lower_action, lower_block
 from ir.model import Element, Model
 from ir.resolve import lookup, member_of
@@ -162,6 +163,13 @@ class Program:
         if graph is None:
             body = node.body
             assert body is not None and body.performs is not None
+            if any(isinstance(m, s.Usage) and m.redefines for m in body.statements):
+                # Its own steps redefine some of the performed action's: one flow of the merged members.
+                members = merge(list(effective_members(self.model, body.performs)), tuple(body.statements),
+                                body.performs)
+                graph = lower_block(self.model, body.performs, members, node.name)
+                self._statement_flows[-id(node)] = graph
+                return graph
             performed = self.graph(body.performs)
             own = lower_block(self.model, body.performs, tuple(body.statements), node.name)
             offset = len(performed.nodes)
