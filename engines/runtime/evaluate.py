@@ -57,6 +57,9 @@ class Frame:
     # what the flows delivered to a node's feature, kept for its next performance
     delivered: dict[tuple[str, str], Value] = field(default_factory=dict)
     born: int = field(default_factory=current_epoch)  # see engines/runtime/journal.py
+    # a performance the model gives no name (`action { ... }`, `accept c : Integer;`): its pin's key is
+    # the tool's, so its features are reported under the path around it (`c`, not `usage_action.c`)
+    anonymous: bool = False
 
     def __str__(self) -> str:
         return f"performance {self.label}"  # a frame held as a value: `this` of an action no object performs

@@ -24,14 +24,30 @@ def _target_path(expr: s.Expr) -> str:
     return expr.name
 
 
+def is_anonymous(node: Node) -> bool:
+    """Whether the model names no node here: an accept statement, or an action usage with neither a
+    name nor a type (a typed one is named after its action, `perform Halve;` as `Halve`, as the
+    corpus reports it)."""
+    if node.kind is NodeKind.STATEMENT:
+        return True
+    decl = node.decl
+    return node.kind is NodeKind.ACTION and isinstance(decl, s.Usage) and not decl.name and not decl.types
+
+
+def pin_key(node: Node) -> str:
+    """The key a node's performance keeps its pin under: its name, or for a node the model names not,
+    one of its own (two anonymous accepts of one flow are two pins, not one)."""
+    return f"{node.name}#{node.index}" if is_anonymous(node) else node.name
+
+
 class Performances(RunCore):
     """The performance of a node's body (see the module docstring)."""
 
     def _node_frame(self, flow: Flow, node: Node) -> Frame:
         scope = node.body.scope if node.body is not None else flow.frame.scope
-        frame = Frame(node.name, scope, flow.frame)
+        frame = Frame(node.name, scope, flow.frame, anonymous=is_anonymous(node))
         self.ctx.journal.touch_part(flow.frame, flow.frame.pins)
-        flow.frame.pins[node.name] = frame
+        flow.frame.pins[pin_key(node)] = frame
         return frame
 
     def _flows_in(self, frame: Frame) -> None:
