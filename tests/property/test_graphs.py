@@ -97,12 +97,6 @@ def _race(first: str, second: str) -> Seq:
     return Seq((Fork((Seq((Leaf((first,), False, ()),)), Seq((Leaf((second,), False, ()),)))),))
 
 
-HASH_COLLISION = ("the check's fingerprint hashes values with Python's hash(), and hash(-1) == hash(-2): two "
-                  "states that differ only in a -1 against a -2 are one visited state, so a final x = -1 is "
-                  "never reached (check says `no violation, exhaustive` where explore finds x = -1 and -2)")
-
-
-@pytest.mark.xfail(strict=True, reason=HASH_COLLISION)
 @given(models(negatives=True))
 @settings(max_examples=GRAPH_EXAMPLES)
 @example(_race("assign x := -1;", "assign x := -2;"))
@@ -128,7 +122,6 @@ RACE_TO_MINUS_ONE = """package g {
 """
 
 
-@pytest.mark.xfail(strict=True, reason=HASH_COLLISION)
 @pytest.mark.parametrize("reduce", [True, False])
 def test_a_race_between_minus_one_and_minus_two_is_divergent(reduce: bool) -> None:
     """Found by the generated graphs: the minimal model. Either branch may write last."""
