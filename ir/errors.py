@@ -76,7 +76,11 @@ class ResolveError(SysmlError, LookupError):
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}:{self.column}: " if self.path and self.line else ""
-        text = f"{where}unknown {self.what} '{self.name}' in {self.referrer}"
+        if self.what in ("succession source", "succession target"):
+            # the words a lowering error used for it, which the corpus's expectation quotes
+            text = f'{where}undefined {self.what.split()[1]} node "{self.name}" in {self.referrer}'
+        else:
+            text = f"{where}unknown {self.what} '{self.name}' in {self.referrer}"
         if self.suggestions:
             text += "; did you mean " + ", ".join(f"'{s}'" for s in self.suggestions) + "?"
         return text

@@ -12,10 +12,11 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from ir import syntax as s
-from ir.errors import LoweringError
+from ir.errors import LoweringError, ResolveError
 from ir.footprint import Touches, constructs, expression_reads
+from ir.inherit import SEGMENT_BREAK, effective_members
 from ir.model import Element, Model
-from ir.resolve import lookup, member_of
+from ir.resolve import lookup, member_of, visible_names
 
 
 class NodeKind(Enum):
@@ -178,6 +179,9 @@ def then_after(members: tuple[s.Member, ...]) -> list[s.Member | None]:
     out: list[s.Member | None] = []
     previous: s.Member | None = None
     for m in members:
+        if m is SEGMENT_BREAK:
+            previous = None
+            continue
         if isinstance(m, s.ThenMember):
             out.append(previous)
         previous = m.member if isinstance(m, s.ThenMember) and m.member is not None else m
@@ -225,6 +229,26 @@ def is_feature(m: s.Member) -> bool:
     return isinstance(m, s.Usage) and m.kind in (
         "attribute", "feature", "item", "ref", "return", "subject", "part", "port", "event",
     ) and not m.performed
+
+
+def performances(model: Model, usage: s.Usage, owner: Element) -> int:
+    """How many performances an action step names per performance of its owner: one without a
+    multiplicity, `n` for an exact `[n]`, `[n..n]` or a named bound valued `n` (none for `[0]`); a
+    range names no fixed number, which a run cannot perform."""
+    mult = usage.multiplicity
+    if mult is None:
+        return 1
+    if (mult.lower, mult.lower_ref) != (mult.upper, mult.upper_ref):
+        raise LoweringError(f"action step {usage.name or 'action'}[{mult.text}] names no fixed number of "
+                            "performances: give it an exact multiplicity such as [2]",
+                            owner.path, usage.span.line, usage.span.column)
+    return multiplicity_count(model, owner, usage)
+
+
+def is_substep(m: s.Member) -> bool:
+    """A nested action usage: a subaction of its own, started with its owner when nothing orders it,
+    so the body holding it is a flow its token enters."""
+    return isinstance(m, s.Usage) and m.kind == "action" and not m.performed
 
 
 def parameter_direction(model: Model, performs: Element, name: str) -> str | None:
@@ -307,15 +331,17 @@ class _Lowerer:
             if isinstance(member, s.Usage) and member.kind in ("action", "calc", "verification", "analysis",
                                                              "case", "use case") and not is_feature(member):
                 body = self.body_of(el, member)
-                count = member.multiplicity.lower if member.multiplicity else 1
                 label = member.name or (member.types[0].rsplit("::", 1)[-1] if member.types else "action")
-                return add(NodeKind.ACTION, label, member, body, max(count, 1))
+                return add(NodeKind.ACTION, label, member, body, performances(self.model, member, el))
             if isinstance(member, s.Statement):
                 return add(NodeKind.STATEMENT, statement_label(member), member,
                            Body(statements=(member,), scope=el))
             return None
 
         for member in members:
+            if member is SEGMENT_BREAK:
+                previous = None
+                continue
             if isinstance(member, s.ThenMember):
                 if member.target is not None:
                     if previous is not None:
@@ -400,7 +426,10 @@ class _Lowerer:
         initial = [by_name[label] for label in explicit_initial]
         if not initial:
             targets = {e.target for e in edges}
-            initial = [n.index for n in nodes if n.index not in targets and n.kind is not NodeKind.DONE]
+            # The flow's start first, then the steps no succession reaches, which start with it.
+            untargeted = [n for n in nodes if n.index not in targets and n.kind is not NodeKind.DONE]
+            initial = [n.index for n in untargeted if n.kind is NodeKind.START] \
+                + [n.index for n in untargeted if n.kind is not NodeKind.START]
         local = {a.name for a in attributes}
         aliases: dict[str, str] = {}
         for a in attributes:
@@ -495,6 +524,10 @@ class _Lowerer:
         performs: Element | None = None
         if usage.types:
             performs = lookup(self.model, owner, usage.types[0])
+        elif usage.performed and usage.references:
+            # `perform action a references B::b;` / `perform action run ::> target.go;` performs the
+            # action the reference reaches (a chain through the features' types)
+            performs = performed_action(self.model, owner, usage.references[0])
         attributes: list[Attribute] = []
         statements: list[s.Member] = []
         own = usage.members
@@ -505,11 +538,51 @@ class _Lowerer:
         terminate = isinstance(usage.action_body, s.Terminate) and usage.action_body.target is None
         flow: ActionGraph | None = None
         rest = tuple(m for m in own if not is_feature(m))
-        if states_a_flow(rest):
+        if states_a_flow(rest) or any(is_substep(m) for m in rest):
             flow = self.action_graph(scope, rest, usage.name or "")
         else:
             statements.extend(rest)
         return Body(tuple(attributes), tuple(statements), flow, performs, bindings, terminate, scope, outputs)
+
+
+def performed_action(model: Model, scope: Element, reference: str) -> Element | None:
+    """The action a `perform ... ::> a.b` performs: the end of the chain, or (an action usage with
+    nothing of its own) the action it is typed by."""
+    head, *chain = reference.split(".")
+    el = lookup(model, scope, head)
+    for part in chain:
+        el = member_of(model, el, part) if el is not None else None
+    if el is not None and isinstance(el.decl, s.Usage) and not el.decl.members \
+            and el.decl.action_body is None and el.decl.types:
+        return lookup(model, el.owner, el.decl.types[0]) or el
+    return el
+
+
+def multiplicity_count(model: Model, scope: Element, usage: s.Usage) -> int:
+    """How many performances a step's multiplicity asks for: its lower bound, a number or the value
+    of the feature it names (`action a[three]`), which must be an Integer the model states."""
+    mult = usage.multiplicity
+    assert mult is not None
+    if mult.lower_ref is None:
+        return mult.lower
+    seen: set[str] = set()
+    name = mult.lower_ref
+    where = scope
+    while True:
+        feature = lookup(model, where, name)
+        span = usage.span
+        if feature is None:
+            raise ResolveError(name, f"the multiplicity of {usage.name or 'a step'}", visible_names(model, scope),
+                               scope.path, span.line, span.column, "feature")
+        value = feature.decl.value if isinstance(feature.decl, s.Usage) else None
+        if isinstance(value, s.Literal) and value.kind == "integer":
+            return int(value.text)
+        if isinstance(value, s.Name) and value.name not in seen:
+            seen.add(value.name)
+            name, where = value.name, feature.owner or scope
+            continue
+        raise LoweringError(f"the multiplicity of {usage.name or 'a step'} names '{mult.lower_ref}', "
+                            "whose value is not an Integer the model states", scope.path, span.line, span.column)
 
 
 def _scope(node: Node, owner: Element) -> Element:
@@ -519,16 +592,9 @@ def _scope(node: Node, owner: Element) -> Element:
 
 def lower_action(model: Model, el: Element) -> ActionGraph:
     """The ActionGraph of an action definition or usage (its members as a flow)."""
-    decl = el.decl
-    if isinstance(decl, s.Definition):
-        members = decl.members
-    elif isinstance(decl, s.Usage):
-        members = decl.members
-        if decl.action_body is not None:
-            members = (decl.action_body, *members)
-    else:
+    if not isinstance(el.decl, (s.Definition, s.Usage)):
         raise LoweringError(f"{el.qualified_name} is not an action")
-    return _Lowerer(model).action_graph(el, members, el.qualified_name)
+    return _Lowerer(model).action_graph(el, effective_members(model, el), el.qualified_name)
 
 
 def lower_block(model: Model, owner: Element, members: tuple[s.Member, ...], name: str) -> ActionGraph:

@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedInput
+from lark.exceptions import UnexpectedInput, VisitError
 
 from ir import syntax as s
 from ir.errors import SysmlSyntaxError
+from ir.reserved import reserved_as_name
 from ir.syntax_messages import explain
 
 GRAMMAR = Path(__file__).with_name("grammar.lark")
@@ -38,6 +39,8 @@ class _Decl:
     types: list[str] = field(default_factory=list)
     subsets: list[str] = field(default_factory=list)
     redefines: list[str] = field(default_factory=list)
+    references: list[str] = field(default_factory=list)
+    conjugated: bool = False
     multiplicity: s.Multiplicity | None = None
     ordered: bool = False
     parallel: bool = False
@@ -78,9 +81,24 @@ def _result_of(members: tuple[s.Member, ...]) -> tuple[tuple[s.Member, ...], s.E
     return members, None
 
 
+def _bound(x: Any) -> tuple[int, str | None]:
+    """A multiplicity bound: a number, or a feature's name (its number found when lowering, 0 here)."""
+    if _is(x, "INT"):
+        return int(x), None
+    return 0, str(x)
+
+
 def _rule_names(cls: type) -> list[str]:
     return [n for k in cls.__mro__ if k.__module__ == __name__ for n, v in vars(k).items()
             if not n.startswith("_") and callable(v)]
+
+
+class _ReservedName(Exception):
+    """A reserved word written unquoted where a name stands (raised inside the transformer)."""
+
+    def __init__(self, token: Token) -> None:
+        super().__init__(str(token))
+        self.token = token
 
 
 @v_args(meta=True)
@@ -98,7 +116,11 @@ class _ToSyntax(Transformer[Token, Any]):
 
     def name(self, meta: Any, c: list[Token]) -> str:
         text = str(c[0])
-        return text[1:-1] if text.startswith("'") else text
+        if text.startswith("'"):
+            return text[1:-1]
+        if reserved_as_name(text):
+            raise _ReservedName(c[0])
+        return text
 
     def qname(self, meta: Any, c: list[str]) -> str:
         return "::".join(c)
@@ -121,7 +143,9 @@ class _ToSyntax(Transformer[Token, Any]):
         return str(c[0])
 
     def package(self, meta: Any, c: list[Any]) -> s.Package:
-        return s.Package(_span(meta), c[1], _members(c[2:]))
+        short = c[1][1] if isinstance(c[1], tuple) else None
+        rest = c[1:] if short is None else c[2:]
+        return s.Package(_span(meta), rest[0], _members(rest[1:]), short)
 
     def import_(self, meta: Any, c: list[Any]) -> s.Import:
         target, wild = c[1]
@@ -191,7 +215,7 @@ class _ToSyntax(Transformer[Token, Any]):
     def direction(self, meta: Any, c: list[Token]) -> tuple[str, str]:
         return ("direction", str(c[0]))
 
-    def usage_prefix(self, meta: Any, c: list[Any]) -> tuple[str | None, str]:
+    def usage_prefix(self, meta: Any, c: list[Any]) -> tuple[str | None, str, bool]:
         direction = None
         kind = "feature"
         for x in c:
@@ -199,7 +223,7 @@ class _ToSyntax(Transformer[Token, Any]):
                 direction = x[1]
             elif isinstance(x, str) and not isinstance(x, Token):
                 kind = x
-        return direction, kind
+        return direction, kind, any(_is(x, "CONSTANT") for x in c)
 
     def usage_decl(self, meta: Any, c: list[Any]) -> _Decl:
         d = _Decl()
@@ -207,7 +231,10 @@ class _ToSyntax(Transformer[Token, Any]):
             if isinstance(x, tuple) and x[0] == "short":
                 d.short_name = x[1]
             elif isinstance(x, tuple) and x[0] == "types":
-                d.types.extend(x[1])
+                d.types.extend(t[1] if isinstance(t, tuple) else t for t in x[1])
+                d.conjugated = d.conjugated or any(isinstance(t, tuple) for t in x[1])
+            elif isinstance(x, tuple) and x[0] == "references":
+                d.references.extend(x[1])
             elif isinstance(x, tuple) and x[0] == "subsets":
                 d.subsets.extend(x[1])
             elif isinstance(x, tuple) and x[0] == "redefines":
@@ -222,6 +249,8 @@ class _ToSyntax(Transformer[Token, Any]):
                 d.parallel = True
             elif isinstance(x, str) and not isinstance(x, Token):
                 d.name = x
+        if d.name is None and d.short_name is not None:
+            d.name = d.short_name  # `attribute <x> : Integer;` is named by its short name alone
         return d
 
     def typed_by(self, meta: Any, c: list[Any]) -> tuple[str, list[str]]:
@@ -233,18 +262,28 @@ class _ToSyntax(Transformer[Token, Any]):
     def redefines(self, meta: Any, c: list[Any]) -> tuple[str, list[str]]:
         return ("redefines", [x for x in c if not isinstance(x, Token)])
 
+    def references(self, meta: Any, c: list[Any]) -> tuple[str, list[str]]:
+        return ("references", [x for x in c if not isinstance(x, Token)])
+
+    def conjugated(self, meta: Any, c: list[Any]) -> tuple[str, str]:
+        return ("~", c[1])
+
     def ordered_flag(self, meta: Any, c: list[Any]) -> tuple[str]:
         return ("ordered",)
 
     def multiplicity(self, meta: Any, c: list[Any]) -> s.Multiplicity:
         return c[0]
 
-    def mult_lower_upper(self, meta: Any, c: list[Token]) -> s.Multiplicity:
-        upper = None if str(c[1]) == "*" else int(c[1])
-        return s.Multiplicity(int(c[0]), upper, f"{c[0]}..{c[1]}")
+    def mult_lower_upper(self, meta: Any, c: list[Any]) -> s.Multiplicity:
+        lower, lower_ref = _bound(c[0])
+        if _is(c[1], "STAR"):
+            return s.Multiplicity(lower, None, f"{c[0]}..*", lower_ref)
+        upper, upper_ref = _bound(c[1])
+        return s.Multiplicity(lower, upper, f"{c[0]}..{c[1]}", lower_ref, upper_ref)
 
-    def mult_exact(self, meta: Any, c: list[Token]) -> s.Multiplicity:
-        return s.Multiplicity(int(c[0]), int(c[0]), str(c[0]))
+    def mult_exact(self, meta: Any, c: list[Any]) -> s.Multiplicity:
+        bound, ref = _bound(c[0])
+        return s.Multiplicity(bound, bound, str(c[0]), ref, ref)
 
     def mult_star(self, meta: Any, c: list[Token]) -> s.Multiplicity:
         return s.Multiplicity(0, None, "*")
@@ -266,20 +305,21 @@ class _ToSyntax(Transformer[Token, Any]):
 
     def _usage(self, meta: Any, kind: str, direction: str | None, d: _Decl, tail: _Tail,
                action_body: s.Statement | None = None, performed: bool = False,
-               exhibited: bool = False) -> s.Usage:
+               exhibited: bool = False, constant: bool = False) -> s.Usage:
         members, result = _result_of(tail.members)
         return s.Usage(
             _span(meta), kind, d.name, d.short_name, direction, tuple(d.types), tuple(d.subsets),
             tuple(d.redefines), d.multiplicity, d.ordered, d.value, d.value_kind, members,
-            tail.has_body, d.parallel, action_body, result, performed, exhibited,
+            tail.has_body, d.parallel, action_body, result, performed, exhibited, constant,
+            tuple(d.references), d.conjugated,
         )
 
     def usage(self, meta: Any, c: list[Any]) -> s.Usage:
-        (direction, kind), decl, tail = c[0], c[1], c[2]
+        (direction, kind, constant), decl, tail = c[0], c[1], c[2]
+        statement = None
         if isinstance(tail, tuple):  # an action written as one statement
             statement, tail = tail
-            return self._usage(meta, kind, direction, decl, tail, action_body=statement)
-        return self._usage(meta, kind, direction, decl, tail)
+        return self._usage(meta, kind, direction, decl, tail, action_body=statement, constant=constant)
 
     def return_usage(self, meta: Any, c: list[Any]) -> s.Usage:
         return self._usage(meta, "return", "out", c[1], c[2])
@@ -313,6 +353,14 @@ class _ToSyntax(Transformer[Token, Any]):
             # `perform Halve;` performs the named action: the name is its type
             decl.types, decl.name = [decl.name], None
         return self._usage(meta, kinds[0] if kinds else "action", None, decl, tail, performed=True)
+
+    def perform_named(self, meta: Any, c: list[Any]) -> s.Usage:
+        path, tail = c[1], c[2]
+        if "." in path:
+            # `perform target.later.start;` performs the feature a chain reaches: it refers to it
+            return self._usage(meta, "action", None, _Decl(references=[path]), tail, performed=True)
+        # `perform Halve;` performs the named action: the name is its type
+        return self._usage(meta, "action", None, _Decl(types=[path]), tail, performed=True)
 
     def exhibit_usage(self, meta: Any, c: list[Any]) -> s.Usage:
         return self._usage(meta, "state", None, c[-2], c[-1], exhibited=True)
@@ -360,7 +408,8 @@ class _ToSyntax(Transformer[Token, Any]):
         return s.SuccessionMember(_span(meta), name, source, items[-2], guard, items[-1])
 
     def then_target(self, meta: Any, c: list[Any]) -> s.ThenMember:
-        return s.ThenMember(_span(meta), c[1], None)
+        multiplicity = c[1] if isinstance(c[1], s.Multiplicity) else None
+        return s.ThenMember(_span(meta), c[-1], None, multiplicity)
 
     def then_element(self, meta: Any, c: list[Any]) -> s.ThenMember:
         return s.ThenMember(_span(meta), None, c[1])
@@ -412,10 +461,13 @@ class _ToSyntax(Transformer[Token, Any]):
         return s.If(_span(meta), c[1], c[2], otherwise)
 
     def while_stmt(self, meta: Any, c: list[Any]) -> s.While:
-        return s.While(_span(meta), c[1], c[2])
+        return s.While(_span(meta), c[1], c[2], c[4] if len(c) > 3 else None)
 
     def for_stmt(self, meta: Any, c: list[Any]) -> s.For:
-        return s.For(_span(meta), c[1], c[3], c[4])
+        short = c[1][1] if isinstance(c[1], tuple) else None
+        name = next((x for x in c[1:] if isinstance(x, str) and not isinstance(x, Token)), short)
+        assert name is not None
+        return s.For(_span(meta), name, c[-2], c[-1], short)
 
     def loop_stmt(self, meta: Any, c: list[Any]) -> s.LoopUntil:
         return s.LoopUntil(_span(meta), c[1], c[3] if len(c) > 2 else None)
@@ -649,8 +701,20 @@ def parse(text: str, path: str = "<input>") -> s.Document:
         tree = parser().parse(text)
     except UnexpectedInput as err:
         raise _syntax_error(err, text, path) from None
-    members = _TRANSFORMER.transform(tree)
+    try:
+        members = _TRANSFORMER.transform(tree)
+    except VisitError as err:
+        if isinstance(err.orig_exc, _ReservedName):
+            raise _reserved_error(err.orig_exc.token, text, path) from None
+        raise
     return s.Document(path, members, text)
+
+
+def _reserved_error(token: Token, text: str, path: str) -> SysmlSyntaxError:
+    word = str(token)
+    message = (f"'{word}' is a SysML v2 reserved word and cannot be a name; "
+               f"write the name quoted ('{word}') or choose another")
+    return SysmlSyntaxError(path, token.line or 0, token.column or 0, message, text, ())
 
 
 def _syntax_error(err: UnexpectedInput, text: str, path: str) -> SysmlSyntaxError:

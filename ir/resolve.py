@@ -80,6 +80,9 @@ def resolve(documents: Sequence[s.Document]) -> Model:
         _build(container, root, doc.path, index)
     model = Model(tuple(documents), root, index)
     _check(model)
+    from ir.names import check_names  # it looks names up through this module
+
+    check_names(model)
     return model
 
 
@@ -200,7 +203,11 @@ def _lookup_feature(model: Model, el: Element, name: str) -> Element | None:
                 found = member_of(model, base, name)
                 if found is not None:
                     return found
-    return lookup(model, owner, name)
+    found = lookup(model, owner, name)
+    if found is el and owner is not None:
+        # `:>> a` declares a member named `a` itself: what it redefines is another one
+        found = lookup(model, owner.owner, name) if owner.owner is not None else None
+    return found
 
 
 def _unknown(model: Model, name: str, el: Element, decl: s.Member | None, what: str) -> ResolveError:

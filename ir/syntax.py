@@ -139,6 +139,7 @@ class Import(Member):
 class Package(Member):
     name: str
     members: tuple[Member, ...]
+    short_name: str | None = None
 
 
 class FeatureValueKind(Enum):
@@ -149,11 +150,14 @@ class FeatureValueKind(Enum):
 
 @dataclass(frozen=True)
 class Multiplicity:
-    """`[lower..upper]`; `upper` None means `*`."""
+    """`[lower..upper]`; `upper` None means `*`. A bound written as a feature's name (`[three]`) is
+    named by `lower_ref` / `upper_ref`; its number is the feature's value, found when lowering."""
 
     lower: int
     upper: int | None
     text: str
+    lower_ref: str | None = None
+    upper_ref: str | None = None
 
 
 @dataclass(frozen=True)
@@ -197,6 +201,9 @@ class Usage(Member):
     result: Expr | None = None
     performed: bool = False  # `perform action ...` / `perform Name;`
     exhibited: bool = False  # `exhibit state ...`
+    constant: bool = False  # `constant attribute x = 1;`: no assignment may change it
+    references: tuple[str, ...] = ()  # `::> a.b` / `references A::b`: the feature it refers to
+    conjugated: bool = False  # `port p : ~T;`: typed by T's conjugate (directions of T's features swapped)
 
 
 @dataclass(frozen=True)
@@ -248,10 +255,12 @@ class SuccessionMember(Member):
 
 @dataclass(frozen=True)
 class ThenMember(Member):
-    """`then X;` or `then <member>`: a succession from the previous member to X or to the member."""
+    """`then X;` or `then <member>`: a succession from the previous member to X or to the member.
+    `then [3] X;` states the multiplicity of the succession's target end."""
 
     target: str | None
     member: Member | None
+    multiplicity: Multiplicity | None = None
 
 
 @dataclass(frozen=True)
@@ -329,13 +338,15 @@ class If(Statement):
 class While(Statement):
     condition: Expr
     body: Block
+    until: Expr | None = None  # `while c { ... } until d;`: also ends after a pass at which d holds
 
 
 @dataclass(frozen=True)
 class For(Statement):
-    variable: str
+    variable: str  # the loop variable's name, or its short name when it has only that (`for <s> in ...`)
     collection: Expr
     body: Block
+    short_name: str | None = None  # `for <i> index in ...`: the short name also names the variable
 
 
 @dataclass(frozen=True)

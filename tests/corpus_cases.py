@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -13,8 +14,14 @@ import ir
 from ir import syntax as s
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT / ".." / "shared" / "corpus"
+# The corpus is found in one place: OPENSYSML_CORPUS, else ../shared/corpus beside the checkout. The
+# further upstream cases stand beside it, in conformance-more/.
+CORPUS = Path(os.environ.get("OPENSYSML_CORPUS") or ROOT / ".." / "shared" / "corpus")
 CONFORMANCE = CORPUS / "conformance"
+MORE = CORPUS.parent / "conformance-more"
+FOLDERS = {"conformance": CONFORMANCE, "conformance-more": MORE}
+HAVE_CORPUS = (CORPUS / "INDEX.md").is_file()
+NO_CORPUS = f"no conformance corpus at {CORPUS} (set OPENSYSML_CORPUS to the corpus folder)"
 
 
 @dataclass(frozen=True)
@@ -27,6 +34,7 @@ class Case:
     check: dict[str, Any] | None
     disputed: bool = False
     notes: str = field(default="", compare=False)
+    folder: str = "conformance"
 
     @property
     def text(self) -> str:
@@ -37,9 +45,20 @@ class Case:
         return "outcomes" not in self.expected
 
 
+DISPUTED = ROOT / "tests" / "engines" / "runtime" / "disputed.txt"
+
+
 def _disputed() -> dict[str, str]:
-    """Cases whose files INDEX.md flags as taken at commits that disagree."""
+    """Cases whose files disagree: flagged by INDEX.md (taken at different commits), or adjudicated
+    here (disputed.txt: a conformance-more case whose model and expectation no reading of the
+    library reconciles)."""
     out: dict[str, str] = {}
+    for line in DISPUTED.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, _, reason = line.partition(" ")
+            out[name] = reason.strip()
+    if not HAVE_CORPUS:
+        return out
     index = (CORPUS / "INDEX.md").read_text(encoding="utf-8")
     for line in index.splitlines():
         m = re.match(r"\|\s*\d+\s*\|\s*`([a-z0-9_]+)`", line)
@@ -48,26 +67,30 @@ def _disputed() -> dict[str, str]:
     return out
 
 
-def cases(kind: str | None = None) -> list[Case]:
-    """Every complete case (model and expectation), optionally of one kind, by name."""
+def cases(kind: str | None = None, folder: str = "conformance") -> list[Case]:
+    """Every complete case (model and expectation) of one folder, optionally of one kind, by name.
+
+    Empty when the folder is absent (a clone with nothing beside it); the tests skip with NO_CORPUS.
+    """
     disputed = _disputed()
+    directory = FOLDERS[folder]
     out = []
-    for expected_file in sorted(CONFORMANCE.glob("*.expected.json")):
+    for expected_file in sorted(directory.glob("*.expected.json")):
         name = expected_file.name[: -len(".expected.json")]
-        model = CONFORMANCE / f"{name}.sysml"
+        model = directory / f"{name}.sysml"
         if not model.exists():
             continue
         expected = json.loads(expected_file.read_text(encoding="utf-8"))
         case_kind = expected.get("type", "?")
         if kind is not None and case_kind != kind:
             continue
-        golden_file = CONFORMANCE / f"{name}.trace.golden"
-        check_file = CONFORMANCE / f"{name}.check.expected.json"
+        golden_file = directory / f"{name}.trace.golden"
+        check_file = directory / f"{name}.check.expected.json"
         out.append(Case(
             name, case_kind, expected, model,
             golden_file.read_text(encoding="utf-8") if golden_file.exists() else None,
             json.loads(check_file.read_text(encoding="utf-8")) if check_file.exists() else None,
-            name in disputed, disputed.get(name, ""),
+            name in disputed, disputed.get(name, ""), folder,
         ))
     return out
 

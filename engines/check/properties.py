@@ -9,8 +9,9 @@ from engines.runtime import Program, Run
 from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.values import spell, type_name, with_article
 from ir import syntax as s
-from ir.errors import close_names
+from ir.errors import ResolveError, close_names
 from ir.model import Element
+from ir.names import features_of, performer_features, unknown_names
 from ir.resolve import lookup
 
 
@@ -129,5 +130,25 @@ def resolve_properties(program: Program, action: Element, names: tuple[str, ...]
         if not conditions:
             raise UnknownPropertyError(f"{el.kind} {el.qualified_name} states no condition to check")
         bindings, defaults = _parameters(el, program)
+        _require_features(program, action, el, (*conditions, *assumptions), bindings, defaults)
         out.append(Property(el.qualified_name, el, conditions, assumptions, bindings, defaults))
     return out
+
+
+def _require_features(program: Program, action: Element, el: Element, conditions: tuple[s.Expr, ...],
+                      bindings: tuple[tuple[str, s.Expr], ...], defaults: tuple[tuple[str, s.Expr], ...]) -> None:
+    """Refuse a property whose condition (or a binding of its parameters) reads a name that is neither
+    its own parameter nor a feature of the checked action (its own, its types', a performer's) nor a
+    name the model resolves: such a property cannot be evaluated against that action, so it is a
+    ResolveError before the search, never a violation found by it."""
+    model = program.model
+    behavior = features_of(model, action) | performer_features(model)
+    parameters = features_of(model, el) | {n for n, _ in (*bindings, *defaults)}
+    for exprs, admitted, reader in (((e for _, e in bindings), behavior, action),
+                                    ((*conditions, *(e for _, e in defaults)), behavior | parameters, el)):
+        for name in unknown_names(model, reader, exprs, admitted):
+            if lookup(model, action, name.name) is not None:
+                continue
+            candidates = sorted(behavior | parameters)
+            raise ResolveError(name.name, f"{el.kind} {el.qualified_name} (checked against {action.qualified_name})",
+                               candidates, el.path, name.span.line, name.span.column, "feature")

@@ -275,10 +275,15 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner):
         if node.kind is NodeKind.DECIDE:
             self._decide(token, node)
             return True, True
+        if node.multiplicity == 0:
+            # `a[0]` names no performance: nothing of its body runs, its successions still follow.
+            self._follow(token, node)
+            return True, True
         if node.multiplicity > 1 and token.group is None and token.repeats is None and not self.fine \
-                and node.body is not None and node.body.flow is not None:
-            # A stepping run performs a node with multiplicity whose body is a flow of its own once
-            # after another (one of the orders a fine run explores among the others).
+                and node.body is not None and node.body.flow is not None and token.via is not None:
+            # A stepping run performs a node with multiplicity whose body is a flow of its own, reached
+            # by a succession, once after another (one of the orders a fine run explores among the
+            # others); an unordered start's performances begin together, as a leaf's do.
             self.ctx.journal.touch(token)
             token.repeats = node.multiplicity - 1
             return self._perform(token, node)
@@ -291,7 +296,7 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner):
                 twin = Token(flow.new_token_id(), node.index, flow, arrived_round=flow.round, group=group)
                 group.append(twin)
                 flow.tokens.append(twin)
-            return False, True
+            return True, True
         return self._perform(token, node)
 
     def _perform(self, token: Token, node: Node) -> tuple[bool, bool]:
@@ -353,7 +358,7 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner):
             return True, True
         self.ctx.journal.touch(token)
         token.body = run
-        token.resumed = not self.fine
+        token.resumed = not self.fine and token.flow.kind is not FlowKind.PERFORMED
         token.wait = wait
         return True, False
 

@@ -16,7 +16,7 @@ from engines.runtime.values import ObjectRef, Signal, Value
 from ir import syntax as s
 from ir.lower import ActionGraph, Node, lower_action, lower_block
 from ir.model import Element, Model
-from ir.resolve import lookup
+from ir.resolve import lookup, member_of
 
 if TYPE_CHECKING:
     from engines.runtime.actions import Run
@@ -69,6 +69,19 @@ class Program:
         self._graphs: dict[str, ActionGraph] = {}
         self._blocks: dict[int, ActionGraph] = {}
         self._statement_flows: dict[int, ActionGraph] = {}
+        self._constant: dict[tuple[int, str], bool] = {}
+
+    def is_constant(self, scope: Element | None, name: str) -> bool:
+        """Whether the feature `name` of `scope` (its own or inherited) is declared `constant`."""
+        if scope is None:
+            return False
+        key = (id(scope), name)
+        known = self._constant.get(key)
+        if known is None:
+            feature = member_of(self.model, scope, name)
+            known = feature is not None and isinstance(feature.decl, s.Usage) and feature.decl.constant
+            self._constant[key] = known
+        return known
 
     def action(self, name: str) -> Element:
         """The action a modeler named: qualified, or unqualified when only one action has that name."""

@@ -59,6 +59,9 @@ class Frame:
     delivered: dict[tuple[str, str], Value] = field(default_factory=dict)
     born: int = field(default_factory=current_epoch)  # see engines/runtime/journal.py
 
+    def __str__(self) -> str:
+        return f"performance {self.label}"  # a frame held as a value: `this` of an action no object performs
+
     def feature_name(self, name: str) -> str:
         """The feature a name means here: itself, or the feature it is a short or redefined name of."""
         frame: Frame | None = self
@@ -168,7 +171,7 @@ class Evaluator:
         if isinstance(e, s.SequenceExpr):
             elements = tuple(self._eval(x, frame, depth + 1) for x in e.elements)
             value = Sequence(elements)
-            self._line(depth, "eval sequence", value)
+            self._line(depth, f"eval sequence of {len(e.elements)}", value)
             return value
         if isinstance(e, s.Conditional):
             cond = self._eval(e.condition, frame, depth + 1)
@@ -314,7 +317,18 @@ class Evaluator:
         el = self._model_element(name, frame)
         if el is not None:
             return self.element_value(el, frame, depth)
+        if name == "this":
+            return self.this_of(frame)
         raise EvaluationError(f"unknown name '{name}' in {frame.label}")
+
+    @staticmethod
+    def this_of(frame: Frame) -> Value:
+        """`this`: the object performing the action, else the outermost performance the frame is
+        part of (its features are read and written through it, as `context.hits`)."""
+        f: Frame = frame
+        while f.performer is None and f.parent is not None:
+            f = f.parent
+        return f.performer if f.performer is not None else f  # type: ignore[return-value]
 
     def performer_holding(self, frame: Frame, name: str) -> ObjectRef | None:
         """The object performing the run, when it holds a feature of that name."""

@@ -27,6 +27,7 @@ from ir.lower import (
     BLOCK_STATEMENTS,
     is_feature,
     parameter_bindings,
+    performances,
     statement_label,
     states_a_flow,
     then_after,
@@ -65,6 +66,8 @@ class StatementRunner(RunCore):
                 if not self._condition("while", stmt.condition, frame, depth + 2):
                     break
                 yield from self.block(stmt.body, frame, depth + 2, "loop body", owner)
+                if stmt.until is not None and self._condition("until", stmt.until, frame, depth + 2):
+                    break
             return
         if isinstance(stmt, s.For):
             trace.at(depth, f"stmt for {stmt.variable}")
@@ -74,7 +77,10 @@ class StatementRunner(RunCore):
             for iteration, element in enumerate(collection.elements, start=1):
                 self.ctx.charge_step()
                 trace.at(depth + 1, f"iteration {iteration}")
-                inner = Frame(frame.label, frame.scope, frame, {stmt.variable: element}, block=True)
+                names = {stmt.variable: element}
+                if stmt.short_name is not None:
+                    names[stmt.short_name] = element
+                inner = Frame(frame.label, frame.scope, frame, names, block=True)
                 yield from self.block(stmt.body, inner, depth + 2, "loop body", owner)
             return
         if isinstance(stmt, s.LoopUntil):
@@ -152,6 +158,15 @@ class StatementRunner(RunCore):
         holder.pins[stmt.name or ""] = pin
 
     def _nested_node(self, usage: s.Usage, frame: Frame, depth: int, owner: str) -> BodyRun:
+        """A step declared among statements: performed as many times as its multiplicity names, one
+        performance after another (`[0]`: never)."""
+        count = 1
+        if usage.multiplicity is not None and frame.scope is not None:
+            count = performances(self.ctx.program.model, usage, frame.scope)
+        for _ in range(count):
+            yield from self._nested_once(usage, frame, depth, owner)
+
+    def _nested_once(self, usage: s.Usage, frame: Frame, depth: int, owner: str) -> BodyRun:
         trace = self.ctx.trace
         scope = frame.scope
         performs = lookup(self.ctx.program.model, scope, usage.types[0]) \
@@ -290,6 +305,8 @@ class StatementRunner(RunCore):
         return self.evaluator._chain_base(expr, frame, depth)
 
     def _write(self, holder: Frame, name: str, value: Value) -> None:
+        if self.ctx.program.is_constant(holder.scope, name):
+            raise EvaluationError(f"feature is read-only: {name} is constant")
         type_text = holder.types.get(name, "")
         self.ctx.journal.touch(holder)
         holder.values[name] = coerce_to(type_text, value) if type_text else value

@@ -122,11 +122,23 @@ class Flow:
 
     def node_label(self, token: Token) -> str:
         node = self.graph.nodes[token.node]
-        if node.kind is NodeKind.STATEMENT and self.kind is FlowKind.ENTERED and isinstance(node.decl, s.Assign) \
-                and not self.implicit and not self.run.fine:
+        if node.kind is NodeKind.STATEMENT and self.kind in _NAMED_BY_TYPE and not self.implicit \
+                and not self.run.fine:
             # the reference executor's trace names such a node by its syntax type
-            return "*ast.AssignmentActionNode"
+            return _SYNTAX_TYPE.get(type(node.decl), node.name)
         return node.name
+
+
+# How the reference executor's trace names a statement node of the run's own flow or of an entered
+# one (not of a block's flow, where the corpus's goldens keep `if`): by its syntax type.
+_NAMED_BY_TYPE = (FlowKind.ROOT, FlowKind.ENTERED)
+_SYNTAX_TYPE: dict[type, str] = {
+    s.Assign: "*ast.AssignmentActionNode",
+    s.If: "*ast.IfActionNode",
+    s.While: "*ast.WhileLoopActionNode",
+    s.LoopUntil: "*ast.WhileLoopActionNode",
+    s.For: "*ast.WhileLoopActionNode",
+}
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ def expected_set(case: Case) -> set[tuple[tuple[str, str | None], ...] | tuple[s
     return out
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("case", OUTCOME_CASES, ids=[c.name for c in OUTCOME_CASES])
 def test_explore_reaches_exactly_the_admissible_outcomes(case: Case) -> None:
     model = ir.resolve([ir.parse(case.text, case.name)])
@@ -53,6 +54,7 @@ def test_explore_reaches_exactly_the_admissible_outcomes(case: Case) -> None:
     assert sum(o.schedules for o in result.outcomes) == result.stats.runs
 
 
+@pytest.mark.corpus
 def test_explore_reports_its_runs_budget() -> None:
     case = next(c for c in OUTCOME_CASES if c.name == "action_explore_body_three_way")
     model = ir.resolve([ir.parse(case.text, case.name)])

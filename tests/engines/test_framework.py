@@ -19,6 +19,7 @@ def race() -> Program:
     return Program(ir.resolve([ir.parse(text, "race")]))
 
 
+@pytest.mark.corpus
 def test_auto_explores_outcomes_and_checks_the_rest(race: Program) -> None:
     outcomes = ask(race, Question(QuestionKind.OUTCOMES, "test::ForkPlain"))
     assert outcomes.engine == "explore" and outcomes.verdict is Verdict.COMPLETE
@@ -27,11 +28,13 @@ def test_auto_explores_outcomes_and_checks_the_rest(race: Program) -> None:
     assert [f for f, _ in sensitive.divergent] == ["c"]
 
 
+@pytest.mark.corpus
 def test_bounds_reach_the_engine(race: Program) -> None:
     result = ask(race, Question(QuestionKind.HOLDS, "test::ForkPlain"), "check", Bounds(depth=3))
     assert any(b.name == "depth" and b.reached for b in result.bounds)
 
 
+@pytest.mark.corpus
 def test_explore_refuses_properties(race: Program) -> None:
     with pytest.raises(EngineError, match="ask check"):
         ask(race, Question(QuestionKind.HOLDS, "test::ForkPlain", properties=("P",)), "explore")

@@ -11,8 +11,8 @@ from lark import Lark
 from ir import SysmlSyntaxError, parse
 from ir import syntax as s
 from ir.parse import GRAMMAR, parser
+from tests.corpus_cases import CORPUS
 
-CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
 MODELS = sorted(CORPUS.rglob("*.sysml"))
 NO = s.NO_SPAN
 
@@ -56,10 +56,12 @@ def integer(text: str) -> s.Literal:
 # ---------------------------------------------------------------- the corpus
 
 
+@pytest.mark.corpus
 def test_the_corpus_is_found() -> None:
     assert len(MODELS) >= 150
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("model", MODELS, ids=[m.name for m in MODELS])
 def test_every_corpus_model_parses(model: Path) -> None:
     document = parse(model.read_text(encoding="utf-8"), str(model))

@@ -253,9 +253,6 @@ def test_an_unknown_redefined_feature() -> None:
     assert err.what == "feature"
 
 
-@pytest.mark.xfail(strict=True, reason="an unnamed redefinition `:>> xx` is named xx, and the feature check "
-                                       "finds that element itself, so redefining a feature nothing declares "
-                                       "is never reported")
 def test_an_unnamed_redefinition_of_an_unknown_feature_is_reported() -> None:
     err = _error("package p { part def A { attribute x; } part def B :> A { attribute :>> xx = 1; } }")
     assert err.name == "xx"

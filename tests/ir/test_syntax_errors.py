@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import random
 import re
-from pathlib import Path
 
 import pytest
 
 from ir import SysmlSyntaxError, parse
 from ir.parse import parser
 from ir.syntax_messages import terminal_text
+from tests.corpus_cases import CORPUS
 
 # (text, line, column, message): the typical mistakes, each pinned to its exact sentence.
 MISTAKES = [
@@ -157,10 +157,10 @@ def test_every_terminal_reads_as_text_a_modeler_types() -> None:
         assert "__" not in text and terminal.name not in text
 
 
+@pytest.mark.corpus
 def test_mangled_corpus_models_fail_only_as_syntax_errors() -> None:
     """Corpus models with a token dropped, repeated or cut off: a SysmlSyntaxError or a tree, never a crash."""
-    corpus = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
-    models = sorted(corpus.rglob("*.sysml"))
+    models = sorted(CORPUS.rglob("*.sysml"))
     words = re.compile(r'\s+|//[^\n]*|"[^"\n]*"|[A-Za-z_0-9.]+|::|:=|:>>|:>|==|!=|<=|>=|\S')
     rng = random.Random(20261201)
     failures = 0

@@ -70,6 +70,7 @@ def test_back_then_on_is_the_run_never_gone_back(schedule: str) -> None:
             assert ending(session) == ending(straight), (made, back)
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("schedule", ["reverse", "seed:1", "seed:7"])
 def test_back_over_paused_bodies_is_exact(schedule: str) -> None:
     """Steps 3 to 5 stop with a body paused at an accept (a snapshot there is a replay of the steps)."""
@@ -107,6 +108,7 @@ def test_back_on_a_replayed_witness_then_on(tank: Session) -> None:
         assert ending(tank) == whole
 
 
+@pytest.mark.corpus
 def test_back_on_a_fine_run_that_lets_time_pass(tmp_path: Path) -> None:
     witness = tmp_path / "first.witness"
     witness.write_text(FIRST_ENABLED)
@@ -309,6 +311,7 @@ def _corpus_session(case: Case, fine: bool, witness: Path) -> Session | None:
     return session
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("fine", [False, True], ids=["steps", "moves"])
 def test_every_corpus_action_goes_back_to_every_step_exactly(fine: bool, tmp_path: Path) -> None:
     witness = tmp_path / "first.witness"

@@ -15,7 +15,7 @@ A case is `models/<name>.sysml` beside `models/<name>.json`. The expectation's k
 - `refused`: a regular expression the submission's typed error (parse or resolve) must match;
   `refused_kind`: the error's class name when it matters (`ResolveError`)
 - `check`: the check engine's answer over every schedule: `verdict` (holds, divergent,
-  violation), `property` and `diverge` (what is asked), `values` (feature -> every final value
+  violation, or refused: the question names what the model does not hold, a ResolveError), `property` and `diverge` (what is asked), `values` (feature -> every final value
   the schedules reach, for a divergent feature), `outcomes` (outcomes that must be among those
   reported, each a dict of feature -> value)
 """
@@ -193,8 +193,8 @@ def judge(case: Case, seen: Observed, exact: bool = True) -> list[str]:
     def same(a: str, b: str) -> bool:
         return normalize(a) == normalize(b)
 
-    if seen.other is not None:
-        problems.append(f"stopped: {seen.other}")
+    if seen.other is not None and spec.get("check", {}).get("verdict") != "refused":
+        problems.append(f"stopped: {seen.other}")  # (a check expected refused is judged below)
     if "refused" in spec:
         if seen.refused is None:
             problems.append(f"submission accepted; expected refused matching /{spec['refused']}/")
@@ -205,6 +205,12 @@ def judge(case: Case, seen: Observed, exact: bool = True) -> list[str]:
             kind = spec.get("refused_kind")
             if exact and kind and not seen.refused.startswith(kind):
                 problems.append(f"refused as {seen.refused.split(':')[0]}, expected {kind}")
+        return problems
+    wanted = spec.get("check")
+    if seen.refused is not None and wanted is not None and wanted["verdict"] == "refused":
+        # refusing at submission a property that names what the model does not hold is refusing it too
+        if exact and not seen.refused.startswith(wanted.get("kind", "ResolveError")):
+            problems.append(f"refused as {first_line(seen.refused)!r}, expected {wanted.get('kind', 'ResolveError')}")
         return problems
     if seen.refused is not None:
         # A tool that type-checks when a model is submitted may refuse what this one reports when it runs.
@@ -236,6 +242,13 @@ def judge(case: Case, seen: Observed, exact: bool = True) -> list[str]:
             if extra:
                 problems.append(f"outputs not named by the model: {', '.join(extra)}")
     wanted = spec.get("check")
+    if wanted is not None and wanted["verdict"] == "refused":
+        # the check itself must be refused (a name the question holds does not resolve), never answered
+        if seen.other is None:
+            problems.append(f"check answered {seen.verdict}; expected it refused")
+        elif exact and not seen.other.startswith(wanted.get("kind", "ResolveError")):
+            problems.append(f"check refused as {first_line(seen.other)!r}, expected {wanted.get('kind', 'ResolveError')}")
+        return problems
     if wanted is not None and seen.other is None:
         if seen.verdict != wanted["verdict"]:
             problems.append(f"check verdict {seen.verdict}, expected {wanted['verdict']}")

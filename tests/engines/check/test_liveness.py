@@ -57,6 +57,7 @@ def test_a_finished_pin_read_later_keeps_its_values(read: str) -> None:
     assert {dict(f)["seen"] for f in finals} == {"0", "10"}
 
 
+@pytest.mark.corpus
 def test_values_nothing_reads_again_are_left_out_and_every_outcome_is_found() -> None:
     gen = CONFORMANCE.parent.parent / "bench" / "gen_scaling.py"
     text = subprocess.run([sys.executable, str(gen), "racy", "2", "2"], capture_output=True, text=True,

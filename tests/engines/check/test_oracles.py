@@ -66,6 +66,7 @@ def _skip_disputed(case: Case) -> None:
         pytest.skip(f"{case.name} is disputed: {case.notes}")
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize(("case", "reduce"), PARAMS, ids=IDS)
 def test_check_agrees_with_the_oracle(case: Case, reduce: bool,
                                       checks: dict[tuple[str, bool], tuple[Program, str, Result]]) -> None:
@@ -84,6 +85,7 @@ def test_check_agrees_with_the_oracle(case: Case, reduce: bool,
     assert result.notes == ()
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize(("case", "reduce"), PARAMS, ids=IDS)
 def test_every_witness_replays_to_its_claim(case: Case, reduce: bool,
                                             checks: dict[tuple[str, bool], tuple[Program, str, Result]]) -> None:

@@ -92,6 +92,7 @@ def test_the_unreduced_check_reaches_what_explore_reaches() -> None:
 
 # A product bug the reduction corpus shows through the runtime (explore agrees with check, so the
 # reduced and unreduced final states are trivially equal there, but the model's point is lost):
+@pytest.mark.corpus
 def test_alias_reads_see_the_aliased_writes() -> None:
     """One feature under two names: a read through the short name or the redefined name sees the
     write on the schedules where the write went first, and not on the others."""
@@ -105,6 +106,7 @@ def test_alias_reads_see_the_aliased_writes() -> None:
         assert "1" in seen_base and len(seen_base) == 2
 
 
+@pytest.mark.corpus
 def test_streaming_flow_delivers_the_producers_value() -> None:
     model = next(m for m in reduction_models() if m.name == "reduction/por_streaming_flow")
     assert model.action is not None

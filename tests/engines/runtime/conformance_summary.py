@@ -4,30 +4,34 @@ from __future__ import annotations
 
 from tests.corpus_cases import Case
 
-RESULTS: dict[str, tuple[str, str, bool]] = {}
+# case name -> (folder, status, reason, deterministic)
+RESULTS: dict[str, tuple[str, str, str, bool]] = {}
+STATUSES = ["passed", "failed", "known failure", "fixed", "disputed"]
 
 
 def record(case: Case, status: str, reason: str) -> None:
-    RESULTS[case.name] = (status, reason, case.deterministic)
+    RESULTS[case.name] = (case.folder, status, reason, case.deterministic)
 
 
 def table() -> list[str]:
-    """The summary: counts per status, deterministic cases apart, then each case not passed with why."""
+    """The summary: counts per status and folder, deterministic cases apart, then each case not
+    passed with why."""
     if not RESULTS:
         return []
-    statuses = ["passed", "failed", "known failure", "fixed", "disputed"]
+    folders = sorted({folder for folder, _, _, _ in RESULTS.values()})
     lines = ["conformance (action cases, default schedule):",
-             f"  {'':<15}{'deterministic':>14}{'with outcomes':>15}{'all':>6}"]
-    for status in statuses:
-        det = sum(1 for st, _, d in RESULTS.values() if st == status and d)
-        nondet = sum(1 for st, _, d in RESULTS.values() if st == status and not d)
-        if det or nondet:
-            lines.append(f"  {status:<15}{det:>14}{nondet:>15}{det + nondet:>6}")
-    det_total = sum(1 for _, _, d in RESULTS.values() if d)
-    det_pass = sum(1 for st, _, d in RESULTS.values() if d and st == "passed")
-    lines.append(f"  deterministic pass rate: {det_pass}/{det_total}")
+             f"  {'':<15}" + "".join(f"{f + ' det':>22}{'nondet':>8}" for f in folders) + f"{'all':>6}"]
+    for status in STATUSES:
+        row = [sum(1 for fo, st, _, d in RESULTS.values() if fo == f and st == status and d == det)
+               for f in folders for det in (True, False)]
+        if any(row):
+            lines.append(f"  {status:<15}" + "".join(f"{n:>22}" if i % 2 == 0 else f"{n:>8}"
+                                                    for i, n in enumerate(row)) + f"{sum(row):>6}")
+    for f in (*folders, None):
+        det = [st for fo, st, _, d in RESULTS.values() if d and st != "disputed" and (f is None or fo == f)]
+        lines.append(f"  deterministic pass rate ({f or 'both'}): {det.count('passed')}/{len(det)}")
     for name in sorted(RESULTS):
-        status, reason, _ = RESULTS[name]
+        folder, status, reason, _ = RESULTS[name]
         if status != "passed":
-            lines.append(f"  {status}: {name}: {reason}")
+            lines.append(f"  {status}: {folder}/{name}: {reason}")
     return lines

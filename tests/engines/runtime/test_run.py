@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
 import ir
@@ -26,6 +28,7 @@ def _corpus(name: str) -> Program:
     return _program(path.read_text(encoding="utf-8"), path.name)
 
 
+@pytest.mark.corpus
 def test_a_fresh_run_is_running_with_one_token_at_start() -> None:
     run = _corpus("action_explore_write_between_branch_nodes").start_action("test::overtake")
     assert isinstance(run, Run)
@@ -38,6 +41,7 @@ def test_a_fresh_run_is_running_with_one_token_at_start() -> None:
     assert run.outputs() == {"x": "0", "y": "0"}
 
 
+@pytest.mark.corpus
 def test_step_returns_its_own_trace_lines_and_counts() -> None:
     run = _corpus("action_explore_write_between_branch_nodes").start_action("test::overtake")
     assert run.step() == ["step 1: token 1@split"]
@@ -56,6 +60,7 @@ def test_step_returns_its_own_trace_lines_and_counts() -> None:
     assert run.outputs() == {"x": "1", "y": "0"}
 
 
+@pytest.mark.corpus
 def test_run_to_end_completes_and_further_steps_do_nothing() -> None:
     run = _corpus("action_explore_write_between_branch_nodes").start_action("test::overtake")
     lines = run.run_to_end()
@@ -70,6 +75,7 @@ def test_run_to_end_completes_and_further_steps_do_nothing() -> None:
     assert run.step_number == steps
 
 
+@pytest.mark.corpus
 def test_outputs_spell_nested_node_pins_by_dotted_path() -> None:
     run = _corpus("action_block_flow_sibling_pins").start_action("test::choose")
     run.run_to_end()
@@ -78,12 +84,14 @@ def test_outputs_spell_nested_node_pins_by_dotted_path() -> None:
     assert list(run.outputs()) == sorted(run.outputs())
 
 
+@pytest.mark.corpus
 def test_outputs_spell_node_attributes_by_node_name() -> None:
     run = _corpus("action_explore_body_fork_lost_update").start_action("test::ForkPlain")
     run.run_to_end()
     assert run.outputs() == {"a.t": "1", "b.t": "0", "c": "2"}
 
 
+@pytest.mark.corpus
 def test_an_unqualified_action_name_resolves_when_unique() -> None:
     program = _corpus("action_explore_write_between_branch_nodes")
     assert program.action("overtake").qualified_name == "test::overtake"
@@ -93,6 +101,7 @@ def test_an_unqualified_action_name_resolves_when_unique() -> None:
     assert run.outputs() == {"x": "1", "y": "1"}
 
 
+@pytest.mark.corpus
 def test_a_missing_action_names_the_close_ones() -> None:
     program = _corpus("action_explore_write_between_branch_nodes")
     with pytest.raises(UnknownBehaviorError) as info:
@@ -102,6 +111,7 @@ def test_a_missing_action_names_the_close_ones() -> None:
     assert isinstance(info.value, LookupError)
 
 
+@pytest.mark.corpus
 def test_a_missing_action_with_nothing_close_has_no_hint() -> None:
     with pytest.raises(UnknownBehaviorError) as info:
         _corpus("action_explore_write_between_branch_nodes").start_action("zzz")
@@ -214,3 +224,21 @@ def test_step_reraises_and_records_the_failure() -> None:
         run.step()
     assert run.status == "failed"
     assert run.error is info.value
+
+
+def test_a_performed_executor_moves_its_token_on_in_a_step_of_its_own_after_a_wait() -> None:
+    """action_accept_nested_call_chain (a known failure): once the accept deep inside is served, each
+    performed executor (Reader, then Mid1) moves its token to `keep` in one step and runs it in the
+    next, as the golden has it; ours differs from the golden only by the lines of the typed usage
+    m : Mid2's own executor, which the golden leaves out."""
+    name = "action_accept_nested_call_chain"
+    golden = (CONFORMANCE / f"{name}.trace.golden").read_text(encoding="utf-8").splitlines()
+    run = _corpus(name).start_action("test::nested")
+    run.run_to_end()
+    ours = run.trace
+    rest = iter(ours)
+    assert all(line in rest for line in golden)  # the golden is a subsequence of ours
+    extra = Counter(ours) - Counter(golden)
+    assert extra == Counter(["step 1: token 1@inner", "step 2: token 1@inner", "step 3: token 1@keep",
+                             "stmt assign got", "  eval chain got -> 7", "step 4: token 1@done",
+                             "step 5: no active tokens"])

@@ -108,6 +108,7 @@ def _outputs(path: str, action: str, schedule: str) -> dict[str, str]:
     return run.outputs()
 
 
+@pytest.mark.corpus
 def test_a_fork_race_ends_differently_under_declared_and_reverse() -> None:
     name = RACE.name
     reverse = _outputs(name, "test::overtake", "reverse")
@@ -119,6 +120,7 @@ def test_a_fork_race_ends_differently_under_declared_and_reverse() -> None:
     assert _outputs(name, "test::overtake", "declared") == declared
 
 
+@pytest.mark.corpus
 def test_a_lost_update_race_leaves_the_other_branch_snapshot() -> None:
     name = LOST_UPDATE.name
     reverse = _outputs(name, "test::ForkPlain", "reverse")
@@ -129,12 +131,14 @@ def test_a_lost_update_race_leaves_the_other_branch_snapshot() -> None:
     assert _outputs(name, "test::ForkPlain", "declared") == declared
 
 
+@pytest.mark.corpus
 def test_seeded_runs_are_reproducible() -> None:
     name = RACE.name
     for seed in range(4):
         assert _outputs(name, "test::overtake", f"seed:{seed}") == _outputs(name, "test::overtake", f"seed:{seed}")
 
 
+@pytest.mark.corpus
 def test_start_action_rejects_an_unknown_schedule() -> None:
     text = RACE.read_text(encoding="utf-8")
     with pytest.raises(ScheduleError):

@@ -99,11 +99,13 @@ def _round_trips(case: Case, fine: bool, schedule: str = "reverse") -> int:
     return taken
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("case", ACTION_CASES, ids=[c.name for c in ACTION_CASES])
 def test_default_run_round_trips_at_every_step(case: Case) -> None:
     assert _round_trips(case, fine=False) >= 1
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("case", ACTION_CASES, ids=[c.name for c in ACTION_CASES])
 def test_fine_run_round_trips_at_every_move(case: Case) -> None:
     assert _round_trips(case, fine=True) >= 1
@@ -112,6 +114,7 @@ def test_fine_run_round_trips_at_every_move(case: Case) -> None:
 SEEDED = [c for c in ACTION_CASES if c.expected.get("outcomes")]
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("case", SEEDED, ids=[c.name for c in SEEDED])
 def test_a_seeded_run_round_trips_with_its_draws(case: Case) -> None:
     """A seeded schedule's draws are part of the state: a restored run draws what it drew before."""
@@ -128,6 +131,7 @@ def _accept_if_branch() -> Run:
     return run
 
 
+@pytest.mark.corpus
 def test_a_snapshot_over_a_paused_body_is_refused_without_replay() -> None:
     run = _accept_if_branch()
     with pytest.raises(SnapshotError):
@@ -139,6 +143,7 @@ def test_a_snapshot_over_a_paused_body_is_refused_without_replay() -> None:
     assert _finish(run, fine=False) == expected
 
 
+@pytest.mark.corpus
 def test_a_released_snapshot_cannot_be_restored() -> None:
     run = _accept_if_branch()
     snapshot = run.snapshot(allow_replay=True)
@@ -148,6 +153,7 @@ def test_a_released_snapshot_cannot_be_restored() -> None:
         snapshot.restore()
 
 
+@pytest.mark.corpus
 def test_a_copied_snapshot_is_not_changed_by_the_run_going_on() -> None:
     """A snapshot taken between moves of a fine run (no body paused) is a copy, not a replay."""
     case = next(c for c in ACTION_CASES if c.name == "action_explore_body_fork_lost_update")
