@@ -57,5 +57,22 @@ class EvaluationError(RunError):
     """An expression that cannot be evaluated (an unknown name, a type mismatch, ...)."""
 
 
+class DivisionByZero(EvaluationError):
+    """`x / 0`, `x % 0`, `0 ** -n`."""
+
+
+class IndexOutOfRange(EvaluationError):
+    """`xs#(i)` with i outside 1..size(xs)."""
+
+
+class TypeMismatch(EvaluationError):
+    """A value stored into a feature whose declared type does not hold it, or passed to a library
+    function parameter that does not; the message names the feature (or parameter) and both types."""
+
+
+class ConstructionError(EvaluationError):
+    """`new T(args)` with more arguments than T has features, or a named argument T has no feature for."""
+
+
 class ReplayRefused(EngineError):
     """A witness move the run cannot make (named with the moves it could), or a witness past the end."""

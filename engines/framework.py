@@ -99,7 +99,8 @@ class Witness:
 
 @dataclass(frozen=True)
 class Outcome:
-    """One final state: the features' values (or the error), how many schedules reach it, a witness.
+    """One final state: the features' values (or the error), how many schedules reach it, a witness,
+    and the properties it violates.
 
     Witness numbers are 1-based into Result.witnesses, in every engine; 0 means none."""
 
@@ -107,11 +108,12 @@ class Outcome:
     schedules: int
     witness: int
     error: str | None = None
+    violates: tuple[str, ...] = ()  # the properties false in this final state (check)
 
     def describe(self) -> str:
         if self.error is not None:
             return f"fails: {self.error}"
-        return ", ".join(f"{k} = {v}" for k, v in self.values)
+        return ", ".join(f"{k} = {v}" for k, v in self.values) or "(no features)"
 
 
 @dataclass(frozen=True)

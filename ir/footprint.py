@@ -36,6 +36,8 @@ def expression_reads(e: s.Expr | None) -> Iterator[str]:
             yield from expression_reads(arg)
     elif isinstance(e, s.Index):
         yield from expression_reads(e.base)
+        if e.positional:  # `xs#(i)` reads i; in `5 [s]` the unit is no feature
+            yield from expression_reads(e.index)
     elif isinstance(e, s.SequenceExpr):
         for x in e.elements:
             yield from expression_reads(x)

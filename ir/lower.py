@@ -538,7 +538,7 @@ class _Lowerer:
         terminate = isinstance(usage.action_body, s.Terminate) and usage.action_body.target is None
         flow: ActionGraph | None = None
         rest = tuple(m for m in own if not is_feature(m))
-        if states_a_flow(rest) or any(is_substep(m) for m in rest):
+        if states_a_flow(rest) or (performs is None and any(is_substep(m) for m in rest)):
             flow = self.action_graph(scope, rest, usage.name or "")
         else:
             statements.extend(rest)

@@ -643,6 +643,13 @@ class _ToSyntax(Transformer[Token, Any]):
     def index(self, meta: Any, c: list[Any]) -> s.Index:
         return s.Index(_span(meta), c[0], c[1])
 
+    def position(self, meta: Any, c: list[Any]) -> s.Index:
+        return s.Index(_span(meta), c[0], c[1], positional=True)
+
+    def arrow_call(self, meta: Any, c: list[Any]) -> s.Call:
+        positional, named = self._split_args(c[2] if len(c) > 2 else [])
+        return s.Call(_span(meta), s.Name(_span(meta), c[1]), (c[0], *positional), named, arrow=True)
+
     def int_lit(self, meta: Any, c: list[Token]) -> s.Literal:
         return s.Literal(_span(meta), "integer", str(c[0]))
 

@@ -64,11 +64,13 @@ class Chain(Expr):
 
 @dataclass(frozen=True)
 class Call(Expr):
-    """An invocation `f(args)`; keyword arguments as (name, expr)."""
+    """An invocation `f(args)`; keyword arguments as (name, expr). `x->f(a)` is `f(x, a)` with
+    `arrow` set (its name may be a library function the scope does not import)."""
 
     callee: Expr
     args: tuple[Expr, ...]
     named: tuple[tuple[str, Expr], ...] = ()
+    arrow: bool = False
 
 
 @dataclass(frozen=True)
@@ -82,10 +84,12 @@ class New(Expr):
 
 @dataclass(frozen=True)
 class Index(Expr):
-    """`base [index]`: a quantity with its unit (`5 [s]`) or an element of a sequence."""
+    """`base [index]`: a quantity with its unit (`5 [s]`) or an element of a sequence; `base#(index)`
+    (`positional`): the element at a 1-based position."""
 
     base: Expr
     index: Expr
+    positional: bool = False
 
 
 @dataclass(frozen=True)

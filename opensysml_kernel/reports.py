@@ -86,7 +86,7 @@ class Check:
             for violation in r.violations:
                 lines.append("  " + violation_line(violation.kind, violation.text, violation.moves,
                                                    self._ref(violation.witness)))
-            lines.extend(f"  outcome: {outcome.describe()}" for outcome in r.outcomes)
+            lines.extend(f"  outcome: {self.outcome_text(outcome)}" for outcome in r.outcomes)
             if r.incomplete:
                 lines.append(f"  incomplete: {r.incomplete}")
         lines.extend(f"  note: {note}" for note in r.notes)
@@ -106,8 +106,18 @@ class Check:
             evidence += f", {_plural(len(r.witnesses), 'witness')}".replace("witnesss", "witnesses") + " replayed"
         return f"standing: {CLAIM.get(r.verdict, r.verdict.value)} ({r.strength.word}: {evidence})"
 
+    def outcome_text(self, outcome: Outcome, witness: bool = True) -> str:
+        """`count = 2`, or `count = 2 (violates Hotel::oneBooking; witness 3)` for an outcome whose
+        final state violates a property."""
+        text = outcome.describe()
+        if outcome.violates:
+            text += f" (violates {', '.join(outcome.violates)}"
+            text += f"; witness {self._ref(outcome.witness)})" if witness and outcome.witness else ")"
+        return text
+
     def outcome_table(self) -> Table:
-        rows = tuple((o.describe(), str(o.schedules), self._ref(o.witness)) for o in self.result.outcomes)
+        rows = tuple((self.outcome_text(o, witness=False), str(o.schedules), self._ref(o.witness))
+                     for o in self.result.outcomes)
         return Table(("outcome", "linearizations", "witness"), rows)
 
     # ------------------------------------------------------------ json
@@ -129,7 +139,7 @@ class Check:
             "stats": {"states": r.stats.states, "moves": r.stats.moves, "depth": r.stats.depth, "runs": r.stats.runs},
             "bounds": [{"name": b.name, "limit": b.limit, "reached": b.reached} for b in r.bounds],
             "outcomes": [{"values": dict(o.values), "schedules": o.schedules, "witness": self.number(o.witness),
-                          "error": o.error} for o in r.outcomes],
+                          "error": o.error, "violates": list(o.violates)} for o in r.outcomes],
             "violations": [{"kind": v.kind, "text": v.text, "moves": v.moves, "witness": self.number(v.witness)}
                            for v in r.violations],
             "divergent": {feature: [value for value, _ in values] for feature, values in r.divergent},
@@ -179,7 +189,8 @@ class Check:
     def _outcome_of(self, index: int) -> str:
         shown = [f"{feature} = {value}" for feature, values in self.result.divergent for value, i in values
                  if self.number(i) == index + 1]
-        shown += [o.describe() for o in self.result.outcomes if self.number(o.witness) == index + 1]
+        shown += [self.outcome_text(o, witness=False) for o in self.result.outcomes
+                  if self.number(o.witness) == index + 1]
         return "; ".join(shown)
 
 

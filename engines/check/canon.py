@@ -38,10 +38,23 @@ class Canon:
         if type(v) is int:
             return str(v)
         if isinstance(v, ObjectRef):
-            return "@" + self.paths.get(v.id, f"#{v.id}")
+            path = self.paths.get(v.id)
+            return "@" + path if path is not None else self._anonymous(v)
         if isinstance(v, Sequence):
             return "(" + ",".join(self.value(x) for x in v.elements) + ")"
         return spell(v)
+
+    def _anonymous(self, ref: ObjectRef, depth: int = 0) -> str:
+        """An object no usage names (`new Ticket(7, true)`): by its type and values, not its number,
+        which depends on the order the schedule built it in."""
+        obj = self.run.ctx.objects.get(ref.id)
+        if obj is None or depth > 3:
+            return f"#{ref.id}"
+        parts = []
+        for k, x in sorted(obj.values.items()):
+            nested = isinstance(x, ObjectRef) and x.id not in self.paths
+            parts.append(f"{k}={self._anonymous(x, depth + 1) if nested else self.value(x)}")  # type: ignore[arg-type]
+        return f"{obj.type_name}{{{','.join(parts)}}}"
 
     def frame(self, f: Frame, out: list[object], prefix: str, seen: set[int]) -> None:
         if id(f) in seen:

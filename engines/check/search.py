@@ -32,6 +32,7 @@ from engines.framework import (
 )
 from engines.runtime import Move, Program, Run
 from engines.runtime.objects import part_feature_paths
+from engines.runtime.performances import is_anonymous
 from engines.runtime.snapshot import Snapshot
 from ir.liveness import readable_after_end
 
@@ -93,6 +94,8 @@ class _Search:
     claims: list[_Claim] = field(default_factory=list)
     finals: dict[str, dict[str, _Claim]] = field(default_factory=dict)
     outcome_table: dict[tuple[tuple[str, str], ...], int] = field(default_factory=dict)
+    # the outcomes whose final state violates properties: which, and the first schedule reaching it
+    violating: dict[tuple[tuple[str, str], ...], tuple[tuple[str, ...], _Claim]] = field(default_factory=dict)
 
 
 def _final_values(run: Run, features: tuple[str, ...] | None) -> dict[str, str]:
@@ -138,11 +141,12 @@ def _node_paths(run: Run) -> set[str]:
         body = node.body
         if body is None:
             continue
+        prefix = "" if is_anonymous(node) else f"{node.name}."  # as Run.outputs names them
         for attr in body.attributes:
-            out.add(f"{node.name}.{attr.name}")
+            out.add(f"{prefix}{attr.name}")
         if body.performs is not None:
             for m in body.performs.members.values():
-                out.add(f"{node.name}.{m.name}")
+                out.add(f"{prefix}{m.name}")
     return out
 
 
@@ -187,17 +191,20 @@ def _run_search(search: _Search, started: float) -> None:
                 search.hits.add("states")
                 search.stopped = search.stopped or "states"
                 return None
+            # A violated property is claimed and the search goes on from the state: the schedules
+            # through it still reach outcomes, which the modeler sees beside the violation.
+            violated: list[str] = []
             for prop in search.properties:
                 holds, error = prop.holds(run)
                 if not holds:
                     text = error or f"{prop.name} is false after {depth} moves"
                     _claim(search, "property", text, path, choices, feature=prop.name)
-                    return None
+                    violated.append(prop.name)
             if run.status == "failed":
                 _claim(search, "fails", str(run.error), path, choices)
                 return None
             if run.finished:
-                _final(search, run, path, choices)
+                _final(search, run, path, choices, tuple(violated))
                 return None
             moves = run.enabled_moves()
             if not moves:
@@ -292,7 +299,8 @@ def _claim(search: _Search, kind: str, text: str, path: list[Move], choices: lis
     search.claims.append(_Claim(kind, text, tuple(path), tuple(choices), feature))
 
 
-def _final(search: _Search, run: Run, path: list[Move], choices: list[list[Move]]) -> None:
+def _final(search: _Search, run: Run, path: list[Move], choices: list[list[Move]],
+           violated: tuple[str, ...] = ()) -> None:
     values = _final_values(run, search.features)
     for feature, value in values.items():
         per = search.finals.setdefault(feature, {})
@@ -300,6 +308,14 @@ def _final(search: _Search, run: Run, path: list[Move], choices: list[list[Move]
             per[value] = _Claim("value", "", tuple(path), tuple(choices), feature, value)
     key = tuple(sorted(values.items()))
     search.outcome_table[key] = search.outcome_table.get(key, 0) + 1
+    if violated:
+        # an outcome that ends violating a property: named with the property, and given a witness
+        known = search.violating.get(key)
+        if known is None:
+            search.violating[key] = (violated, _Claim("outcome", "", tuple(path), tuple(choices)))
+        else:
+            names = tuple(sorted(set(known[0]) | set(violated)))
+            search.violating[key] = (names, known[1])
 
 
 def _witness(search: _Search, claim: _Claim) -> tuple[Witness, str | None]:
@@ -325,6 +341,8 @@ def _witness(search: _Search, claim: _Claim) -> tuple[Witness, str | None]:
         values = _final_values(run, search.features)
         if claim.kind == "value" and values.get(claim.feature) != claim.value:
             disagreement = f"replay ends with {claim.feature} = {values.get(claim.feature)}, not {claim.value}"
+        if claim.kind == "outcome" and not run.finished:
+            disagreement = "the replayed schedule does not end"
         ending = ""
     return Witness(claim.choices, tuple(trace), ending), disagreement
 
@@ -343,6 +361,7 @@ def _result(search: _Search, seconds: float) -> Result:
         text = claim.text
         violations.append(Violation(kind, text, len(claim.path), len(witnesses)))
     divergent: list[tuple[str, tuple[tuple[str, int], ...]]] = []
+    replayed: dict[tuple[Move, ...], int] = {}  # a schedule already given as a witness: its number
     for feature in sorted(search.finals):
         per = search.finals[feature]
         if len(per) < 2:
@@ -355,10 +374,23 @@ def _result(search: _Search, seconds: float) -> Result:
                 continue
             witnesses.append(witness)
             entries.append((value, len(witnesses)))
+            replayed[per[value].path] = len(witnesses)
         divergent.append((feature, tuple(entries)))
     outcomes = []
     for key in sorted(search.outcome_table, key=lambda k: [(f, _value_order(v)) for f, v in k]):
-        outcomes.append(Outcome(key, search.outcome_table[key], 0))
+        violates: tuple[str, ...] = ()
+        index = 0
+        if key in search.violating:
+            violates, claim = search.violating[key]
+            index = replayed.get(claim.path, 0)
+            if not index:
+                witness, disagreement = _witness(search, claim)
+                if disagreement is not None:
+                    notes.append(f"not covered: outcome {', '.join(f'{k} = {v}' for k, v in key)}: {disagreement}")
+                else:
+                    witnesses.append(witness)
+                    index = len(witnesses)
+        outcomes.append(Outcome(key, search.outcome_table[key], index, violates=violates))
     incomplete = None
     if search.stopped == "interrupted":
         incomplete = "interrupted"

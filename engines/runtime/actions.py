@@ -11,7 +11,7 @@ from engines.runtime.context import IMPLICIT_TERMINATE, Context
 from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.moves import MoveProbes
 from engines.runtime.objects import object_outputs
-from engines.runtime.performances import Performances
+from engines.runtime.performances import Performances, pin_key
 from engines.runtime.schedule import ChoiceKind, Move
 from engines.runtime.statements import StatementRunner, _seconds
 from engines.runtime.tokens import Flow, FlowKind, Terminated, Token, TokenView, Write
@@ -146,11 +146,20 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner):
         performing it (engines/runtime/objects.py)."""
         return object_outputs(self.ctx, self.element, own=True, performer=self.performer)
 
-    def _collect(self, frame: Frame, prefix: str, out: dict[str, str]) -> None:
+    def _collect(self, frame: Frame, prefix: str, out: dict[str, str], anonymous: bool = False) -> None:
+        """A frame's features and its pins', by their path; an anonymous performance's under the path
+        around it, where a feature named there first keeps the name."""
         for name, value in frame.values.items():
-            out[prefix + name] = spell(value)
+            if anonymous:
+                out.setdefault(prefix + name, spell(value))
+            else:
+                out[prefix + name] = spell(value)
         for name, pin in frame.pins.items():
-            self._collect(pin, f"{prefix}{name}.", out)
+            if not pin.anonymous:
+                self._collect(pin, f"{prefix}{name}.", out)
+        for pin in frame.pins.values():
+            if pin.anonymous:
+                self._collect(pin, prefix, out, anonymous=True)
 
     # ------------------------------------------------------------ rounds
 
@@ -397,10 +406,11 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner):
 
     def _completed(self, token: Token, node: Node) -> None:
         self._bind_outputs(token.flow, node)
-        pin = token.flow.frame.pins.get(node.name)
+        key = pin_key(node)
+        pin = token.flow.frame.pins.get(key)
         if pin is not None and not pin.values and not pin.pins:
             self.ctx.journal.touch_part(token.flow.frame, token.flow.frame.pins)
-            del token.flow.frame.pins[node.name]  # a performance that held nothing leaves no pins
+            del token.flow.frame.pins[key]  # a performance that held nothing leaves no pins
         elif pin is not None and pin.calc is None and not any(isinstance(v, Deferred) for v in pin.values.values()):
             self._seal(pin)
         if node.body is not None and node.body.terminate:

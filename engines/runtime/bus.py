@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from engines.runtime.context import Message
 from engines.runtime.core import RunCore
 from engines.runtime.evaluate import Frame
-from engines.runtime.values import ObjectRef, Signal
+from engines.runtime.values import SCALAR_TYPES, ObjectRef, Quantity, Signal, conforms
 from ir import syntax as s
 
 
@@ -38,14 +36,8 @@ class MessageBus(RunCore):
         if expected is None:
             return True
         short = expected.rsplit("::", 1)[-1]
-        if short in ("Integer", "Natural", "Positive"):
-            return isinstance(payload, int) and not isinstance(payload, bool)
-        if short in ("Real", "Rational", "Number"):
-            return isinstance(payload, (int, Fraction)) and not isinstance(payload, bool)
-        if short == "String":
-            return isinstance(payload, str)
-        if short == "Boolean":
-            return isinstance(payload, bool)
+        if short in SCALAR_TYPES:  # a value accepted by type as a feature of that type would hold it
+            return conforms(short, payload) and not isinstance(payload, Quantity)
         if isinstance(payload, Signal):
             return payload.type_name.rsplit("::", 1)[-1] == short
         if isinstance(payload, ObjectRef):

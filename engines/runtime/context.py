@@ -12,8 +12,10 @@ from engines.runtime.journal import Journal, current_epoch
 from engines.runtime.objects import action_on, find_part, performer_for
 from engines.runtime.schedule import Scheduler, make_scheduler
 from engines.runtime.trace import Trace
+from engines.runtime.types import TypeRule
 from engines.runtime.values import ObjectRef, Signal, Value
 from ir import syntax as s
+from ir.inherit import effective_members, merge
 from ir.lower import ActionGraph, Node, lower_action, lower_block
 from ir.model import Element, Model
 from ir.resolve import lookup, member_of
@@ -69,6 +71,7 @@ class Program:
         self._graphs: dict[str, ActionGraph] = {}
         self._blocks: dict[int, ActionGraph] = {}
         self._statement_flows: dict[int, ActionGraph] = {}
+        self.type_rules: dict[tuple[int, str], TypeRule | None] = {}  # engines.runtime.types, per scope
         self._constant: dict[tuple[int, str], bool] = {}
 
     def is_constant(self, scope: Element | None, name: str) -> bool:
@@ -160,6 +163,13 @@ class Program:
         if graph is None:
             body = node.body
             assert body is not None and body.performs is not None
+            if any(isinstance(m, s.Usage) and m.redefines for m in body.statements):
+                # Its own steps redefine some of the performed action's: one flow of the merged members.
+                members = merge(list(effective_members(self.model, body.performs)), tuple(body.statements),
+                                body.performs)
+                graph = lower_block(self.model, body.performs, members, node.name)
+                self._statement_flows[-id(node)] = graph
+                return graph
             performed = self.graph(body.performs)
             own = lower_block(self.model, body.performs, tuple(body.statements), node.name)
             offset = len(performed.nodes)

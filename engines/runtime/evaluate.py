@@ -2,27 +2,26 @@
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from engines.errors import EvaluationError
+from engines.runtime import operators
+from engines.runtime.calls import Calls
 from engines.runtime.journal import current_epoch
+from engines.runtime.types import checked, rule_for
 from engines.runtime.values import (
     UNSET,
     Deferred,
     EnumValue,
     ObjectRef,
     Quantity,
-    Sequence,
     Signal,
     Value,
-    is_number,
+    coerce_to,
     spell,
     type_name,
-    with_article,
 )
 from ir import syntax as s
 from ir.model import Element
@@ -58,6 +57,9 @@ class Frame:
     # what the flows delivered to a node's feature, kept for its next performance
     delivered: dict[tuple[str, str], Value] = field(default_factory=dict)
     born: int = field(default_factory=current_epoch)  # see engines/runtime/journal.py
+    # a performance the model gives no name (`action { ... }`, `accept c : Integer;`): its pin's key is
+    # the tool's, so its features are reported under the path around it (`c`, not `usage_action.c`)
+    anonymous: bool = False
 
     def __str__(self) -> str:
         return f"performance {self.label}"  # a frame held as a value: `this` of an action no object performs
@@ -97,21 +99,7 @@ class Frame:
         return None
 
 
-_ARITH: dict[str, Callable[[object, object], object]] = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul, "%": operator.mod,
-}
-_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
-    "<": operator.lt, ">": operator.gt, "<=": operator.le, ">=": operator.ge,
-}
-
-
-def _number(v: Value) -> Value:
-    if isinstance(v, Quantity):
-        return v.magnitude
-    return v
-
-
-class Evaluator:
+class Evaluator(Calls):
     """Evaluates expressions of one run, tracing into the run's Trace."""
 
     def __init__(self, ctx: Context) -> None:
@@ -136,8 +124,9 @@ class Evaluator:
                 return self.read_name(e.name, frame, depth, e)
             if isinstance(e, s.Literal):
                 return self._literal(e)
-            if isinstance(e, s.Binary):
-                return self.apply(e.op, self._eval(e.left, frame, depth + 1), self._eval(e.right, frame, depth + 1))
+            if isinstance(e, s.Binary) and e.op not in operators.CONDITIONAL:
+                return operators.binary(e.op, self._eval(e.left, frame, depth + 1),
+                                        self._eval(e.right, frame, depth + 1))
         if isinstance(e, s.Literal):
             value = self._literal(e)
             text = f'"{e.text}"' if e.kind == "string" else e.text
@@ -151,7 +140,7 @@ class Evaluator:
             return self._binary(e, frame, depth)
         if isinstance(e, s.Unary):
             operand = self._eval(e.operand, frame, depth + 1)
-            value = self._unary(e.op, operand, e)
+            value = operators.unary(e.op, operand)
             self._line(depth, f"eval operator {e.op}", value)
             return value
         if isinstance(e, s.Chain):
@@ -161,16 +150,14 @@ class Evaluator:
             return value
         if isinstance(e, s.Index):
             base = self._eval(e.base, frame, depth + 1)
-            if isinstance(e.index, (s.Name, s.Binary, s.Chain)) and self._is_unit(e.index, frame):
+            if not e.positional and isinstance(e.index, (s.Name, s.Binary, s.Chain)) and self._is_unit(e.index, frame):
                 value = Quantity(base, _unit_text(e.index))
             else:
-                index = self._eval(e.index, frame, depth + 1)
-                value = self._index(base, index, e)
+                value = operators.index(base, self._eval(e.index, frame, depth + 1))
             self._line(depth, "eval index", value)
             return value
         if isinstance(e, s.SequenceExpr):
-            elements = tuple(self._eval(x, frame, depth + 1) for x in e.elements)
-            value = Sequence(elements)
+            value = operators.concatenate([self._eval(x, frame, depth + 1) for x in e.elements])
             self._line(depth, f"eval sequence of {len(e.elements)}", value)
             return value
         if isinstance(e, s.Conditional):
@@ -188,9 +175,7 @@ class Evaluator:
             self._line(depth, "eval self", value)
             return value
         if isinstance(e, s.New):
-            value = self.ctx.new_signal(e.type_name, frame)
-            self._line(depth, f"eval new {e.type_name}", value)
-            return value
+            return self.construct(e.type_name, e.args, e.named, frame, depth, e)
         if isinstance(e, s.Call):
             return self._call(e, frame, depth)
         raise EvaluationError(f"cannot evaluate {type(e).__name__}")
@@ -214,76 +199,29 @@ class Evaluator:
 
     def _binary(self, e: s.Binary, frame: Frame, depth: int) -> Value:
         left = self._eval(e.left, frame, depth + 1)
-        right = self._eval(e.right, frame, depth + 1)
-        value = self.apply(e.op, left, right)
+        # `false and ...`, `true or ...`, `false implies ...` decide without their right operand
+        if e.op == "and" and left is False:
+            value: Value = False
+        elif (e.op == "or" and left is True) or (e.op == "implies" and left is False):
+            value = True
+        else:
+            value = operators.binary(e.op, left, self._eval(e.right, frame, depth + 1))
         self._line(depth, f"eval operator {e.op}", value)
         return value
 
     def apply(self, op: str, left: Value, right: Value) -> Value:
-        """A binary operator on two values, exact where the operands are."""
-        if op in ("==", "==="):
-            return _equal(left, right)
-        if op in ("!=", "!=="):
-            return not _equal(left, right)
-        if op in ("and", "&", "or", "|", "xor", "implies"):
-            if not isinstance(left, bool) or not isinstance(right, bool):
-                raise EvaluationError(f"type mismatch: operator '{op}' needs Booleans, got "
-                                      f"{type_name(left)} and {type_name(right)}")
-            return {"and": left and right, "&": left and right, "or": left or right,
-                    "|": left or right, "xor": left != right, "implies": (not left) or right}[op]
-        if op == "..":
-            if not isinstance(left, int) or not isinstance(right, int):
-                raise EvaluationError("type mismatch: a range '..' needs Integer bounds")
-            return Sequence(tuple(range(left, right + 1)))
-        if op == "+" and isinstance(left, str) and isinstance(right, str):
-            return left + right
-        if isinstance(left, Quantity) or isinstance(right, Quantity):
-            unit = left.unit if isinstance(left, Quantity) else right.unit  # type: ignore[union-attr]
-            magnitude = self.apply(op, _number(left), _number(right))
-            if op in _COMPARE:
-                return magnitude
-            return Quantity(magnitude, unit)
-        if not is_number(left) or not is_number(right):
-            raise EvaluationError(f"type mismatch: operator '{op}' is not defined for "
-                                  f"{with_article(type_name(left))} and {with_article(type_name(right))}")
-        if op in _COMPARE:
-            return _COMPARE[op](left, right)
-        if op == "/":
-            if right == 0:
-                raise EvaluationError("division by zero")
-            if isinstance(left, float) or isinstance(right, float):
-                return float(left) / float(right)  # type: ignore[arg-type]
-            return Fraction(left) / Fraction(right)  # type: ignore[arg-type]
-        if op in ("**", "^"):
-            if isinstance(right, int) and not isinstance(left, float):
-                return left ** right if right >= 0 else Fraction(left) ** right  # type: ignore[operator,arg-type]
-            return float(left) ** float(right)  # type: ignore[arg-type]
-        if op in _ARITH:
-            result = _ARITH[op](left, right)
-            return result  # type: ignore[return-value]
-        raise EvaluationError(f"unknown operator '{op}'")
+        """A binary operator on two values (engines.runtime.operators)."""
+        return operators.binary(op, left, right)
 
-    @staticmethod
-    def _unary(op: str, operand: Value, e: s.Expr) -> Value:
-        if op == "not":
-            if not isinstance(operand, bool):
-                raise EvaluationError(f"type mismatch: 'not' needs a Boolean, got {type_name(operand)}")
-            return not operand
-        if op == "-":
-            if isinstance(operand, Quantity):
-                return Quantity(-operand.magnitude, operand.unit)  # type: ignore[operator]
-            if not is_number(operand):
-                raise EvaluationError(f"type mismatch: unary '-' needs a number, got {type_name(operand)}")
-            return -operand  # type: ignore[operator]
-        return operand
-
-    @staticmethod
-    def _index(base: Value, index: Value, e: s.Expr) -> Value:
-        if isinstance(base, Sequence) and isinstance(index, int):
-            if 1 <= index <= len(base.elements):
-                return base.elements[index - 1]
-            raise EvaluationError(f"index {index} out of range 1..{len(base.elements)}")
-        raise EvaluationError(f"cannot index {type_name(base)} by {type_name(index)}")
+    def store(self, frame: Frame, name: str, type_text: str, value: Value, where: str) -> Value:
+        """A value given to a feature of a declared type, checked and held as that type holds it."""
+        if not type_text or isinstance(value, Deferred):
+            return value
+        program = self.ctx.program
+        rule = rule_for(program.model, frame.scope, type_text, program.type_rules)
+        if rule is None:
+            return coerce_to(type_text, value)
+        return checked(rule, name, value, where)
 
     # ------------------------------------------------------------ names and features
 
@@ -391,6 +329,11 @@ class Evaluator:
             pin = frame.pin(base.name)
             if pin is not None:
                 return pin
+            pinned = _pinned(frame, base.name)
+            if pinned is not None:  # a sibling accept's payload (`accept t : Ticket; then ... t.number`)
+                value = pinned.values[base.name]
+                self._line(depth, f"eval feature {base.name}", value)
+                return value
             if base.name == "localClock":
                 value = self.read_name(base.name, frame, depth)
                 self._line(depth, f"eval feature {base.name}", value)
@@ -436,62 +379,6 @@ class Evaluator:
                     return value
         raise EvaluationError(f"cannot read '{feature}' of {base!r}")
 
-    # ------------------------------------------------------------ calls
-
-    def _call(self, e: s.Call, frame: Frame, depth: int) -> Value:
-        callee = e.callee
-        name = callee.name if isinstance(callee, s.Name) else None
-        args = [self._eval(a, frame, depth + 1) for a in e.args]
-        if name is None:
-            raise EvaluationError("only named calculations can be invoked")
-        el = self._model_element(name, frame)
-        if el is None:
-            value = _builtin(name, args)
-        elif el.base_kind in ("calc", "constraint", "requirement"):
-            value = self.invoke(el, args, dict((n, self._eval(v, frame, depth + 1)) for n, v in e.named),
-                                frame)
-        elif el.base_kind in ("item", "attribute", "part") and el.is_definition:
-            value = Signal(el.qualified_name)
-        else:
-            raise EvaluationError(f"'{name}' is not a calculation")
-        self._line(depth, f"eval invoke {name}", value)
-        return value
-
-    def invoke(self, calc: Element, args: list[Value], named: dict[str, Value], caller: Frame) -> Value:
-        """A calculation's result for the given inputs, evaluated without tracing its inside."""
-        params = [m for m in calc.members.values()
-                  if isinstance(m.decl, s.Usage) and m.decl.direction == "in"]
-        frame = Frame(calc.qualified_name, calc, None)
-        for i, p in enumerate(params):
-            if p.name in named:
-                frame.values[p.name] = named[p.name]
-            elif i < len(args):
-                frame.values[p.name] = args[i]
-            elif isinstance(p.decl, s.Usage) and p.decl.value is not None:
-                frame.values[p.name] = self._quiet(p.decl.value, frame)
-            else:
-                frame.values[p.name] = UNSET
-        result_expr: s.Expr | None = None
-        decl = calc.decl
-        if isinstance(decl, (s.Definition, s.Usage)):
-            result_expr = decl.result
-        for m in calc.members.values():
-            if isinstance(m.decl, s.Usage) and m.decl.kind == "return" and m.decl.value is not None:
-                result_expr = m.decl.value
-        if result_expr is None:
-            outs = [m for m in calc.members.values()
-                    if isinstance(m.decl, s.Usage) and m.decl.direction == "out" and m.decl.value is not None]
-            if outs:
-                result_expr = outs[0].decl.value  # type: ignore[union-attr]
-        if result_expr is None:
-            raise EvaluationError(f"calculation {calc.qualified_name} states no result")
-        return self._quiet(result_expr, frame)
-
-    def _quiet(self, expr: s.Expr, frame: Frame) -> Value:
-        with self.ctx.trace.quiet():
-            return self.eval(expr, frame, 0)
-
-
 def _pinned(frame: Frame, name: str) -> Frame | None:
     """A node's pin read by its bare name from a sibling (an accept's payload): the latest node holding it."""
     f: Frame | None = frame
@@ -518,20 +405,6 @@ def _unit_text(e: s.Expr) -> str:
     if isinstance(e, s.Literal):
         return e.text
     return "?"
-
-
-def _equal(left: Value, right: Value) -> bool:
-    if isinstance(left, bool) or isinstance(right, bool):
-        return left is right or (isinstance(left, bool) and isinstance(right, bool) and left == right)
-    return bool(left == right)
-
-
-def _builtin(name: str, args: list[Value]) -> Value:
-    if name in ("abs",) and len(args) == 1 and isinstance(args[0], (int, Fraction)):
-        return -args[0] if args[0] < 0 else args[0]
-    if name in ("size",) and len(args) == 1 and isinstance(args[0], Sequence):
-        return len(args[0].elements)
-    raise EvaluationError(f"unknown calculation '{name}'")
 
 
 __all__ = ["Evaluator", "Frame"]

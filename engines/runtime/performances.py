@@ -8,7 +8,7 @@ from engines.errors import ActionDeadlock, RunError
 from engines.runtime.core import RunCore
 from engines.runtime.evaluate import Frame
 from engines.runtime.tokens import BodyRun, Flow, FlowKind, Token, Wait
-from engines.runtime.values import UNSET, Deferred, Value, coerce_to, spell
+from engines.runtime.values import UNSET, Deferred, Value, spell
 from ir import syntax as s
 from ir.lower import ActionGraph, Attribute, Node, NodeKind
 from ir.model import Element
@@ -24,14 +24,30 @@ def _target_path(expr: s.Expr) -> str:
     return expr.name
 
 
+def is_anonymous(node: Node) -> bool:
+    """Whether the model names no node here: an accept statement, or an action usage with neither a
+    name nor a type (a typed one is named after its action, `perform Halve;` as `Halve`, as the
+    corpus reports it)."""
+    if node.kind is NodeKind.STATEMENT:
+        return True
+    decl = node.decl
+    return node.kind is NodeKind.ACTION and isinstance(decl, s.Usage) and not decl.name and not decl.types
+
+
+def pin_key(node: Node) -> str:
+    """The key a node's performance keeps its pin under: its name, or for a node the model names not,
+    one of its own (two anonymous accepts of one flow are two pins, not one)."""
+    return f"{node.name}#{node.index}" if is_anonymous(node) else node.name
+
+
 class Performances(RunCore):
     """The performance of a node's body (see the module docstring)."""
 
     def _node_frame(self, flow: Flow, node: Node) -> Frame:
         scope = node.body.scope if node.body is not None else flow.frame.scope
-        frame = Frame(node.name, scope, flow.frame)
+        frame = Frame(node.name, scope, flow.frame, anonymous=is_anonymous(node))
         self.ctx.journal.touch_part(flow.frame, flow.frame.pins)
-        flow.frame.pins[node.name] = frame
+        flow.frame.pins[pin_key(node)] = frame
         return frame
 
     def _flows_in(self, frame: Frame) -> None:
@@ -60,7 +76,9 @@ class Performances(RunCore):
             if attr.value is None:
                 frame.values[attr.name] = UNSET
             else:
-                frame.values[attr.name] = coerce_to(attr.type_text, self.evaluator.eval(attr.value, frame, depth))
+                value = self.evaluator.eval(attr.value, frame, depth)
+                frame.values[attr.name] = self.evaluator.store(frame, attr.name, attr.type_text, value,
+                                                               "initial value of")
             if attr.type_text:
                 self.ctx.journal.touch_part(frame, frame.types)
                 frame.types[attr.name] = attr.type_text
@@ -151,8 +169,15 @@ class Performances(RunCore):
                 continue
             if attr.is_item:
                 continue
-            inner.values[attr.name] = UNSET if attr.value is None else coerce_to(
-                attr.type_text, self.evaluator.eval(attr.value, inner, depth))
+            inner.values[attr.name] = UNSET if attr.value is None else self.evaluator.store(
+                inner, attr.name, attr.type_text, self.evaluator.eval(attr.value, inner, depth), "initial value of")
+        bound_in = {pname for pname, _ in bindings}
+        for attr in graph.attributes:
+            if attr.type_text and not attr.is_item:
+                inner.types[attr.name] = attr.type_text  # the performance's own writes are checked too
+                if attr.name in bound_in:
+                    inner.values[attr.name] = self.evaluator.store(inner, attr.name, attr.type_text,
+                                                                   inner.values[attr.name], "binding of")
         holder = caller.pin_holder()
         self.ctx.journal.touch_part(holder, holder.pins)
         holder.pins[name] = inner

@@ -18,7 +18,6 @@ from engines.runtime.values import (
     Quantity,
     Sequence,
     Value,
-    coerce_to,
     type_name,
     with_article,
 )
@@ -185,10 +184,12 @@ class StatementRunner(RunCore):
             return
         trace.at(depth, f"stmt node {name}")
         node_scope = scope.members.get(name, scope) if scope is not None else None
-        inner = Frame(name, node_scope, frame)
+        anonymous = not usage.name and not usage.types
+        inner = Frame(name, node_scope, frame, anonymous=anonymous)
         holder = frame.pin_holder()
         self.ctx.journal.touch_part(holder, holder.pins)
-        holder.pins[name] = inner
+        # an anonymous node's pin gets a key of its own, so two of them in one body are two pins
+        holder.pins[f"{name}#{usage.span.line}:{usage.span.column}" if anonymous else name] = inner
         bindings = [m for m in usage.members if isinstance(m, s.Usage) and m.direction == "in" and m.value is not None]
         rest = tuple(m for m in usage.members if not (isinstance(m, s.Usage) and m.kind in (
             "attribute", "feature", "item", "ref")))
@@ -308,8 +309,10 @@ class StatementRunner(RunCore):
         if self.ctx.program.is_constant(holder.scope, name):
             raise EvaluationError(f"feature is read-only: {name} is constant")
         type_text = holder.types.get(name, "")
+        if type_text:
+            value = self.evaluator.store(holder, name, type_text, value, "assignment to")
         self.ctx.journal.touch(holder)
-        holder.values[name] = coerce_to(type_text, value) if type_text else value
+        holder.values[name] = value
         self._record(name if holder.parent is None else f"{name}", holder.values[name])
         owner = holder.parent
         if owner is not None and owner.routes:

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Union
 
+from ir.library import scalar_text
+
 
 @dataclass(frozen=True)
 class Unset:
@@ -74,41 +76,10 @@ class Signal:
 Value = Union[bool, int, Fraction, float, str, None, Unset, EnumValue, Quantity, Sequence, ObjectRef, Signal, "Deferred"]
 
 
-def _decimal(f: Fraction) -> str | None:
-    """The finite decimal spelling of `f`, or None when it has none."""
-    den = f.denominator
-    twos = fives = 0
-    while den % 2 == 0:
-        den //= 2
-        twos += 1
-    while den % 5 == 0:
-        den //= 5
-        fives += 1
-    if den != 1:
-        return None
-    places = max(twos, fives)
-    sign = "-" if f < 0 else ""
-    scaled = abs(f.numerator) * (10**places) // f.denominator
-    whole, frac = divmod(scaled, 10**places) if places else (scaled, 0)
-    if places == 0:
-        return f"{sign}{whole}.0"
-    digits = str(frac).rjust(places, "0").rstrip("0") or "0"
-    return f"{sign}{whole}.{digits}"
-
-
 def spell(value: Value) -> str:
     """The value as the corpus and every output spell it: `1`, `2.0`, `1/3`, `"go"`, `(1, 2)`."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, Fraction):
-        text = _decimal(value)
-        return text if text is not None else f"{value.numerator}/{value.denominator}"
-    if isinstance(value, float):
-        if value.is_integer():
-            return f"{value:.1f}"
-        return repr(value)
+    if isinstance(value, (bool, int, Fraction, float)):
+        return scalar_text(value)
     if isinstance(value, str):
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if value is None:
@@ -134,7 +105,9 @@ def type_name(value: Value) -> str:
         return "Boolean"
     if isinstance(value, int):
         return "Integer"
-    if isinstance(value, (Fraction, float)):
+    if isinstance(value, Fraction):
+        return "Rational"
+    if isinstance(value, float):
         return "Real"
     if isinstance(value, str):
         return "String"
@@ -157,6 +130,53 @@ def with_article(type_text: str) -> str:
 
 def is_number(value: Value) -> bool:
     return isinstance(value, (int, Fraction, float)) and not isinstance(value, bool)
+
+
+# The ScalarValues types a declared type is checked against (a type specializing one is checked as it).
+SCALAR_TYPES = frozenset(("Boolean", "String", "ScalarValue", "NumericalValue", "Number", "Complex", "Real",
+                          "Rational", "Integer", "Natural", "Positive"))
+_INTEGRAL = frozenset(("Integer", "Natural", "Positive"))
+
+
+def conforms(scalar: str, value: Value) -> bool:
+    """Whether a value is an instance of a ScalarValues type (or of Anything).
+
+    By value, as ScalarValues nests the numbers (Positive < Natural < Integer < Rational < Real):
+    4.0 and 8/2 are the Integer 4; 1/3 is a Rational, not an Integer; a value computed inexactly
+    (a float: an irrational root) is a Real only. A quantity is checked by its magnitude."""
+    if scalar == "Boolean":
+        return isinstance(value, bool)
+    if scalar == "String":
+        return isinstance(value, str)
+    if scalar not in SCALAR_TYPES:
+        return True
+    if isinstance(value, Quantity):
+        value = value.magnitude
+    if scalar == "ScalarValue" and isinstance(value, (bool, str)):
+        return True
+    if not is_number(value):
+        return False
+    if scalar in ("ScalarValue", "NumericalValue", "Number", "Complex", "Real"):
+        return True
+    if isinstance(value, float):
+        return False
+    if scalar == "Rational":
+        return True
+    if isinstance(value, Fraction) and value.denominator != 1:
+        return False
+    if scalar == "Natural":
+        return value >= 0  # type: ignore[operator]
+    if scalar == "Positive":
+        return value > 0  # type: ignore[operator]
+    return True
+
+
+def as_declared(scalar: str, value: Value) -> Value:
+    """A conforming value as a feature of that type holds it: an integral Rational stored into an
+    Integer is the Integer; an Integer stored into a Real reads as Real (`4.0`)."""
+    if scalar in _INTEGRAL and isinstance(value, Fraction):
+        return int(value)
+    return coerce_to(scalar, value)
 
 
 def coerce_to(type_text: str, value: Value) -> Value:

@@ -34,8 +34,13 @@ def show(e: s.Expr) -> str:
         return f"({show(e.left)} {e.op} {show(e.right)})"
     if isinstance(e, s.Unary):
         return f"({e.op} {show(e.operand)})"
+    if isinstance(e, s.Index) and e.positional:
+        return f"{show(e.base)}#({show(e.index)})"
     if isinstance(e, s.Index):
         return f"{show(e.base)} [{show(e.index)}]"
+    if isinstance(e, s.Call):
+        arrow = "->" if e.arrow else ""
+        return f"{arrow}{show(e.callee)}({', '.join(show(a) for a in e.args)})"
     if isinstance(e, s.Chain):
         return f"{show(e.base)}.{e.feature}"
     if isinstance(e, s.Name):
@@ -161,7 +166,12 @@ def test_bare_literals_belong_to_enum_defs_only() -> None:
     ("a * b % c", "((a * b) % c)"),
     ("a + b % c", "(a + (b % c))"),
     ("a ** b ** c", "(a ** (b ** c))"),
-    ("-a ** 2", "(- (a ** 2))"),
+    ("-a ** 2", "((- a) ** 2)"),  # KerML: a unary expression is the operand of `**`
+    ("-a * b", "((- a) * b)"),
+    ("a ** -b ** c", "(a ** ((- b) ** c))"),
+    ("xs#(i + 1)", "xs#((i + 1))"),
+    ("xs->size() + 1", "(->size(xs) + 1)"),
+    ("-xs#(1) ** 2", "((- xs#(1)) ** 2)"),
     ("a ** -b", "(a ** (- b))"),
     ("2 * a ** 2", "(2 * (a ** 2))"),
     ("a ^ 2", "(a ^ 2)"),

@@ -54,6 +54,19 @@ package plant {
     action def Both :> Left, Right;
 
     action nightly : Maintenance;
+
+    // A typed usage with a body of its own: it redefines steps of the action it is typed by.
+    action quick : Process { action :>> work[0]; }
+    action def Line {
+        first start then service;
+        action service : Process { action :>> finish[2]; }
+        then done;
+    }
+    action def Extra {
+        first start then service;
+        action service : Process { action polish { assign log := log * 10 + 5; } }
+        then done;
+    }
 }
 """
 
@@ -183,6 +196,18 @@ def test_the_lowered_specialization_has_one_node_per_step_and_the_inherited_succ
     assert names.count("work") == 1
     edges = {(graph.nodes[e.source].name, graph.nodes[e.target].name) for e in graph.edges}
     assert {("start", "prepare"), ("prepare", "work"), ("work", "finish"), ("finish", "done")} <= edges
+
+
+def test_a_typed_usage_with_a_body_redefines_the_steps_of_its_type() -> None:
+    assert _run(PLANT, "plant::quick") == {"log": "13"}  # work[0]: never performed, finish still follows
+    assert _run(PLANT, "plant::Line")["service.log"] == "1233"  # finish performed twice, after work
+    assert _explored(PLANT, "plant::Line", "service.log") == {"1233"}
+
+
+def test_a_typed_step_with_a_step_of_its_own_performs_both() -> None:
+    orders = {"5123", "1523", "1253", "1235"}
+    assert _run(PLANT, "plant::Extra")["service.log"] in orders
+    assert _explored(PLANT, "plant::Extra", "service.log") == orders
 
 
 # ---------------------------------------------------------------- multiplicity

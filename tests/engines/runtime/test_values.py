@@ -113,7 +113,8 @@ def test_floats_spell_like_reals() -> None:
 @pytest.mark.parametrize(("value", "name"), [
     (True, "Boolean"),
     (1, "Integer"),
-    (Fraction(1, 2), "Real"),
+    (Fraction(1, 2), "Rational"),  # every decimal literal is a Rational (KerML LiteralRational)
+    (0.5, "Real"),  # computed inexactly (a root): a Real only
     ("x", "String"),
     (Sequence((1,)), "Sequence"),
     (Quantity(1, "s"), "Quantity"),

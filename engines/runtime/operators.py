@@ -1,0 +1,198 @@
+"""The operators of expressions, one rule each (KerML's operator functions, exact where the operands are).
+
+Numbers are Integers (`int`), Rationals (`Fraction`, every decimal literal included: `2.5` is the
+Rational 5/2) and Reals computed inexactly (`float`: a root or a power that is not rational).
+A Boolean is never a number, and an Integer value is also a Rational and a Real (ScalarValues:
+Integer specializes Rational specializes Real), so mixed operands need no conversion.
+
+| operator | operands | result | rule |
+|---|---|---|---|
+| `+` `-` `*` | numbers | Integer if both are, else Rational, else Real | exact arithmetic |
+| `+` | Strings | String | concatenation |
+| `/` | numbers | Rational (Real if either is) | exact: `22 / 4` is 11/2 (IntegerFunctions::'/' returns Rational); `x / 0` is a run error |
+| `%` | numbers | as `+` | truncating, the sign of the dividend: `x - y * trunc(x / y)`, so `-13 % 4` is -1 and `13 % -4` is 1; `x % 0` is a run error |
+| `**` `^` | number, Integer | Integer if the base is and the exponent >= 0, else Rational | exact; `0 ** -1` is a run error |
+| `**` `^` | number, non-Integer | Real | inexact; a negative base is a run error |
+| unary `-` `+` | number or quantity | as the operand | `-3 ** 2` is 9: KerML makes the unary expression the operand of `**` |
+| `<` `>` `<=` `>=` | numbers, or Strings | Boolean | by value (Strings lexicographically) |
+| `==` `!=` `===` `!==` | anything | Boolean | `equal` below: numbers by value (`2 == 2.0`), a Boolean only equals a Boolean, sequences element by element, a one-element sequence equals its element, `()` equals `null`; `===` is `==` (data values have no identity apart from their value; objects compare by identity either way) |
+| `and` `or` `implies` | Booleans | Boolean | conditional: the right operand is evaluated only when the left does not decide (KerML's ConditionalAnd/Or/Implies) |
+| `&` `\\|` `xor` | Booleans | Boolean | both operands evaluated |
+| `not` | Boolean | Boolean | |
+| `..` | Integers | sequence | `1..3` is (1, 2, 3); an empty sequence when the upper bound is below the lower |
+| `,` `( )` | anything | sequence | flat: `(xs, 3)` splices xs; `null` and `()` add nothing |
+| `#( )` | sequence, Positive | element | 1-based; an index outside 1..size is a run error |
+| with a quantity | quantity and number or quantity | quantity (Boolean for comparisons) | on the magnitudes, keeping the unit of the quantity operand (units are not converted) |
+
+Any other operand types are a run error naming the operator and both types.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from engines.errors import DivisionByZero, EvaluationError, IndexOutOfRange
+from engines.runtime.values import UNSET, Quantity, Sequence, Value, is_number, spell, type_name, with_article
+from ir.library import equal as _library_equal
+
+CONDITIONAL = frozenset(("and", "or", "implies"))
+_BOOLEAN = frozenset(("and", "&", "or", "|", "xor", "implies"))
+_COMPARE = frozenset(("<", ">", "<=", ">="))
+_MAX_EXPONENT = 100_000  # beyond it an exact power of a base other than 0, 1, -1 takes unbounded time
+
+
+def binary(op: str, left: Value, right: Value) -> Value:
+    """A binary operator on two values (see the module table)."""
+    if op in ("==", "==="):
+        return equal(left, right)
+    if op in ("!=", "!=="):
+        return not equal(left, right)
+    if op in _BOOLEAN:
+        if not isinstance(left, bool) or not isinstance(right, bool):
+            raise EvaluationError(f"type mismatch: operator '{op}' needs Booleans, got "
+                                  f"{type_name(left)} and {type_name(right)}")
+        if op in ("and", "&"):
+            return left and right
+        if op in ("or", "|"):
+            return left or right
+        if op == "xor":
+            return left != right
+        return (not left) or right
+    if op == "..":
+        if not _is_int(left) or not _is_int(right):
+            raise EvaluationError("type mismatch: a range '..' needs Integer bounds")
+        return Sequence(tuple(range(left, right + 1)))  # type: ignore[arg-type,operator]
+    if isinstance(left, str) and isinstance(right, str):
+        if op == "+":
+            return left + right
+        if op in _COMPARE:
+            return _compare(op, left, right)
+    if isinstance(left, Quantity) or isinstance(right, Quantity):
+        unit = left.unit if isinstance(left, Quantity) else right.unit  # type: ignore[union-attr]
+        magnitude = binary(op, _magnitude(left), _magnitude(right))
+        return magnitude if op in _COMPARE else Quantity(magnitude, unit)
+    if not is_number(left) or not is_number(right):
+        raise EvaluationError(f"type mismatch: operator '{op}' is not defined for "
+                              f"{with_article(type_name(left))} and {with_article(type_name(right))}")
+    if op in _COMPARE:
+        return _compare(op, left, right)
+    return arithmetic(op, left, right)  # type: ignore[arg-type]
+
+
+def arithmetic(op: str, left: int | Fraction | float, right: int | Fraction | float) -> Value:
+    """`+ - * / % **` on two numbers."""
+    if op == "+":
+        return left + right
+    if op == "-":
+        return left - right
+    if op == "*":
+        return left * right
+    if op == "/":
+        if right == 0:
+            raise DivisionByZero("division by zero")
+        if isinstance(left, float) or isinstance(right, float):
+            return float(left) / float(right)
+        return Fraction(left) / Fraction(right)
+    if op == "%":
+        if right == 0:
+            raise DivisionByZero("division by zero: modulo 0")
+        if isinstance(left, float) or isinstance(right, float):
+            return math.fmod(left, right)
+        quotient = Fraction(left) / Fraction(right)
+        result = left - right * math.trunc(quotient)
+        return result
+    if op in ("**", "^"):
+        return _power(left, right)
+    raise EvaluationError(f"unknown operator '{op}'")
+
+
+def _power(base: int | Fraction | float, exponent: int | Fraction | float) -> Value:
+    if isinstance(exponent, int) and not isinstance(exponent, bool) and not isinstance(base, float):
+        if abs(exponent) > _MAX_EXPONENT and abs(base) not in (0, 1):
+            raise EvaluationError(f"the power {spell(base)} ** {exponent} is too large to compute exactly")
+        if exponent >= 0:
+            return base ** exponent
+        if base == 0:
+            raise DivisionByZero("division by zero: 0 raised to a negative power")
+        return Fraction(base) ** exponent
+    if isinstance(exponent, Fraction) and exponent.denominator == 1 and not isinstance(base, float):
+        return _power(base, int(exponent))
+    if base < 0:
+        raise EvaluationError(f"a negative base raised to the non-integral power {exponent} has no Real value")
+    if base == 0 and exponent < 0:
+        raise DivisionByZero("division by zero: 0 raised to a negative power")
+    return float(base) ** float(exponent)
+
+
+def unary(op: str, operand: Value) -> Value:
+    """A prefix operator: `not`, `-`, `+`."""
+    if op == "not":
+        if not isinstance(operand, bool):
+            raise EvaluationError(f"type mismatch: 'not' needs a Boolean, got {type_name(operand)}")
+        return not operand
+    if isinstance(operand, Quantity):
+        return Quantity(unary(op, operand.magnitude), operand.unit)
+    if not is_number(operand):
+        raise EvaluationError(f"type mismatch: unary '{op}' needs a number, got {type_name(operand)}")
+    return -operand if op == "-" else operand  # type: ignore[operator]
+
+
+def equal(left: Value, right: Value) -> bool:
+    """KerML `==` on two values (see the module table)."""
+    return _library_equal(_plain(left), _plain(right))
+
+
+def index(base: Value, position: Value) -> Value:
+    """`seq#(i)`: the i-th element, 1-based; a single value is a sequence of one."""
+    elements = elements_of(base)
+    if not isinstance(position, int) or isinstance(position, bool):
+        raise EvaluationError(f"type mismatch: an index must be a Positive Integer, got {type_name(position)}")
+    if 1 <= position <= len(elements):
+        return elements[position - 1]
+    raise IndexOutOfRange(f"index {position} out of range 1..{len(elements)}")
+
+
+def elements_of(value: Value) -> tuple[Value, ...]:
+    """A value as the sequence it is: a sequence's elements, nothing for null or unset, else itself."""
+    if isinstance(value, Sequence):
+        return value.elements
+    if value is None or value is UNSET:
+        return ()
+    return (value,)
+
+
+def concatenate(parts: list[Value]) -> Sequence:
+    """`(a, b, ...)`: flat, as KerML's `,` is the union of sequences."""
+    out: list[Value] = []
+    for part in parts:
+        out.extend(elements_of(part))
+    return Sequence(tuple(out))
+
+
+def _plain(value: Value) -> object:
+    if isinstance(value, Sequence):
+        if len(value.elements) == 1:
+            return _plain(value.elements[0])
+        return tuple(_plain(v) for v in value.elements)
+    if value is None or value is UNSET:
+        return ()
+    return value
+
+
+def _compare(op: str, left: object, right: object) -> bool:
+    if op == "<":
+        return left < right  # type: ignore[operator]
+    if op == ">":
+        return left > right  # type: ignore[operator]
+    if op == "<=":
+        return left <= right  # type: ignore[operator]
+    return left >= right  # type: ignore[operator]
+
+
+def _magnitude(v: Value) -> Value:
+    return v.magnitude if isinstance(v, Quantity) else v
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
