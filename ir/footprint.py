@@ -41,6 +41,8 @@ def expression_reads(e: s.Expr | None) -> Iterator[str]:
     elif isinstance(e, s.SequenceExpr):
         for x in e.elements:
             yield from expression_reads(x)
+    elif isinstance(e, s.Lambda):
+        yield from (name for name in expression_reads(e.body) if name.split(".", 1)[0] not in e.params)
 
 
 def chain_path(e: s.Expr) -> str | None:

@@ -70,7 +70,7 @@ package Quantities {}
 
 LIBRARY_PACKAGES = ("ScalarValues", "Base", "Occurrences", "ISQ", "SI", "Stochastic", "VerificationCases",
                     "Time", "Actions", "States", "Parts", "Items", "Requirements", "Constraints",
-                    "Calculations", "SequenceFunctions", "BaseFunctions", "NumericalFunctions",
+                    "Calculations", "SequenceFunctions", "BaseFunctions", "ControlFunctions", "NumericalFunctions",
                     "RealFunctions", "RationalFunctions", "IntegerFunctions", "BooleanFunctions",
                     "StringFunctions", "TrigFunctions", "MeasurementReferences", "Quantities")
 
@@ -299,6 +299,35 @@ def _to_string(x: object) -> str:
     raise LibraryError("ToString spells a scalar value (Boolean, String or number) only")
 
 
+def _shown(v: object) -> str:
+    if isinstance(v, (bool, int, Fraction, float)):
+        return scalar_text(v)
+    if isinstance(v, tuple):
+        return "a sequence of " + str(len(v))
+    return repr(v) if isinstance(v, str) else type(v).__name__
+
+
+def _many(v: object) -> tuple[object, ...]:
+    if isinstance(v, tuple):
+        return v
+    return () if v is None else (v,)
+
+
+def _holds(v: object, name: str) -> bool:
+    if not isinstance(v, bool):
+        raise LibraryError(f"the body of {name} gives {_shown(v)}, and it must give a Boolean")
+    return v
+
+
+def _reduce(seq: tuple[object, ...], reducer: Callable[[object, object], object]) -> object:
+    if not seq:
+        return ()
+    total = seq[0]
+    for x in seq[1:]:
+        total = reducer(total, x)
+    return total
+
+
 _A = "Anything"
 _SEQ = Param("seq", _A, many=True)
 _SEQ1, _SEQ2 = Param("seq1", _A, many=True), Param("seq2", _A, many=True)
@@ -317,13 +346,17 @@ def _numeric(package: str, t: str) -> tuple[Function, ...]:
     )
 
 
+_COLL = Param("collection", _A, many=True)
+_A1 = "Anything[0..1]"  # one value or none
+BODY = "Body"  # a body expression `{in x; ...}`, passed as a callable over plain values
+
 FUNCTIONS: tuple[Function, ...] = (
     Function("BaseFunctions", "==", (_X, _Y), "Boolean", False, equal),
     Function("BaseFunctions", "!=", (_X, _Y), "Boolean", False, lambda a, b: not equal(a, b)),
     Function("BaseFunctions", "===", (_X, _Y), "Boolean", False, equal),
     Function("BaseFunctions", "!==", (_X, _Y), "Boolean", False, lambda a, b: not equal(a, b)),
     Function("BaseFunctions", "ToString", (Param("x", _A),), "String", False, _to_string),
-    Function("SequenceFunctions", "#", (_SEQ, Param("index", "Positive")), _A, False, _at),
+    Function("SequenceFunctions", "#", (_SEQ, Param("index", "Positive")), _A1, False, _at),
     Function("SequenceFunctions", "equals", (_X, _Y), "Boolean", False, equal),
     Function("SequenceFunctions", "same", (_X, _Y), "Boolean", False, equal),
     Function("SequenceFunctions", "size", (_SEQ,), "Natural", False, len),
@@ -350,9 +383,20 @@ FUNCTIONS: tuple[Function, ...] = (
     Function("SequenceFunctions", "subsequence",
              (_SEQ, Param("startIndex", "Positive"), Param("endIndex", "Positive", optional=True)), _A, True,
              _subsequence),
-    Function("SequenceFunctions", "head", (_SEQ,), _A, False, lambda seq: _one(seq[:1])),
+    Function("SequenceFunctions", "head", (_SEQ,), _A1, False, lambda seq: _one(seq[:1])),
     Function("SequenceFunctions", "tail", (_SEQ,), _A, True, lambda seq: seq[1:]),
-    Function("SequenceFunctions", "last", (_SEQ,), _A, False, lambda seq: _one(seq[-1:])),
+    Function("SequenceFunctions", "last", (_SEQ,), _A1, False, lambda seq: _one(seq[-1:])),
+    Function("ControlFunctions", "collect", (_COLL, Param("mapper", BODY)), _A, True,
+             lambda seq, f: tuple(y for x in seq for y in _many(f(x)))),
+    Function("ControlFunctions", "select", (_COLL, Param("selector", BODY)), _A, True,
+             lambda seq, f: tuple(x for x in seq if _holds(f(x), "select"))),
+    Function("ControlFunctions", "reject", (_COLL, Param("rejector", BODY)), _A, True,
+             lambda seq, f: tuple(x for x in seq if not _holds(f(x), "reject"))),
+    Function("ControlFunctions", "forAll", (_COLL, Param("predicate", BODY)), "Boolean", False,
+             lambda seq, f: all(_holds(f(x), "forAll") for x in seq)),
+    Function("ControlFunctions", "exists", (_COLL, Param("predicate", BODY)), "Boolean", False,
+             lambda seq, f: any(_holds(f(x), "exists") for x in seq)),
+    Function("ControlFunctions", "reduce", (_COLL, Param("reducer", BODY)), "Anything[0..1]", False, _reduce),
     Function("NumericalFunctions", "isZero", (Param("x", "NumericalValue"),), "Boolean", False, lambda x: x == 0),
     Function("NumericalFunctions", "isUnit", (Param("x", "NumericalValue"),), "Boolean", False, lambda x: x == 1),
     *_numeric("NumericalFunctions", "NumericalValue"),
@@ -362,6 +406,7 @@ FUNCTIONS: tuple[Function, ...] = (
     Function("RealFunctions", "round", (Param("x", "Real"),), "Integer", False, _round),
     Function("RealFunctions", "ToInteger", (Param("x", "Real"),), "Integer", False, _to_integer),
     Function("RealFunctions", "ToRational", (Param("x", "Real"),), "Rational", False, _to_rational),
+    Function("RealFunctions", "ToString", (Param("x", "Real"),), "String", False, _to_string),
     Function("RealFunctions", "ToReal", (Param("x", "String"),), "Real", False, lambda x: _parse(x, "Real")),
     *_numeric("RationalFunctions", "Rational"),
     Function("RationalFunctions", "rat", (Param("numer", "Integer"), Param("denum", "Integer")), "Rational", False,
@@ -378,7 +423,6 @@ FUNCTIONS: tuple[Function, ...] = (
     Function("IntegerFunctions", "ToInteger", (Param("x", "String"),), "Integer", False,
              lambda x: _parse(x, "Integer")),
     Function("IntegerFunctions", "ToString", (Param("x", "Integer"),), "String", False, _to_string),
-    Function("RealFunctions", "ToString", (Param("x", "Real"),), "String", False, _to_string),
     Function("BooleanFunctions", "ToBoolean", (Param("x", "String"),), "Boolean", False,
              lambda x: _parse(x, "Boolean")),
     Function("BooleanFunctions", "ToString", (Param("x", "Boolean"),), "String", False, _to_string),
@@ -390,7 +434,7 @@ FUNCTIONS: tuple[Function, ...] = (
 FUNCTION_BY_NAME: dict[str, Function] = {f.qualified_name: f for f in FUNCTIONS}
 
 # Where a name written after `->` is looked up when the scope does not see it, first match first.
-ARROW_PACKAGES = ("SequenceFunctions", "NumericalFunctions", "BaseFunctions", "StringFunctions",
+ARROW_PACKAGES = ("ControlFunctions", "SequenceFunctions", "NumericalFunctions", "BaseFunctions", "StringFunctions",
                   "BooleanFunctions")
 
 

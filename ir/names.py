@@ -122,7 +122,7 @@ def expression_names(e: s.Expr | None) -> Iterator[s.Name]:
             yield from expression_names(arg)
     elif isinstance(e, s.Index):
         yield from expression_names(e.base)
-        if not isinstance(e.index, (s.Name, s.Binary, s.Chain)):  # those may be a unit: `5 [s]`, `[m/s]`
+        if e.positional or not isinstance(e.index, (s.Name, s.Binary, s.Chain)):  # a unit: `5 [s]`, `[m/s]`
             yield from expression_names(e.index)
     elif isinstance(e, s.Unary):
         yield from expression_names(e.operand)
@@ -136,6 +136,8 @@ def expression_names(e: s.Expr | None) -> Iterator[s.Name]:
     elif isinstance(e, s.SequenceExpr):
         for x in e.elements:
             yield from expression_names(x)
+    elif isinstance(e, s.Lambda):  # `{in x; x > limit}`: its parameters are its own
+        yield from (n for n in expression_names(e.body) if n.name not in e.params)
 
 
 def _exprs(refs: list[Reference], e: s.Expr | None) -> None:

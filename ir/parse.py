@@ -646,6 +646,15 @@ class _ToSyntax(Transformer[Token, Any]):
     def position(self, meta: Any, c: list[Any]) -> s.Index:
         return s.Index(_span(meta), c[0], c[1], positional=True)
 
+    def body_param(self, meta: Any, c: list[Any]) -> str:
+        return str(next(x for x in c if not isinstance(x, Token)))
+
+    def body_expr(self, meta: Any, c: list[Any]) -> s.Lambda:
+        return s.Lambda(_span(meta), tuple(c[:-1]), c[-1])
+
+    def arrow_body(self, meta: Any, c: list[Any]) -> s.Call:
+        return s.Call(_span(meta), s.Name(_span(meta), c[1]), (c[0], c[2]), (), arrow=True)
+
     def arrow_call(self, meta: Any, c: list[Any]) -> s.Call:
         positional, named = self._split_args(c[2] if len(c) > 2 else [])
         return s.Call(_span(meta), s.Name(_span(meta), c[1]), (c[0], *positional), named, arrow=True)

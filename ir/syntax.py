@@ -115,6 +115,14 @@ class Conditional(Expr):
 
 
 @dataclass(frozen=True)
+class Lambda(Expr):
+    """A body expression `{in x; x > 0}` passed after `->` (`xs->select {in x; x > 0}`)."""
+
+    params: tuple[str, ...]
+    body: Expr
+
+
+@dataclass(frozen=True)
 class SequenceExpr(Expr):
     """`(a, b, c)`; `()` is the empty sequence."""
 

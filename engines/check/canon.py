@@ -24,6 +24,18 @@ def _flow_path(flow: Flow) -> tuple[int, ...]:
     return tuple(reversed(path))
 
 
+# Python's hash of an int collides by construction: hash(-1) == hash(-2) (-1 is CPython's error code),
+# and ints are hashed modulo the Mersenne prime 2**61 - 1. The fingerprint hashes values as
+# themselves, so such ints are spelled instead: a -1 and a -2 must never be one visited state.
+_HASH_MODULUS = (1 << 61) - 1
+
+
+def _hashable_int(n: int) -> object:
+    if n != -1 and -_HASH_MODULUS < n < _HASH_MODULUS:
+        return n
+    return ("int", str(n))
+
+
 class Canon:
     """Spells a run's state the same way whatever numbers its tokens and objects happened to get."""
 
@@ -86,10 +98,12 @@ class Canon:
                     continue
                 v = values[name]
                 kind = type(v)
-                if kind is int or kind is str:
+                if kind is int:
+                    items.append((name, _hashable_int(v)))  # type: ignore[arg-type]
+                elif kind is str:
                     items.append((name, v))
                 elif kind is Fraction:
-                    items.append((name, (v.numerator, v.denominator)))  # type: ignore[union-attr]
+                    items.append((name, (_hashable_int(v.numerator), _hashable_int(v.denominator))))  # type: ignore[union-attr]
                 elif kind is bool:
                     items.append((name, ("bool", v)))
                 else:

@@ -13,6 +13,8 @@ spelled `instance#n`, whose features a chain reads (`t.number`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -30,7 +32,7 @@ from engines.runtime.values import (
     with_article,
 )
 from ir import syntax as s
-from ir.library import FUNCTION_BY_NAME, Function, LibraryError, arrow_function, functions_named
+from ir.library import BODY, FUNCTION_BY_NAME, Function, LibraryError, arrow_function, functions_named
 from ir.model import Element, Model
 from ir.resolve import lookup
 
@@ -69,16 +71,35 @@ class Calls:
             return value
         if function is None and el is None:
             raise EvaluationError(_unknown_call(name))
+        if function is not None:
+            given = [self._body(a, frame) if isinstance(a, s.Lambda) else self._eval(a, frame, depth + 1)
+                     for a in e.args]
+            value = call_library(function, given, {n: self._eval(v, frame, depth + 1) for n, v in e.named})
+            self._line(depth, f"eval invoke {name}", value)
+            return value
+        if any(isinstance(a, s.Lambda) for a in e.args):
+            raise EvaluationError(f"a body expression {{in x; ...}} is passed to a library function only ('{name}')")
         args = [self._eval(a, frame, depth + 1) for a in e.args]
         named = {n: self._eval(v, frame, depth + 1) for n, v in e.named}
-        if function is not None:
-            value = call_library(function, args, named)
-        elif el is not None and el.base_kind in _CALCULATIONS:
+        if el is not None and el.base_kind in _CALCULATIONS:
             value = self.invoke(el, args, named, frame)
         else:
             raise EvaluationError(f"'{name}' is not a calculation")
         self._line(depth, f"eval invoke {name}", value)
         return value
+
+    def _body(self, lam: s.Lambda, frame: Frame) -> Body:
+        """A body expression as the library calls it: its parameters bound, evaluated quietly."""
+        from engines.runtime.evaluate import Frame
+
+        def call(*plain: object) -> object:
+            if len(plain) != len(lam.params):
+                raise LibraryError(f"the body {{{'; '.join('in ' + p for p in lam.params)}; ...}} takes "
+                                   f"{len(lam.params)} value(s), and is given {len(plain)}")
+            bound: dict[str, Value] = {p: _value(v) for p, v in zip(lam.params, plain, strict=True)}
+            return _plain(self._quiet(lam.body, Frame(frame.label, frame.scope, frame, bound, block=True)))
+
+        return Body(call)
 
     def invoke(self, calc: Element, args: list[Value], named: dict[str, Value], caller: Frame) -> Value:
         """A calculation's result for the given inputs, evaluated without tracing its inside."""
@@ -192,14 +213,31 @@ def constructor_features(model: Model, el: Element) -> list[Element]:
     return out
 
 
-def call_library(function: Function, args: list[Value], named: dict[str, Value]) -> Value:
+@dataclass(frozen=True)
+class Body:
+    """A body expression handed to a library function: a callable over plain values."""
+
+    call: Callable[..., object]
+
+
+def _value(plain: object) -> Value:
+    return Sequence(plain) if isinstance(plain, tuple) else plain  # type: ignore[return-value]
+
+
+def _plain(value: Value) -> object:
+    if isinstance(value, Sequence):
+        return value.elements
+    return () if value is None or value is UNSET else value
+
+
+def call_library(function: Function, args: list[Value | Body], named: dict[str, Value]) -> Value:
     """A library function applied: arguments checked against its signature, sequences as tuples."""
     params = function.params
     where = f"{function.qualified_name}"
     if len(args) > len(params):
         raise EvaluationError(f"{where} takes {len(params)} argument{'s' if len(params) != 1 else ''}, "
                               f"got {len(args)} ({function.signature})")
-    supplied: list[Value | None] = [*args, *([None] * (len(params) - len(args)))]
+    supplied: list[Value | Body] = [*args, *([None] * (len(params) - len(args)))]
     present = [True] * len(args) + [False] * (len(params) - len(args))
     for n, v in named.items():
         index = next((i for i, p in enumerate(params) if p.name == n), None)
@@ -213,6 +251,12 @@ def call_library(function: Function, args: list[Value], named: dict[str, Value])
             if param.optional:
                 break
             raise EvaluationError(f"{where}: no argument for {param.name} ({function.signature})")
+        if param.type == BODY or isinstance(value, Body):
+            if not (param.type == BODY and isinstance(value, Body)):
+                wanted = "a body expression {in x; ...}" if param.type == BODY else "a value, not a body expression"
+                raise EvaluationError(f"{where}: {param.name} takes {wanted} ({function.signature})")
+            plain.append(value.call)
+            continue
         elements: list[object] = []
         for v in elements_of(value):
             if isinstance(v, Quantity):

@@ -38,6 +38,8 @@ def show(e: s.Expr) -> str:
         return f"{show(e.base)}#({show(e.index)})"
     if isinstance(e, s.Index):
         return f"{show(e.base)} [{show(e.index)}]"
+    if isinstance(e, s.Lambda):
+        return "{" + "".join(f"{p}; " for p in e.params) + show(e.body) + "}"
     if isinstance(e, s.Call):
         arrow = "->" if e.arrow else ""
         return f"{arrow}{show(e.callee)}({', '.join(show(a) for a in e.args)})"
@@ -171,6 +173,7 @@ def test_bare_literals_belong_to_enum_defs_only() -> None:
     ("a ** -b ** c", "(a ** ((- b) ** c))"),
     ("xs#(i + 1)", "xs#((i + 1))"),
     ("xs->size() + 1", "(->size(xs) + 1)"),
+    ("xs->select {in x; x > 1}->size()", "->size(->select(xs, {x; (x > 1)}))"),
     ("-xs#(1) ** 2", "((- xs#(1)) ** 2)"),
     ("a ** -b", "(a ** (- b))"),
     ("2 * a ** 2", "(2 * (a ** 2))"),

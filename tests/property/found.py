@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-HASH_COLLISION = ("the check's fingerprint hashes values with Python's hash(), and hash(-1) == hash(-2): two "
-                  "states that differ only in a -1 against a -2 are one visited state, so a final x = -1 is "
-                  "never reached (check says `no violation, exhaustive` where explore finds x = -1 and -2)")
-
 IF_BRANCH = ("the canonical state names a token inside an `if` statement's block by the `if` node and "
              "the statement's index, not by which block (then or else) it entered: two states whose "
              "token waits at index 0 of different blocks of one `if` are one visited state, and the "

@@ -10,7 +10,7 @@ import pytest
 import ir
 from engines.errors import DivisionByZero, EvaluationError, IndexOutOfRange, TypeMismatch
 from engines.runtime import Program
-from engines.runtime.calls import call_library
+from engines.runtime.calls import Body, call_library
 from engines.runtime.values import Sequence, Value
 from ir.library import FUNCTION_BY_NAME, FUNCTIONS
 
@@ -46,6 +46,13 @@ CASES: dict[str, list[tuple[list[Value], object]]] = {
     "SequenceFunctions::head": [([S((7, 8))], 7), ([S(())], S(()))],
     "SequenceFunctions::tail": [([S((7, 8, 9))], S((8, 9))), ([S(())], S(()))],
     "SequenceFunctions::last": [([S((7, 8))], 8), ([S(())], S(()))],
+    "ControlFunctions::collect": [([S((1, 2)), Body(lambda x: (x, x * 10))], S((1, 10, 2, 20)))],
+    "ControlFunctions::select": [([S((1, 5, 2, 7)), Body(lambda x: x > 2)], S((5, 7))),
+                                 ([S((1,)), Body(lambda x: x)], EvaluationError)],
+    "ControlFunctions::reject": [([S((1, 5, 2, 7)), Body(lambda x: x > 2)], S((1, 2)))],
+    "ControlFunctions::forAll": [([S((1, 5)), Body(lambda x: x > 0)], True), ([S(()), Body(lambda x: False)], True)],
+    "ControlFunctions::exists": [([S((1, 5)), Body(lambda x: x > 4)], True), ([S(()), Body(lambda x: True)], False)],
+    "ControlFunctions::reduce": [([S((1, 2, 3)), Body(lambda a, b: a * 10 + b)], 123), ([S(()), Body(max)], S(()))],
     "NumericalFunctions::isZero": [([0], True), ([F(1, 2)], False)],
     "NumericalFunctions::isUnit": [([F(1)], True), ([2], False)],
     "NumericalFunctions::abs": [([-3], 3), ([F(-1, 2)], F(1, 2))],
@@ -210,6 +217,39 @@ SENSORS = """package sensors {
 }"""
 
 
+def test_body_expressions_after_an_arrow() -> None:
+    text = """package t { private import ScalarValues::*;
+        action a {
+            attribute readings : Real[*] := (2.0, 4.5, 7.0, 9.5);
+            attribute high : Natural; attribute scaled : Real[*]; attribute allPositive : Boolean;
+            attribute anyOver : Boolean; attribute total : Real; attribute limit : Real := 5.0;
+            first start;
+            then action judge {
+                assign high := readings->select {in r; r > limit}->size();
+                assign scaled := readings->reject {in r : Real; r > limit}->collect {in r; r * 2};
+                assign allPositive := readings->forAll {in r; r > 0};
+                assign anyOver := readings->exists {in r; r > 10};
+                assign total := readings->reduce {in a; in b; a + b};
+            }
+            then done; } }"""
+    out = _outputs(text, "t::a")
+    assert out["high"] == "2"  # 7.0 and 9.5 exceed the limit the body reads from the action
+    assert out["scaled"] == "(4.0, 9.0)"
+    assert out["allPositive"] == "true"
+    assert out["anyOver"] == "false"
+    assert out["total"] == "23.0"
+
+
+def test_a_body_that_gives_no_boolean_is_refused() -> None:
+    text = """package t { private import ScalarValues::*;
+        action a { attribute xs : Integer[*] := (1, 2); attribute n : Natural;
+            first start; then action c assign n := xs->select {in x; x + 1}->size(); then done; } }"""
+    run = Program(ir.resolve([ir.parse(text, "t.sysml")])).start_action("t::a")
+    with pytest.raises(EvaluationError) as info:
+        run.run_to_end()
+    assert str(info.value) == "ControlFunctions::select: the body of select gives 2, and it must give a Boolean"
+
+
 def test_a_sensor_calibration_computes_with_the_library() -> None:
     out = _outputs(SENSORS, "sensors::calibrate")
     assert out["mean"] == "5.0"
@@ -218,3 +258,12 @@ def test_a_sensor_calibration_computes_with_the_library() -> None:
     assert out["worst"] == "4.0"
     assert out["steady"] == "true"
     assert out["samples"] == "5"
+
+
+def test_a_body_parameter_is_a_name_and_an_unknown_name_in_a_body_is_refused_at_submission() -> None:
+    text = """package t { private import ScalarValues::*; action a { attribute xs : Integer[*] := (1, 2);
+        attribute n : Natural; first start; then action c assign n := xs->select {in x; x > LIMIT}->size();
+        then done; } }"""
+    ir.resolve([ir.parse(text.replace("LIMIT", "1"), "t.sysml")])
+    with pytest.raises(ir.ResolveError, match="unknown name 'nosuch'"):
+        ir.resolve([ir.parse(text.replace("LIMIT", "nosuch"), "t.sysml")])
