@@ -35,6 +35,7 @@ from engines.runtime.objects import part_feature_paths
 from engines.runtime.performances import is_anonymous
 from engines.runtime.snapshot import Snapshot
 from ir.liveness import readable_after_end
+from ir.lower import ActionGraph
 
 _NOTHING: frozenset[tuple[object, ...]] = frozenset()
 
@@ -136,18 +137,27 @@ def check(program: Program, subject: str, bounds: Bounds | None = None, properti
 def _node_paths(run: Run) -> set[str]:
     """Dotted paths of the features a node's performance may hold (known before any schedule ran)."""
     out: set[str] = set()
-    graph = run.root.graph
+    _graph_paths(run.root.graph, "", out)
+    return out
+
+
+def _graph_paths(graph: ActionGraph, prefix: str, out: set[str]) -> None:
     for node in graph.nodes:
+        # as Run.outputs names them: an anonymous node's features under the path around it
+        inner = prefix if is_anonymous(node) else f"{prefix}{node.name}."
+        accept = graph.accepts[node.index]
+        if accept is not None and accept.trigger.payload:
+            out.add(f"{inner}{accept.trigger.payload}")
         body = node.body
         if body is None:
             continue
-        prefix = "" if is_anonymous(node) else f"{node.name}."  # as Run.outputs names them
         for attr in body.attributes:
-            out.add(f"{prefix}{attr.name}")
+            out.add(f"{inner}{attr.name}")
         if body.performs is not None:
             for m in body.performs.members.values():
-                out.add(f"{prefix}{m.name}")
-    return out
+                out.add(f"{inner}{m.name}")
+        if body.flow is not None:
+            _graph_paths(body.flow, inner, out)
 
 
 def _run_search(search: _Search, started: float) -> None:
