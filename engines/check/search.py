@@ -35,6 +35,7 @@ from engines.runtime.objects import part_feature_paths
 from engines.runtime.performances import is_anonymous
 from engines.runtime.snapshot import Snapshot
 from ir.liveness import readable_after_end
+from ir.lower import ActionGraph
 
 _NOTHING: frozenset[tuple[object, ...]] = frozenset()
 
@@ -136,18 +137,27 @@ def check(program: Program, subject: str, bounds: Bounds | None = None, properti
 def _node_paths(run: Run) -> set[str]:
     """Dotted paths of the features a node's performance may hold (known before any schedule ran)."""
     out: set[str] = set()
-    graph = run.root.graph
+    _graph_paths(run.root.graph, "", out)
+    return out
+
+
+def _graph_paths(graph: ActionGraph, prefix: str, out: set[str]) -> None:
     for node in graph.nodes:
+        # as Run.outputs names them: an anonymous node's features under the path around it
+        inner = prefix if is_anonymous(node) else f"{prefix}{node.name}."
+        accept = graph.accepts[node.index]
+        if accept is not None and accept.trigger.payload:
+            out.add(f"{inner}{accept.trigger.payload}")
         body = node.body
         if body is None:
             continue
-        prefix = "" if is_anonymous(node) else f"{node.name}."  # as Run.outputs names them
         for attr in body.attributes:
-            out.add(f"{prefix}{attr.name}")
+            out.add(f"{inner}{attr.name}")
         if body.performs is not None:
             for m in body.performs.members.values():
-                out.add(f"{prefix}{m.name}")
-    return out
+                out.add(f"{inner}{m.name}")
+        if body.flow is not None:
+            _graph_paths(body.flow, inner, out)
 
 
 def _run_search(search: _Search, started: float) -> None:
@@ -196,9 +206,13 @@ def _run_search(search: _Search, started: float) -> None:
             violated: list[str] = []
             for prop in search.properties:
                 holds, error = prop.holds(run)
+                if error is not None:
+                    # what cannot be evaluated is neither true nor false there: the question is refused
+                    raise PropertyNotEvaluable(f"{error} (at a state reached after {depth} moves, by the "
+                                               f"schedule {_schedule_text(path)}); the check is refused, not answered")
                 if not holds:
-                    text = error or f"{prop.name} is false after {depth} moves"
-                    _claim(search, "property", text, path, choices, feature=prop.name)
+                    _claim(search, "property", f"{prop.name} is false after {depth} moves", path, choices,
+                           feature=prop.name)
                     violated.append(prop.name)
             if run.status == "failed":
                 _claim(search, "fails", str(run.error), path, choices)
@@ -288,6 +302,15 @@ def _run_search(search: _Search, started: float) -> None:
     for level in stack:
         if level.snapshot is not None and not level.snapshot.released:
             level.snapshot.release()
+
+
+class PropertyNotEvaluable(EngineError):
+    """A property that cannot be evaluated at a state the search reached (a condition that is not a
+    Boolean, an operator over an unset feature): it is neither violated nor holding there."""
+
+
+def _schedule_text(path: list[Move]) -> str:
+    return ", ".join(m.label for m in path) if path else "of no move"
 
 
 def _claim(search: _Search, kind: str, text: str, path: list[Move], choices: list[list[Move]],

@@ -122,7 +122,7 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner, Connections):
             return
         if any(t.waiting_accept or t.body is not None for t in self.all_tokens(self.root)):
             raise AcceptDeadlock(f"accept deadlock in action {self.element.name}: "
-                                 + ", ".join(f"token {t.id}@{t.flow.node_label(t)}" for t in
+                                 + ", ".join(f"token {t.id}@{t.flow.model_label(t)}" for t in
                                              sorted(self.all_tokens(self.root), key=lambda t: t.id))
                                  + " wait for messages nothing sends")
         raise ActionDeadlock(f"action deadlock in {self.element.name}: no token can move")

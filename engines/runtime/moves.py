@@ -130,7 +130,7 @@ class MoveProbes(RunCore):
         if waiters:
             return None
         tokens = sorted(self.all_tokens(self.root), key=lambda t: t.id)
-        return "deadlock: " + ", ".join(f"token {t.id}@{t.flow.node_label(t)}" for t in tokens) + " wait"
+        return "deadlock: " + ", ".join(f"token {t.id}@{t.flow.model_label(t)}" for t in tokens) + " wait"
 
     def decision_branches(self, token: Token) -> list[str]:
         """The successors a decision token may take now (guards read quietly); one unless they overlap."""

@@ -12,7 +12,7 @@ from engines.runtime.evaluate import Frame
 from engines.runtime.journal import current_epoch
 from engines.runtime.values import Value
 from ir import syntax as s
-from ir.lower import ActionGraph, NodeKind
+from ir.lower import ActionGraph, NodeKind, statement_label
 from ir.model import Element
 
 if TYPE_CHECKING:
@@ -122,6 +122,18 @@ class Flow:
             # the reference executor's trace names such a node by its syntax type
             return _SYNTAX_TYPE.get(type(node.decl), node.name)
         return node.name
+
+    def model_label(self, token: Token) -> str:
+        """Where a token stands as the model writes it (what an error or `%tokens` says; the step
+        lines keep node_label, as the corpus's goldens do): a named node by its name, a statement
+        node by its statement (`while`, `accept c`), never by the tool's or the reference's labels."""
+        node = self.graph.nodes[token.node]
+        if node.kind is not NodeKind.STATEMENT:
+            return node.name
+        if isinstance(node.decl, s.Accept):
+            payload = node.decl.trigger.payload
+            return f"accept {payload}" if payload else "accept"
+        return statement_label(node.decl) if node.decl is not None else node.name
 
 
 # How the reference executor's trace names a statement node of the run's own flow or of an entered
