@@ -80,9 +80,11 @@ def resolve(documents: Sequence[s.Document]) -> Model:
         _build(container, root, doc.path, index)
     model = Model(tuple(documents), root, index)
     _check(model)
-    from ir.names import check_names  # it looks names up through this module
+    from ir.names import check_names  # they look names up through this module
+    from ir.ports import check_ports
 
     check_names(model)
+    check_ports(model)
     return model
 
 

@@ -210,9 +210,13 @@ def _run_search(search: _Search, started: float) -> None:
             violated: list[str] = []
             for prop in search.properties:
                 holds, error = prop.holds(run)
+                if error is not None:
+                    # what cannot be evaluated is neither true nor false there: the question is refused
+                    raise PropertyNotEvaluable(f"{error} (at a state reached after {depth} moves, by the "
+                                               f"schedule {_schedule_text(path)}); the check is refused, not answered")
                 if not holds:
-                    text = error or f"{prop.name} is false after {depth} moves"
-                    _claim(search, "property", text, path, choices, feature=prop.name)
+                    _claim(search, "property", f"{prop.name} is false after {depth} moves", path, choices,
+                           feature=prop.name)
                     violated.append(prop.name)
             if run.status == "failed":
                 _claim(search, "fails", str(run.error), path, choices)
@@ -302,6 +306,15 @@ def _run_search(search: _Search, started: float) -> None:
     for level in stack:
         if level.snapshot is not None and not level.snapshot.released:
             level.snapshot.release()
+
+
+class PropertyNotEvaluable(EngineError):
+    """A property that cannot be evaluated at a state the search reached (a condition that is not a
+    Boolean, an operator over an unset feature): it is neither violated nor holding there."""
+
+
+def _schedule_text(path: list[Move]) -> str:
+    return ", ".join(m.label for m in path) if path else "of no move"
 
 
 def _claim(search: _Search, kind: str, text: str, path: list[Move], choices: list[list[Move]],

@@ -55,3 +55,16 @@ def test_a_property_reading_no_feature_of_the_checked_action_is_refused(
     assert "violation" not in captured.out
     # against the action that has the feature, the same property is checked and holds (level ends 5)
     assert main(["check", path, "--action", "Silo::fill", "--property", "Bounded"]) == 0
+
+
+def test_a_property_that_cannot_be_evaluated_is_never_reported_violated(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`level` has no value before `pour` runs: `level <= 10` compares nothing with 10 at the start,
+    which is neither true nor false; the check is refused (exit 2) naming why, not a violation."""
+    path = write(tmp_path, SILO.replace("attribute level : Integer := 0;", "attribute level : Integer;")
+                 .replace("level := level + 5", "level := 5"))
+    assert main(["check", path, "--action", "Silo::fill", "--property", "Bounded"]) == 2
+    captured = capsys.readouterr()
+    assert "Silo::Bounded cannot be evaluated" in captured.err
+    assert "after 0 moves" in captured.err and "the check is refused, not answered" in captured.err
+    assert "violation" not in captured.out

@@ -22,5 +22,5 @@ _COMMON = {
     "print_blob": True,
 }
 settings.register_profile("ci", max_examples=100, derandomize=True, **_COMMON)
-settings.register_profile("slow", max_examples=4500, **_COMMON)
+settings.register_profile("slow", max_examples=4600, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -15,6 +15,7 @@ Every branch writes the shared features `x`, `y` and `b`, so the schedules race.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
@@ -142,15 +143,27 @@ def _seq(part: st.SearchStrategy[AnyPart],
     return st.lists(part, min_size=1, max_size=max_size).map(lambda ps: Seq(tuple(ps)))
 
 
+@dataclass(frozen=True)
+class Kinds:
+    """Which constructs a strategy draws besides leaves, forks, decisions and loops."""
+
+    messages: bool = True  # send/accept pairs
+    lone_accepts: bool = False  # accepts nothing feeds: deadlocks
+    negatives: bool = False  # updates that may make x or y negative
+    ifs: bool = False  # `if` statements in bodies
+
+
 @functools.cache
-def parts(depth: int, lone_accepts: bool, negatives: bool, ifs: bool) -> st.SearchStrategy[AnyPart]:
-    simple: list[st.SearchStrategy[AnyPart]] = [
-        _leaf(negatives, ifs), _leaf(negatives, ifs), st.builds(SendAccept, st.sampled_from(["x", "y + 1", "7"]))]
-    if lone_accepts:
+def parts(depth: int, kinds: Kinds) -> st.SearchStrategy[AnyPart]:
+    negatives, ifs = kinds.negatives, kinds.ifs
+    simple: list[st.SearchStrategy[AnyPart]] = [_leaf(negatives, ifs), _leaf(negatives, ifs)]
+    if kinds.messages:
+        simple.append(st.builds(SendAccept, st.sampled_from(["x", "y + 1", "7"])))
+    if kinds.lone_accepts:
         simple.append(st.just(LoneAccept()))
     if depth == 0:
         return st.one_of(simple)
-    inner = parts(depth - 1, lone_accepts, negatives, ifs)
+    inner = parts(depth - 1, kinds)
     return st.one_of(
         *simple,
         st.builds(Fork, st.lists(_seq(inner, 2), min_size=2, max_size=3).map(tuple)),
@@ -159,11 +172,9 @@ def parts(depth: int, lone_accepts: bool, negatives: bool, ifs: bool) -> st.Sear
     )
 
 
-def models(depth: int = 2, lone_accepts: bool = False, negatives: bool = False,
-           ifs: bool = False) -> st.SearchStrategy[Seq]:
-    """Models nesting parts `depth` deep; with lone accepts (deadlocks), negative values and `if`
-    statements in bodies, or not."""
-    return _seq(parts(depth, lone_accepts, negatives, ifs), 2)
+def models(kinds: Kinds | None = None, depth: int = 2) -> st.SearchStrategy[Seq]:
+    """Models of one or two parts, nesting `depth` deep, drawing the `kinds` of constructs."""
+    return _seq(parts(depth, kinds or Kinds()), 2)
 
 
 # ------------------------------------------------------------------ printing
@@ -252,3 +263,12 @@ def _emit(graph: Graph, part: AnyPart) -> tuple[str, str]:
     accept = graph.fresh("r")
     graph.nodes.append(f"action {accept} accept v : Integer;")
     return accept, accept
+
+
+def where(text: str) -> str:
+    """A failure's text with the token numbers left out: a deadlock names where the tokens wait, and
+    two schedules number the same tokens differently (the canonical state excludes ids too)."""
+    if not text.endswith(" wait"):
+        return text
+    places = sorted(re.sub(r"^token \d+@", "", item) for item in text.removesuffix(" wait").split(", "))
+    return ", ".join(places) + " wait"

@@ -10,6 +10,7 @@ import pytest
 
 import ir
 from engines.check import check
+from engines.check.search import PropertyNotEvaluable
 from engines.framework import Bounds, Verdict
 from engines.runtime import Program
 from opensysml_kernel.cli import main
@@ -81,8 +82,11 @@ def test_a_bound_property_is_evaluated_with_its_bindings(prop: str, violated: bo
 
 
 def test_a_calc_whose_result_is_no_boolean_cannot_be_evaluated() -> None:
-    _, texts = _check("margin")
-    assert texts and "cannot be evaluated: its condition is an Integer 50, not a Boolean" in texts[0]
+    """What cannot be evaluated is never reported as violated (issue 7, class 14): the check is refused."""
+    with pytest.raises(PropertyNotEvaluable) as caught:
+        _check("margin")
+    assert "cannot be evaluated: its condition is an Integer 50, not a Boolean" in str(caught.value)
+    assert "the check is refused, not answered" in str(caught.value)
 
 
 def test_the_cli_checks_a_bound_constraint_by_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -210,6 +210,30 @@ def test_a_typed_step_with_a_step_of_its_own_performs_both() -> None:
     assert _explored(PLANT, "plant::Extra", "service.log") == orders
 
 
+SEEDED = """
+package p {
+    private import ScalarValues::*;
+    action def Process {
+        attribute log : Integer = 0;
+        first start then prepare;
+        action prepare { assign log := log * 10 + 1; }
+        then done;
+    }
+    action def Hot :> Process { attribute :>> log = 9; }  // a redefined feature's own initial value
+    action def Chained :> Process {  // its own succession from an inherited step
+        succession prepare then tail;
+        action tail { assign log := log * 10 + 3; }
+    }
+}
+"""
+
+
+@pytest.mark.parametrize(("action", "log"), [("p::Hot", "91"), ("p::Chained", "13")])
+def test_own_features_and_successions_reach_the_inherited_steps(action: str, log: str) -> None:
+    assert _run(SEEDED, action) == {"log": log}
+    assert _explored(SEEDED, action, "log") == {log}
+
+
 # ---------------------------------------------------------------- multiplicity
 
 
