@@ -39,6 +39,10 @@ def fresh(program: Program, subject: str, prefix: tuple[Move, ...], performer: s
     run.ctx.trace.enabled = False
     for move in prefix:
         try:
+            # The schedule let time pass where nothing could move: so does its replay.
+            while any(t.wake is not None for t in run.live_tokens()) and move not in run.enabled_moves() \
+                    and run.let_time_pass():
+                pass
             run.apply(move)
         except RunError:
             break  # the failure is the schedule's ending; the run records it

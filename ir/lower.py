@@ -136,6 +136,7 @@ class ActionGraph:
         object.__setattr__(self, "_outgoing", {k: tuple(v) for k, v in outgoing.items()})
         object.__setattr__(self, "_incoming", {k: tuple(v) for k, v in incoming.items()})
         object.__setattr__(self, "converging", frozenset(k for k, v in incoming.items() if len(v) > 1))
+        object.__setattr__(self, "_reach", {})
         accepts = tuple(accept_of(n) for n in self.nodes)
         object.__setattr__(self, "accepts", accepts)
         # the nodes a token may stand at unable to move: joins, nodes many successions reach, accepts
@@ -147,6 +148,22 @@ class ActionGraph:
     converging: frozenset[int] = field(default=frozenset(), init=False, compare=False, repr=False)
     accepts: tuple[s.Accept | None, ...] = field(default=(), init=False, compare=False, repr=False)
     waiting: frozenset[int] = field(default=frozenset(), init=False, compare=False, repr=False)
+
+    def reaches(self, start: int, goal: int, avoiding: int) -> bool:
+        """Whether a token at `start` can still come to `goal` along successions without passing
+        through `avoiding` (a node awaits a succession only while its source can still be reached)."""
+        cache: dict[tuple[int, int], frozenset[int]] = self._reach  # type: ignore[attr-defined]
+        reached = cache.get((start, avoiding))
+        if reached is None:
+            seen = {start}
+            todo = [start]
+            while todo:
+                for e in self.outgoing(todo.pop()):
+                    if e.target != avoiding and e.target not in seen:
+                        seen.add(e.target)
+                        todo.append(e.target)
+            reached = cache[(start, avoiding)] = frozenset(seen)
+        return goal in reached
 
     def outgoing(self, index: int) -> tuple[Edge, ...]:
         return self._outgoing.get(index, ())  # type: ignore[attr-defined]
@@ -351,11 +368,14 @@ class _Lowerer:
                     continue
                 inner = member.member
                 assert inner is not None
-                # `action c assign x := 1; then assign y := 2;` continues c's own statement list.
+                # `action c assign x := 1; then assign y := 2;` continues c's own statement list;
+                # after `action rx accept v;` the statement is a node of its own that the accept
+                # precedes, so it runs once the message is taken and reads the payload as `rx.v`.
                 if (previous is not None and isinstance(inner, s.Statement)
                         and nodes[previous].kind is NodeKind.ACTION
                         and isinstance(nodes[previous].decl, s.Usage)
-                        and nodes[previous].decl.action_body is not None):  # type: ignore[union-attr]
+                        and nodes[previous].decl.action_body is not None  # type: ignore[union-attr]
+                        and not isinstance(nodes[previous].decl.action_body, s.Accept)):  # type: ignore[union-attr]
                     prev_node = nodes[previous]
                     assert prev_node.body is not None
                     body = replace(prev_node.body, statements=(*prev_node.body.statements, inner))

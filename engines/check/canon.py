@@ -11,7 +11,7 @@ from engines.runtime.values import ObjectRef, Sequence, Value, spell
 
 if TYPE_CHECKING:
     from engines.runtime.actions import Run
-    from engines.runtime.tokens import Flow
+    from engines.runtime.tokens import Flow, Token
 
 
 def _flow_path(flow: Flow) -> tuple[int, ...]:
@@ -116,6 +116,16 @@ class Canon:
             for name in sorted(pins):
                 self.frame(pins[name], out, f"{prefix}{name}.", seen)
 
+    def loop(self, t: Token) -> tuple[object, ...]:
+        """Where a loop a fine run performs pass by pass stands: its phase, and a `for` loop's place in
+        its elements (a `while` pass count tells no two states apart the values do not)."""
+        state = t.loop
+        if state is None:
+            return ()
+        if not state.items:
+            return (state.test,)
+        return (state.test, state.passes, tuple(self.value(x) for x in state.items))
+
     def text(self) -> str:
         return "\n".join(str(p) for p in self.parts())
 
@@ -132,7 +142,7 @@ class Canon:
             joinish = t.node in flow.graph.converging
             tokens.append((path, t.node, t.via if joinish else -1, t.waiting_accept,
                            str(t.wake) if t.wake is not None else "", t.body is not None,
-                           len(t.group) if t.group else 0))
+                           len(t.group) if t.group else 0, self.loop(t)))
         tokens.sort()
         parts: list[object] = [tuple(tokens)]
         values: list[object] = []

@@ -31,7 +31,7 @@ from engines.framework import (
     register,
 )
 from engines.runtime import Move, Program, Run
-from engines.runtime.objects import part_feature_paths
+from engines.runtime.objects import object_path, part_feature_paths
 from engines.runtime.performances import is_anonymous
 from engines.runtime.snapshot import Snapshot
 from ir.liveness import readable_after_end
@@ -120,6 +120,10 @@ def check(program: Program, subject: str, bounds: Bounds | None = None, properti
     subject = action.qualified_name
     props = resolve_properties(program, action, properties)
     probe = program.start_action(subject, performer, fine=True)
+    if diverge is not None and probe.performer is not None:
+        # `this.pressure` in the action's words is the performing part's feature, `pump.pressure`
+        path = object_path(probe.performer, action, program.model)
+        diverge = tuple(f"{path}.{f.removeprefix('this.')}" if f.startswith("this.") else f for f in diverge)
     if diverge is not None:
         known = set(probe.outputs()) | _node_paths(probe) | part_feature_paths(program.model, action)
         unknown = [f for f in diverge if f not in known]

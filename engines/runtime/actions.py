@@ -9,8 +9,9 @@ from engines.errors import AcceptDeadlock, ActionDeadlock, GuardNotBoolean, RunE
 from engines.runtime.bus import MessageBus
 from engines.runtime.connections import Connections
 from engines.runtime.context import IMPLICIT_TERMINATE, Context
+from engines.runtime.control import Clauses
 from engines.runtime.evaluate import Evaluator, Frame
-from engines.runtime.moves import MoveProbes
+from engines.runtime.moves import MoveProbes, awaited
 from engines.runtime.objects import object_outputs
 from engines.runtime.performances import Performances, pin_key
 from engines.runtime.schedule import ChoiceKind, Move
@@ -18,14 +19,14 @@ from engines.runtime.statements import StatementRunner, _seconds
 from engines.runtime.tokens import Flow, FlowKind, Terminated, Token, TokenView, Write
 from engines.runtime.values import Deferred, spell, type_name
 from ir import syntax as s
-from ir.lower import ActionGraph, Node, NodeKind
+from ir.lower import ActionGraph, Edge, Node, NodeKind
 from ir.model import Element
 
 if TYPE_CHECKING:
     from engines.runtime.snapshot import Snapshot
 
 
-class Run(MoveProbes, MessageBus, Performances, StatementRunner, Connections):
+class Run(MoveProbes, MessageBus, Performances, StatementRunner, Clauses, Connections):
     """A stepping run of one action: the debugger's and the checker's unit of execution."""
 
     def __init__(self, ctx: Context, action: Element, performer: str | None = None, fine: bool = False) -> None:
@@ -188,6 +189,11 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner, Connections):
         flow.round += 1
         self.ctx.charge_step()
         tokens = self.all_tokens(flow)
+        for entered in {id(t.flow): t.flow for t in tokens if t.flow is not flow}.values():
+            # a subflow a token entered moves in its owner's rounds: a token that arrived at one of
+            # its joins in an earlier round counts there as arrived
+            self.ctx.journal.touch(entered)
+            entered.round += 1
         moves = [Move(ChoiceKind.TOKEN_ORDER, t.id, t.flow.node_label(t)) for t in tokens]
         by_id = {t.id: t for t in tokens}
         labels = {t.id: t.flow.node_label(t) for t in tokens}
@@ -341,8 +347,14 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner, Connections):
             if token.flow.parent_token is not None:
                 self._leave(token.flow)
             return True, True
+        if node.kind is NodeKind.STATEMENT and isinstance(node.decl, s.Terminate) and node.decl.target is None:
+            self._terminate_node(token, node)
+            return True, True
         if self.fine and node.kind is NodeKind.STATEMENT and isinstance(node.decl, s.If):
             self._fine_if(token, node, node.decl)
+            return True, True
+        if self.fine and node.kind is NodeKind.STATEMENT and isinstance(node.decl, (s.While, s.For, s.LoopUntil)):
+            self._fine_loop(token, node, node.decl)
             return True, True
         if body is not None and not body.attributes and len(body.statements) == 1 \
                 and isinstance(body.statements[0], s.Assign) and body.performs is None:
@@ -389,22 +401,6 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner, Connections):
             return True
         return False
 
-    def _terminated(self, token: Token, node: Node) -> None:
-        """A `terminate;` standing as a node of a flow ends that flow; in a node's body, the node."""
-        if node.kind is NodeKind.STATEMENT and token.flow.kind is FlowKind.BLOCK:
-            flow = token.flow
-            self.ctx.journal.touch(flow)
-            flow.tokens.clear()
-            return
-        if node.kind is NodeKind.STATEMENT and token.flow.kind is not FlowKind.ROOT:
-            flow = token.flow
-            self.ctx.journal.touch(flow)
-            flow.tokens.clear()
-            if flow.kind is FlowKind.ENTERED and flow.parent_token is not None:
-                self._leave(flow)
-            return
-        self._completed(token, node)
-
     def _completed(self, token: Token, node: Node) -> None:
         key = pin_key(node)
         pin = token.flow.frame.pins.get(key)
@@ -431,22 +427,6 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner, Connections):
                 return
         self._follow(token, node)
 
-    def _terminate_all(self, flow: Flow) -> None:
-        """A terminate action usage ends the performance it is a step of: through the blocks it
-        stands in, up to the action node (or the action) whose performance that is."""
-        while flow.kind is FlowKind.ENTERED and flow.parent_token is not None:
-            parent = flow.parent_token
-            if parent.flow.graph.nodes[parent.node].kind is not NodeKind.STATEMENT:
-                break
-            self.ctx.journal.touch(flow)
-            self.ctx.journal.touch(parent)
-            flow.tokens.clear()
-            parent.inside = None
-            flow = parent.flow
-        self.ctx.journal.touch(flow)
-        flow.tokens.clear()
-        if flow.kind is FlowKind.ENTERED and flow.parent_token is not None:
-            self._leave(flow)
 
     def _consume(self, token: Token) -> None:
         flow = token.flow
@@ -492,6 +472,7 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner, Connections):
         token.arrived_round = token.flow.round
         token.group = None
         token.repeats = None
+        token.loop = None
 
     def _guard(self, guard: s.Expr, flow: Flow) -> bool:
         value = self.evaluator.eval(guard, flow.frame, flow.depth)
@@ -505,11 +486,18 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner, Connections):
         flow = token.flow
         edges = flow.graph.outgoing(node.index)
         wanted = self.branch_wanted
-        holding = []
+        holding: list[Edge] = []
         for edge in edges:
             if edge.is_else:
                 continue
             if wanted is not None and flow.graph.nodes[edge.target].name != wanted:
+                continue
+            if holding:
+                # the guards after the first that holds are read only to tell an overlap (a choice),
+                # quietly: the reference executor's trace stops at the branch it takes
+                with self.ctx.trace.quiet():
+                    if edge.guard is None or self._guard(edge.guard, flow):
+                        holding.append(edge)
                 continue
             if edge.guard is None or self._guard(edge.guard, flow):
                 holding.append(edge)
@@ -534,9 +522,15 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner, Connections):
         flow = token.flow
         waiting = [t for t in flow.tokens if t.node == node.index and t.arrived_round < flow.round]
         arrived = {t.via for t in waiting}
-        needed = {e.source for e in flow.graph.incoming(node.index)}
-        if not needed <= arrived:
+        if not waiting or not awaited(flow, node) <= arrived:
             return False, False
+        here = [t for t in flow.tokens if t.node == node.index]
+        if node.kind is not NodeKind.JOIN and here == [token]:
+            # one arrival and nothing else awaited (a pass of a loop back over the node): the token
+            # itself performs the node, as the reference executor's trace shows
+            self.ctx.journal.touch(token)
+            token.via = None
+            return self._perform(token, node)
         self.ctx.journal.touch(flow)
         for t in [t for t in flow.tokens if t.node == node.index]:
             flow.tokens.remove(t)
@@ -566,19 +560,6 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner, Connections):
         if child.finished:
             self._leave(child)
 
-    def _fine_if(self, token: Token, node: Node, stmt: s.If) -> None:
-        """A fine run reads an `if`'s guard as one move; the branch's statements are moves after it."""
-        flow = token.flow
-        cond = self._condition("if", stmt.condition, flow.frame, flow.depth)
-        block = stmt.then if cond else stmt.otherwise
-        if block is None or not block.members:
-            self._completed(token, node)
-            return
-        assert flow.frame.scope is not None
-        graph = self.ctx.program.sequence_flow(flow.frame.scope, block, node.name)
-        frame = Frame(flow.frame.label, flow.frame.scope, flow.frame, block=True)
-        self._enter(token, node, graph, frame)
-
     def _enter_performed(self, token: Token, node: Node, action: Element,
                          graph: ActionGraph | None = None) -> None:
         """The performed action's flow entered as a subflow of the node (a fine run's, or a usage
@@ -600,6 +581,8 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner, Connections):
             self._return_outputs(self.ctx.program.graph(action), child.frame, caller, outputs)
         self.ctx.journal.touch(token)
         token.inside = None
+        if token.loop is not None:
+            return  # a pass of a fine run's loop ended: the loop's next test is a move of its own
         self._completed(token, token.flow.graph.nodes[token.node])
 
     def _seal(self, frame: Frame) -> None:

@@ -16,7 +16,7 @@ from ir.connections import Connection
 from ir.model import Element
 
 if TYPE_CHECKING:
-    from ir.lower import Attribute
+    from ir.lower import ActionGraph, Attribute, Node
 
 
 class RunCore(ABC):
@@ -38,9 +38,23 @@ class RunCore(ABC):
     _token_moves: dict[tuple[int, str], Move]  # the token-order moves made so far, made once each
     _live: list[Token] | None
 
+    element: Element
+
     @property
     @abstractmethod
     def finished(self) -> bool: ...
+
+    @abstractmethod
+    def _completed(self, token: Token, node: Node) -> None: ...
+
+    @abstractmethod
+    def _enter(self, token: Token, node: Node, graph: ActionGraph, frame: Frame | None = None) -> None: ...
+
+    @abstractmethod
+    def _leave(self, child: Flow) -> None: ...
+
+    @abstractmethod
+    def _condition(self, keyword: str, expr: s.Expr, frame: Frame, depth: int) -> bool: ...
 
     @abstractmethod
     def advance(self, token: Token) -> tuple[bool, bool]: ...

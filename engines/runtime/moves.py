@@ -8,11 +8,26 @@ from engines.runtime.core import RunCore
 from engines.runtime.schedule import ChoiceKind, Move
 from engines.runtime.tokens import Flow, Token
 from ir import syntax as s
-from ir.lower import NodeKind
+from ir.lower import Node, NodeKind
 
 
 def _number(token: Token) -> int:
     return token.id
+
+
+def awaited(flow: Flow, node: Node) -> set[int]:
+    """The sources of `node`'s successions its performance waits for. A join awaits every one
+    (JoinAction: source multiplicity 1..1). A plain node awaits a succession once it has delivered,
+    or while another token of the flow can still reach its source without passing through the node:
+    the branch a decision did not take, or a loop back over the node, orders nothing before this
+    performance (the oracle's reading; `action_node_loop_back_reperforms`)."""
+    sources = {e.source for e in flow.graph.incoming(node.index)}
+    if node.kind is NodeKind.JOIN:
+        return sources
+    arrived = {t.via for t in flow.tokens if t.node == node.index}
+    others = [t.node for t in flow.tokens if t.node != node.index]
+    return {s for s in sources
+            if s in arrived or any(flow.graph.reaches(at, s, node.index) for at in others)}
 
 
 class MoveProbes(RunCore):
@@ -92,7 +107,7 @@ class MoveProbes(RunCore):
         if node.kind is NodeKind.JOIN or (len(incoming) > 1 and node.kind not in (NodeKind.MERGE, NodeKind.DONE)
                                           and token.via is not None):
             arrived = {t.via for t in flow.tokens if t.node == node.index and t.arrived_round <= flow.round}
-            return {e.source for e in incoming} <= arrived
+            return awaited(flow, node) <= arrived
         accept = flow.graph.accepts[node.index]
         if accept is None:
             return True

@@ -57,7 +57,19 @@ class Token:
     resumed: bool = False  # its body waited during this move: the node after it goes on at once
     wait: Wait | None = None  # what its paused body waits for
     repeats: int | None = None  # performances still to go of a node with multiplicity, one after another
+    loop: LoopPass | None = None  # a fine run's loop statement between two of its passes (see LoopPass)
     born: int = field(default_factory=current_epoch, compare=False)  # see engines/runtime/journal.py
+
+
+@dataclass(frozen=True)
+class LoopPass:
+    """Where a loop a fine run performs pass by pass stands: `test` when its next move reads the
+    condition (`until` after a pass of `loop ... until`), else the body comes next; a `for` loop's
+    elements, read once, and how many passes have started."""
+
+    test: bool
+    passes: int = 0
+    items: tuple[Value, ...] = ()
 
 
 @dataclass
@@ -89,6 +101,7 @@ class Flow:
         # a performed action's outputs go back on leaving: the action, the caller's frame, the bound outputs
         self.returns: tuple[Element, Frame, tuple[tuple[str, s.Expr], ...]] | None = None
         self.implicit = False  # a fine run's flow of a node's statements, which the text states no flow for
+        self.clause = False  # a fine run's flow of an `if` branch or a loop pass: a part of its statement
         # Tokens are numbered per executor: a performed action numbers its own from 1.
         self.ids: list[int] = [1] if parent_token is None and kind in (FlowKind.ROOT, FlowKind.PERFORMED) else []
 

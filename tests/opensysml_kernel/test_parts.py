@@ -264,3 +264,8 @@ def test_completion_offers_on_then_the_parts_that_perform_the_action(plant: Sess
 
 def test_the_model_parses() -> None:
     ir.resolve([ir.parse(PLANT, "plant.sysml")])
+
+
+def test_diverge_this_names_the_performing_parts_feature(model: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", model, "--action", "prime", "--on", "pump", "--diverge", "this.pressure", "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["checks"][0]["divergent"] == {"pump.pressure": ["4", "6"]}

@@ -105,8 +105,13 @@ def test_default_run_round_trips_at_every_step(case: Case) -> None:
     assert _round_trips(case, fine=False) >= 1
 
 
+# A fine run performs a loop pass by pass: a loop that only the step budget ends is thousands of
+# moves long, and a round trip from every one of them is quadratic (its default run's is kept).
+FINE_CASES = [c for c in ACTION_CASES if c.expected.get("error") != "step limit exceeded"]
+
+
 @pytest.mark.corpus
-@pytest.mark.parametrize("case", ACTION_CASES, ids=[c.name for c in ACTION_CASES])
+@pytest.mark.parametrize("case", FINE_CASES, ids=[c.name for c in FINE_CASES])
 def test_fine_run_round_trips_at_every_move(case: Case) -> None:
     assert _round_trips(case, fine=True) >= 1
 

@@ -1,0 +1,137 @@
+"""Control flow as modelers write it: statements after a named accept, a terminate in one fork branch,
+and loops whose passes a sibling branch observes. Each model in tests/engines/runtime/control/ is
+answered from the semantics; the default run, explore's outcome set and check's outcome set are
+compared with that answer (and explore's set with check's)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import ir
+from engines.check import check
+from engines.explore import explore
+from engines.framework import Bounds, Verdict
+from engines.runtime import Program
+
+MODELS = Path(__file__).resolve().parent / "control"
+
+Values = frozenset[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a model must give: the default run's values, and every outcome any schedule reaches."""
+
+    model: str
+    action: str
+    run: dict[str, str]
+    outcomes: frozenset[Values]
+    features: tuple[str, ...] = ()  # the features compared (default: those `run` names)
+
+    def compared(self) -> tuple[str, ...]:
+        return self.features or tuple(sorted(self.run))
+
+
+def _outcomes(*rows: dict[str, str]) -> frozenset[Values]:
+    return frozenset(frozenset(r.items()) for r in rows)
+
+
+def _program(model: str) -> Program:
+    path = MODELS / f"{model}.sysml"
+    return Program(ir.resolve([ir.parse(path.read_text(encoding="utf-8"), path.name)]))
+
+
+ANSWERS = [
+    # Class 2: statements after a named accept run once the message is taken.
+    Answer("receiver_then", "receiver::Receive", {"got": "7", "ok": "true"},
+           _outcomes({"got": "7", "ok": "true"})),
+    # Each pass of the loop takes one command: 5 and 3 add to the speed, 0 stops the loop.
+    Answer("controller_commands", "controller::Controller",
+           {"speed": "8", "running": "false", "handled": "3"},
+           _outcomes({"speed": "8", "running": "false", "handled": "3"})),
+    # A change trigger, a port and a time trigger, each with statements after it.
+    Answer("triggers_then", "triggers::Watch",
+           {"alarm": "true", "got": "11", "level": "9", "timedOut": "true"},
+           _outcomes({"alarm": "true", "got": "11", "level": "9", "timedOut": "true"})),
+    # Class 10: a terminate in one fork branch ends the whole action wherever the other branch stands.
+    # Before a pass, between a pass's two writes, between passes, after the loop:
+    Answer("booking_race", "booking::Booking", {"free": "0", "sold": "2", "closed": "true"},
+           _outcomes(*({"free": f, "sold": s, "closed": "true"}
+                       for f, s in (("2", "0"), ("1", "0"), ("1", "1"), ("0", "1"), ("0", "2"))))),
+    # The default round moves the cancel branch first: the terminate drops the sales at their first.
+    Answer("ticket_desk", "desk::Desk", {"sold": "0", "cancelled": "true"},
+           _outcomes(*({"sold": str(n), "cancelled": "true"} for n in range(4)))),
+    # A terminate action usage: its body may run before its implicit terminate or not at all.
+    Answer("launch_abort", "launch::Launch", {"countdown": "3", "aborted": "true"},
+           _outcomes(*({"countdown": str(n), "aborted": a} for n in range(4) for a in ("true", "false")))),
+    # Class 11: each pass of a loop is a performance a sibling branch can observe.
+    Answer("batch_monitor", "batches::Batches", {"processed": "60", "batches": "3", "alarm": "60"},
+           _outcomes(*({"processed": "60", "batches": "3", "alarm": a} for a in ("30", "60")))),
+    Answer("progress_reader", "progress::Progress", {"count": "3", "seen": "0"},
+           _outcomes(*({"count": "3", "seen": str(n)} for n in range(4)))),
+    # A node a loop comes back to without a merge is performed once per pass.
+    Answer("poll_loop_back", "polling::Poll", {"polls": "3", "seen": "0"},
+           _outcomes(*({"polls": "3", "seen": str(n)} for n in range(4)))),
+    Answer("warmup_until", "warmup::Warmup", {"temp": "21", "gauge": "15"},
+           _outcomes(*({"temp": "21", "gauge": str(g)} for g in (15, 17, 19, 21)))),
+]
+
+
+@pytest.mark.parametrize("answer", ANSWERS, ids=[a.model for a in ANSWERS])
+def test_default_run_gives_the_answer(answer: Answer) -> None:
+    run = _program(answer.model).start_action(answer.action)
+    run.run_to_end()
+    assert run.status == "completed", run.error
+    outputs = run.outputs()
+    assert {k: outputs.get(k) for k in answer.compared()} == answer.run
+
+
+@pytest.mark.parametrize("answer", ANSWERS, ids=[a.model for a in ANSWERS])
+def test_explore_and_check_reach_exactly_the_answer(answer: Answer) -> None:
+    program = _program(answer.model)
+    keys = answer.compared()
+    explored = explore(program, answer.action, Bounds(runs=20_000))
+    assert explored.verdict is Verdict.COMPLETE, explored.incomplete
+    assert all(o.error is None for o in explored.outcomes), [o.error for o in explored.outcomes]
+    reached = frozenset(frozenset((k, dict(o.values).get(k, "<unset>")) for k in keys) for o in explored.outcomes)
+    assert reached == answer.outcomes
+    checked = check(program, answer.action, Bounds(), diverge=keys)
+    assert checked.verdict in (Verdict.EXHAUSTIVE, Verdict.DIVERGENT), checked.verdict
+    assert not checked.violations, checked.violations
+    found = frozenset(frozenset(o.values) for o in checked.outcomes)
+    assert found == reached
+
+
+def test_a_terminate_names_the_tokens_it_drops() -> None:
+    run = _program("ticket_desk").start_action("desk::Desk")
+    lines = run.run_to_end()
+    assert "terminate action Desk: dropped token 2@s1" in lines
+    assert lines[-1] == "step 4: no active tokens"
+
+
+def test_a_terminate_ends_a_branch_in_the_middle_of_a_loop() -> None:
+    """Step by step under a fine run: the terminate taken between a pass's two writes leaves a seat
+    taken and not yet sold, and nothing moves after it."""
+    run = _program("booking_race").start_action("booking::Booking", fine=True)
+
+    def take(label: str) -> None:
+        move = next(m for m in run.enabled_moves() if m.node == label)
+        run.apply(move)
+
+    for label in ("start", "split", "closer", "seller", "while", "assign free", "terminate"):
+        take(label)
+    assert run.finished and run.status == "completed"
+    assert {k: run.outputs()[k] for k in ("free", "sold", "closed")} == {"free": "1", "sold": "0", "closed": "true"}
+    assert run.enabled_moves() == []
+
+
+def test_a_for_loop_over_a_scalar_fails_in_a_fine_run_too() -> None:
+    program = Program(ir.resolve([ir.parse(
+        "package p { action A { attribute n : Integer := 0; attribute x : Integer := 3;"
+        " first start; then fork f; then a; then b;"
+        " action a { for i in x { assign n := n + i; } } action b { assign x := 4; } } }", "p.sysml")]))
+    explored = explore(program, "p::A", Bounds(runs=100))
+    assert {o.error for o in explored.outcomes} == {"'for' iterates a collection, and an Integer is not one"}
