@@ -115,8 +115,6 @@ def test_deterministic_action_cases_pass_rate() -> None:
 
 
 @pytest.mark.corpus
-@pytest.mark.xfail(strict=True, reason="issue 7's target (95% of both folders' deterministic action cases) "
-                   "is not met yet; remove this mark when it is")
 def test_both_folders_reach_the_issue_target() -> None:
     passing, total = _pass_rate(("conformance", "conformance-more"))
     assert passing >= 0.95 * total, (passing, total)
