@@ -14,13 +14,15 @@ if TYPE_CHECKING:
     from engines.runtime.tokens import Flow, Token
 
 
-def _flow_path(flow: Flow) -> tuple[int, ...]:
-    """Where a flow stands: the node indices of the tokens that entered it, outermost first."""
-    path: list[int] = []
+def _flow_path(flow: Flow) -> tuple[tuple[int, str], ...]:
+    """Where a flow stands: the node indices of the tokens that entered it, outermost first, each with
+    the block of its `if` a branch's flow runs (the two blocks are two graphs over one node)."""
+    path: list[tuple[int, str]] = []
     token = flow.parent_token
     while token is not None:
-        path.append(token.node)
-        token = token.flow.parent_token
+        path.append((token.node, flow.branch))
+        flow = token.flow
+        token = flow.parent_token
     return tuple(reversed(path))
 
 
@@ -133,7 +135,7 @@ class Canon:
         run = self.run
         tokens = []
         live = run.live_tokens()
-        paths: dict[int, tuple[int, ...]] = {}
+        paths: dict[int, tuple[tuple[int, str], ...]] = {}
         for t in live:
             flow = t.flow
             path = paths.get(id(flow))

@@ -93,6 +93,8 @@ class Clauses(RunCore):
         graph = self.ctx.program.sequence_flow(flow.frame.scope, block, node.name)
         frame = Frame(flow.frame.label, flow.frame.scope, flow.frame, block=True)
         self._enter_clause(token, node, graph, frame)
+        if token.inside is not None:
+            token.inside.branch = "then" if cond else "else"
 
     def _enter_clause(self, token: Token, node: Node, graph: ActionGraph, frame: Frame) -> None:
         self._enter(token, node, graph, frame)

@@ -37,7 +37,6 @@ def test_a_race_between_minus_one_and_minus_two_is_divergent(reduce: bool) -> No
     assert result.verdict is Verdict.DIVERGENT
 
 
-@pytest.mark.xfail(strict=True, reason=found.IF_BRANCH)
 @pytest.mark.parametrize("reduce", [True, False])
 def test_the_if_statement_and_the_write_to_its_guard_race(reduce: bool) -> None:
     """The `if` first: the else block (y = 2), then x = 1; the assignment first: x = 1, then the then

@@ -126,7 +126,6 @@ def test_the_reduced_check_reaches_the_unreduced_final_states(seq: Seq) -> None:
 # ------------------------------------------------------------------ what does not hold yet
 
 
-@pytest.mark.xfail(strict=True, reason=found.IF_BRANCH)
 @given(models(Kinds(ifs=True)))
 @settings(max_examples=GRAPH_EXAMPLES)
 @example(Seq((Leaf(("if x > 0 { assign x := x + 1; } else { assign y := y + 1; }", "assign x := x + 1;"),
