@@ -226,6 +226,7 @@ def test_step_reraises_and_records_the_failure() -> None:
     assert run.error is info.value
 
 
+@pytest.mark.corpus
 def test_a_performed_executor_moves_its_token_on_in_a_step_of_its_own_after_a_wait() -> None:
     """action_accept_nested_call_chain (a known failure): once the accept deep inside is served, each
     performed executor (Reader, then Mid1) moves its token to `keep` in one step and runs it in the
