@@ -86,32 +86,25 @@ class ResolveError(SysmlError, LookupError):
         return text
 
 
-class PortMismatchError(SysmlError, ValueError):
+class PlacedError(SysmlError, ValueError):
+    """An error with a message and, where known, the file:line:column it points at."""
+
+    def __init__(self, message: str, path: str = "", line: int = 0, column: int = 0) -> None:
+        self.message = message
+        self.path = path
+        self.line = line
+        self.column = column
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}:{self.column}: " if self.path and self.line else ""
+        return f"{where}{self.message}"
+
+
+class PortMismatchError(PlacedError):
     """Ports that cannot be connected as written (both ends send one feature), or a conjugate of
     what is no port definition."""
 
-    def __init__(self, message: str, path: str = "", line: int = 0, column: int = 0) -> None:
-        self.message = message
-        self.path = path
-        self.line = line
-        self.column = column
-        super().__init__(str(self))
 
-    def __str__(self) -> str:
-        where = f"{self.path}:{self.line}:{self.column}: " if self.path and self.line else ""
-        return f"{where}{self.message}"
-
-
-class LoweringError(SysmlError, ValueError):
+class LoweringError(PlacedError):
     """A behavior whose structure cannot be made into a graph (a succession to nothing, ...)."""
-
-    def __init__(self, message: str, path: str = "", line: int = 0, column: int = 0) -> None:
-        self.message = message
-        self.path = path
-        self.line = line
-        self.column = column
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        where = f"{self.path}:{self.line}:{self.column}: " if self.path and self.line else ""
-        return f"{where}{self.message}"
