@@ -145,15 +145,14 @@ class Debugger:
         assert history is not None, "every run has its history"
         start = len(run.trace)
         lines: list[str] = []
-        made, stepping = len(history), self.stepping
+        waypoint, stepping = history.waypoint(), self.stepping
         try:
             stopped = self._steps(run, history, count, start, lines)
         except RunFailedError:
             raise  # the run failed: an outcome it keeps, to inspect
         except BaseException:
             # Anything else (a bug, an interrupt) undoes the whole command, a move cut halfway included.
-            if len(history) > made:
-                history.back(len(history) - made)
+            history.return_to(waypoint)
             self.stepping = stepping
             raise
         return self.progress(run, lines, stopped)

@@ -84,9 +84,13 @@ class History:
         kept = len(waypoint.checkpoints)
         now = self._checkpoints
         if len(now) >= kept and all(a is b for a, b in zip(now, waypoint.checkpoints, strict=False)):
-            if len(now) > kept:
+            if len(now) == kept:
+                return
+            try:
                 self.back(len(now) - kept)
-            return
+                return
+            except Exception:  # the restore failed too: remade from the start below
+                pass
         self.release()
         run = self.run
         run.reset()
