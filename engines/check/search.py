@@ -31,8 +31,8 @@ from engines.framework import (
     register,
 )
 from engines.runtime import Move, Program, Run
+from engines.runtime.actions.performances import is_anonymous
 from engines.runtime.objects import object_path, part_feature_paths
-from engines.runtime.performances import is_anonymous
 from engines.runtime.snapshot import Snapshot
 from ir.liveness import readable_after_end
 from ir.lower import ActionGraph
