@@ -19,7 +19,7 @@ from engines.runtime.statements import StatementRunner, _seconds
 from engines.runtime.tokens import Flow, FlowKind, Terminated, Token, TokenView, Write
 from engines.runtime.values import Deferred, spell, type_name
 from ir import syntax as s
-from ir.lower import ActionGraph, Edge, Node, NodeKind
+from ir.graphs import ActionGraph, Edge, Node, NodeKind
 from ir.model import Element
 
 if TYPE_CHECKING:

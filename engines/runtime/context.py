@@ -16,8 +16,9 @@ from engines.runtime.types import TypeRule
 from engines.runtime.values import ObjectRef, Signal, Value
 from ir import syntax as s
 from ir.connections import Connection, connections_of, node_names
+from ir.graphs import ActionGraph, Node
 from ir.inherit import effective_members, merge
-from ir.lower import ActionGraph, Node, lower_action, lower_block
+from ir.lower import lower_action, lower_block
 from ir.model import Element, Model
 from ir.resolve import lookup, member_of
 
@@ -142,8 +143,8 @@ class Program:
             if node.body.terminate:
                 from dataclasses import replace
 
-                from ir.lower import Node as GraphNode
-                from ir.lower import NodeKind
+                from ir.graphs import Node as GraphNode
+                from ir.graphs import NodeKind
 
                 implicit = GraphNode(len(base.nodes), NodeKind.STATEMENT, "terminate", IMPLICIT_TERMINATE)
                 graph = replace(base, nodes=(*base.nodes, implicit), initial=(*base.initial, implicit.index))
@@ -156,7 +157,7 @@ class Program:
         if graph is None:
             from dataclasses import replace
 
-            from ir.lower import Edge
+            from ir.graphs import Edge
 
             graph = lower_block(self.model, owner, block.members, label)
             if not graph.edges and len(graph.nodes) > 1:

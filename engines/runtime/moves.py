@@ -8,7 +8,7 @@ from engines.runtime.core import RunCore
 from engines.runtime.schedule import ChoiceKind, Move
 from engines.runtime.tokens import Flow, Token
 from ir import syntax as s
-from ir.lower import Node, NodeKind
+from ir.graphs import Node, NodeKind
 
 
 def _number(token: Token) -> int:
