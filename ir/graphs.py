@@ -240,10 +240,10 @@ class Behavior:
     name: str  # the action's name, or the kind for an anonymous one
     graph: ActionGraph
     typed: str | None = None  # `do action job : Work`: the action definition it performs, as written
-    # as written: a body's members (`entry { ... }`, wrapped: they run as one anonymous action), or
-    # the one action usage or statement (`entry action a { ... }`, `do assign y := x`)
+    # as the machine runtime runs it (ir.lower.states._as_written): the statements, the action usage
+    # performed as a flow of its own, and whether the statements run as one anonymous action
     statements: tuple[s.Member, ...] = field(default=(), compare=False, repr=False)
-    usage: s.Usage | None = field(default=None, compare=False, repr=False)
+    action: s.Usage | None = field(default=None, compare=False, repr=False)
     wrapped: bool = False
 
     @property
@@ -263,6 +263,7 @@ class Trigger:
     expression: s.Expr | None = None
     via: str | None = None
     signal_type: Element | None = field(default=None, compare=False, repr=False)  # None: declared nowhere
+    written: s.Trigger | None = field(default=None, compare=False, repr=False)  # the syntax it was read from
 
     def label(self) -> str:
         if self.kind is TriggerKind.COMPLETION:

@@ -38,7 +38,7 @@ from ir.graphs import (
     union,
 )
 from ir.lower.actions import lower_block
-from ir.lower.members import attribute_of, is_feature
+from ir.lower.members import attribute_of, is_feature, states_a_flow
 from ir.model import Element, Model
 from ir.resolve import lookup
 
@@ -79,6 +79,7 @@ class _Draft:
     defers: list[str] = field(default_factory=list)
     run_to_completion: bool = True
     completion_scope: bool = False
+    members: tuple[s.Member, ...] | None = None  # a state's body (None for a pseudostate)
 
 
 class _Builder:
@@ -94,6 +95,7 @@ class _Builder:
         self.initials: list[tuple[int, str, int, s.Member | None]] = []  # region, target, owner, decl
         # a state's element, found by its declaration (an inherited state belongs to the definition)
         self.by_decl = {id(e.decl): e for e in model.walk() if e.decl is not None}
+        self.by_member: dict[int, _Draft] = {}
 
     # ------------------------------------------------------------ states and regions
 
@@ -116,69 +118,77 @@ class _Builder:
                 inherited.extend(self.members_of(general, general.decl))
         return (*inherited, *own)
 
-    def build(self, draft: _Draft, members: tuple[s.Member, ...], parallel: bool) -> None:
-        """Read a state's body: its vertices and regions first, then its members in the order
-        written, each substate's body where the substate stands (so transitions keep text order)."""
-        children: list[_Draft] = []
-        bodies: dict[int, tuple[_Draft, tuple[s.Member, ...], bool]] = {}
-        for m in members:
-            inner = m.member if isinstance(m, s.ThenMember) and m.member is not None else m
-            made = self.vertex(draft, inner)
-            if made is not None:
-                children.append(made[0])
-                if made[1] is not None:
-                    bodies[id(inner)] = made[1]
-        region: Region | None = None
+    def declare(self, draft: _Draft, members: tuple[s.Member, ...], parallel: bool) -> None:
+        """Make a state's vertices, depth first in the order written (so a state's index is its
+        pre-order position), and the regions they stand in."""
+        draft.members = members
+        written = [inner for m in members if _declares_vertex(inner := _unwrap(m))]
         if parallel:
             draft.kind = StateKind.PARALLEL
-            for child in children:
-                own = Region(len(self.regions), _join(draft.path, child.name), draft.index, (child.index,), child.index)
-                self.regions.append(own)
-                draft.regions.append(own.index)
-                child.region = own.index
-        elif children:
+        elif written:
             draft.kind = StateKind.COMPOSITE
-            region = Region(len(self.regions), draft.path or draft.name, draft.index, tuple(c.index for c in children),
-                            None)
-            self.regions.append(region)
-            draft.regions.append(region.index)
-            for child in children:
-                child.region = region.index
+        slots = len(written) if parallel else 1 if written else 0
+        first = len(self.regions)
+        self.regions.extend(Region(first + i, "", draft.index, (), None) for i in range(slots))
+        draft.regions.extend(range(first, first + slots))
+        children: list[_Draft] = []
+        for i, m in enumerate(written):
+            child = self.vertex(draft, m, first + i if parallel else first)
+            children.append(child)
+            if isinstance(m, s.Usage) and m.kind == "state":
+                self.declare(child, self.members_of(child.element, m),
+                             m.parallel or _parallel_type(self.model, child.element))
+        for i, child in enumerate(children):
+            if parallel:
+                self.regions[first + i] = Region(first + i, _join(draft.path, child.name), draft.index, (child.index,),
+                                                 child.index)
+        if written and not parallel:
+            self.regions[first] = Region(first, draft.path or draft.name, draft.index,
+                                         tuple(c.index for c in children), None)
+
+    def read(self, draft: _Draft) -> None:
+        """Read a state's members in the order written, each substate's where it stands (so
+        transitions are numbered in text order)."""
         previous: s.Member | None = None
-        for m in members:
-            inner = m.member if isinstance(m, s.ThenMember) and m.member is not None else m
-            if id(inner) in bodies:
-                self.build(*bodies[id(inner)])
-            if isinstance(m, s.ThenMember) and isinstance(previous, s.EntryMember):
-                target = m.target or (inner.name if isinstance(inner, s.Usage) else None)
+        marker = False  # after `entry;`: the next `then S;` (or state) is where the region starts
+        region = draft.regions[0] if draft.regions and draft.kind is not StateKind.PARALLEL else None
+        for m in draft.members or ():
+            inner = _unwrap(m)
+            child = self.by_member.get(id(inner))
+            if child is not None and child.members is not None:
+                self.read(child)
+            if isinstance(m, s.ThenMember) and (marker or isinstance(previous, s.EntryMember)):
+                target = m.target or _vertex_name(inner)
                 if region is not None and target:
-                    self.initials.append((region.index, target, draft.index, m))
-            elif isinstance(m, s.ThenMember) and isinstance(previous, s.Usage) and previous.kind == "state" \
-                    and previous.name:
+                    self.initials.append((region, target, draft.index, m))
+                marker = False
+            elif isinstance(m, s.ThenMember) and previous is not None and _vertex_name(previous):
                 # `state a; then b;`: a succession between states, b following a's completion
-                target = m.target or (inner.name if isinstance(inner, s.Usage) and inner.kind == "state" else None)
+                target = m.target or _vertex_name(inner)
                 if target:
-                    self.pending.append(_Pending(None, previous.name, target, None, None, None, draft.index, m))
+                    self.pending.append(_Pending(None, _vertex_name(previous) or "", target, None, None, None,
+                                                 draft.index, m))
+            elif marker and child is not None and region is not None and isinstance(inner, s.Usage):
+                self.initials.append((region, child.name, draft.index, m))  # `entry; state a;`
+                marker = False
+            if isinstance(inner, s.EntryMember) and inner.kind == "entry" and inner.behavior is None \
+                    and inner.block is None:
+                marker = True
             self.member(draft, m)
             previous = inner
 
-    def vertex(self, draft: _Draft, m: s.Member) -> tuple[_Draft, tuple[_Draft, tuple[s.Member, ...], bool] | None] | None:
-        """The state or pseudostate a member of a state's body declares, if any."""
-        if isinstance(m, s.Usage) and m.kind == "state" and not m.exhibited:
+    def vertex(self, draft: _Draft, m: s.Member, region: int) -> _Draft:
+        """The state or pseudostate a member of a state's body declares."""
+        if isinstance(m, s.Usage) and m.kind == "state":
             name = m.name or (m.redefines[0].rsplit("::", 1)[-1] if m.redefines else f"${len(self.states)}")
-            el = self.by_decl.get(id(m), draft.element)
-            child = self.add(name, _join(draft.path, name), StateKind.SIMPLE, draft.index, None, el, m)
-            return child, (child, self.members_of(el, m), m.parallel or _parallel_type(self.model, el))
-        if isinstance(m, s.Pseudostate):
-            return self.add(m.name, _join(draft.path, m.name), _PSEUDO[m.kind], draft.index, None,
-                            draft.element, m), None
-        if isinstance(m, s.ControlNode) and m.kind in ("fork", "join") and m.name:
-            kind = StateKind.FORK if m.kind == "fork" else StateKind.JOIN
-            return self.add(m.name, _join(draft.path, m.name), kind, draft.index, None, draft.element, m), None
-        if isinstance(m, s.Usage) and m.kind == "action" and isinstance(m.action_body, s.Terminate) and m.name:
-            return self.add(m.name, _join(draft.path, m.name), StateKind.TERMINATE, draft.index, None,
-                            draft.element, m), None
-        return None
+            child = self.add(name, _join(draft.path, name), StateKind.SIMPLE, draft.index, region,
+                             self.by_decl.get(id(m), draft.element), m)
+        else:
+            kind = _vertex_kind(m)
+            name = _vertex_name(m) or ""
+            child = self.add(name, _join(draft.path, name), kind, draft.index, region, draft.element, m)
+        self.by_member[id(m)] = child
+        return child
 
     # ------------------------------------------------------------ the rest of a body
 
@@ -243,9 +253,8 @@ class _Builder:
         labelled = usage if usage.name else _named(usage, name)
         graph = lower_block(self.model, scope, (labelled,), f"{scope.qualified_name}::{name}")
         typed = usage.types[0] if usage.types else None
-        written = what.members if isinstance(what, s.Block) else (what,)
-        return Behavior(kind, name, graph, typed, written, what if isinstance(what, s.Usage) else None,
-                        isinstance(what, s.Block))
+        statements, action, wrapped = _as_written(kind, what)
+        return Behavior(kind, name, graph, typed, statements, action, wrapped)
 
     # ------------------------------------------------------------ transitions
 
@@ -269,23 +278,17 @@ class _Builder:
         return [i for r in self.states[index].regions for i in self.regions[r].states]
 
     def nearest(self, name: str, owner: int) -> int | None:
-        """The state named `name` closest to `owner`: its own substates, those of its enclosing
-        states, then any in the machine, the one sharing the deepest enclosing state first."""
-        chain = [owner, *self.ancestors(owner)]
-        for at in chain:
-            for child in self.children(at):
-                if self.states[child].name == name:
-                    return child
-        candidates = [d.index for d in self.states[1:] if d.name == name]
-        if not candidates:
-            return None
-
-        def score(i: int) -> tuple[int, int, int]:
-            mine = [i, *self.ancestors(i)]
-            shared = next(k for k, a in enumerate(chain) if a in mine)
-            return shared, len(mine), i
-
-        return min(candidates, key=score)
+        """The vertex named `name` nearest `owner`: breadth first below it, then below each state
+        enclosing it in turn; a final state counts only in the owner's own regions."""
+        for scope in (owner, *self.ancestors(owner)):
+            frontier = self.children(scope)
+            while frontier:
+                for v in frontier:
+                    d = self.states[v]
+                    if d.name == name and (d.kind is not StateKind.FINAL or d.parent == owner):
+                        return v
+                frontier = [c for v in frontier for c in self.children(v)]
+        return None
 
     def ancestors(self, index: int) -> list[int]:
         out = []
@@ -326,7 +329,56 @@ class _Builder:
         kind = TriggerKind(t.kind.value)
         signal = t.signal or t.subsets
         found = lookup(self.model, scope, signal) if signal else None
-        return Trigger(kind, signal, t.payload, t.expression, t.via, found)
+        return Trigger(kind, signal, t.payload, t.expression, t.via, found, t)
+
+
+def _as_written(kind: BehaviorKind, what: s.Member | s.Block) -> tuple[tuple[s.Member, ...], s.Usage | None, bool]:
+    """A behavior's statements as the machine runtime runs them, the action usage it performs as a
+    flow of its own, and whether the statements run as one anonymous action (wrapped): a body runs
+    wrapped; an untyped action of statements (any untyped do action) runs its members wrapped; a
+    typed or performed action, a do action stating a flow and an action of features alone run as the
+    one node they are; an action stating a flow runs its members as that action's flow; a statement
+    runs as itself. An effect runs its body wrapped, else the one member it is."""
+    if isinstance(what, s.Block):
+        return what.members, None, True
+    if kind is BehaviorKind.EFFECT or not isinstance(what, s.Usage):
+        return (what,), None, False
+    members = what.members or ((what.action_body,) if what.action_body is not None else ())
+    if not what.types and not what.performed and (kind is BehaviorKind.DO or not states_a_flow(members)):
+        return members, None, True
+    if kind is BehaviorKind.DO or all(is_feature(x) for x in what.members):
+        return (what,), None, False
+    return members, what, True
+
+
+def _unwrap(m: s.Member) -> s.Member:
+    return m.member if isinstance(m, s.ThenMember) and m.member is not None else m
+
+
+def _vertex_kind(m: s.Member) -> StateKind:
+    if isinstance(m, s.Pseudostate):
+        return _PSEUDO[m.kind]
+    if isinstance(m, s.ControlNode):
+        return StateKind.FORK if m.kind == "fork" else StateKind.JOIN
+    return StateKind.TERMINATE
+
+
+def _declares_vertex(m: s.Member) -> bool:
+    """A state, a pseudostate, a fork or join, or a terminate action (`action stop terminate;`)."""
+    return (isinstance(m, s.Usage) and m.kind == "state" and not m.exhibited) or isinstance(m, s.Pseudostate) \
+        or (isinstance(m, s.ControlNode) and m.kind in ("fork", "join") and m.name is not None) \
+        or (isinstance(m, s.Usage) and m.kind == "action" and isinstance(m.action_body, s.Terminate)
+            and m.name is not None)
+
+
+def _vertex_name(m: s.Member | None) -> str | None:
+    if m is None or not _declares_vertex(m):
+        return None
+    if isinstance(m, s.Pseudostate):
+        return m.name
+    if isinstance(m, (s.Usage, s.ControlNode)):
+        return m.name
+    return None
 
 
 def _join(path: str, name: str) -> str:
@@ -358,7 +410,8 @@ def lower_state(model: Model, el: Element, bindings: tuple[tuple[str, s.Expr], .
     b = _Builder(model, el)
     root = b.add(el.name, "", StateKind.SIMPLE, None, None, el, el.decl)
     parallel = el.decl.parallel or _parallel_type(model, el)
-    b.build(root, b.members_of(el, el.decl), parallel)
+    b.declare(root, b.members_of(el, el.decl), parallel)
+    b.read(root)
     drafts = _transitions(b)
     for region_index, label, owner, decl in b.initials:
         region = b.regions[region_index]

@@ -81,6 +81,7 @@ def test_entry_do_exit_and_effects_are_action_graphs_with_their_footprints() -> 
     assert on.entry.kind is BehaviorKind.ENTRY and len(on.entry.graph.nodes) == 1
     assert on.footprint.writes == {"Climate::Controller::temp"}
     assert spinning.do is not None and spinning.do.name == "spin"
+    assert spinning.do.wrapped and len(spinning.do.statements) == 1  # an untyped do runs its members
     guarded = g.transitions[2]
     assert guarded.guard is not None and guarded.effect is not None
     assert guarded.effect.kind is BehaviorKind.EFFECT
@@ -246,6 +247,8 @@ def test_a_typed_do_action_binds_its_inout_parameter() -> None:
     busy = g.state("busy")
     assert busy is not None and busy.do is not None
     assert busy.do.typed == "Work"
+    # a typed do action runs as the one node it is, binding its parameters
+    assert not busy.do.wrapped and busy.do.action is None and len(busy.do.statements) == 1
     (node,) = busy.do.graph.nodes
     assert node.body is not None and node.body.performs is not None
     assert [name for name, _ in node.body.outputs] == ["n"]
@@ -345,7 +348,7 @@ def test_call_and_absolute_time_triggers_and_a_named_effect_action() -> None:
     }""", "P::Alarm")
     at, call = g.transitions
     assert at.trigger.kind is TriggerKind.AT and "P::Alarm::wakeAt" in at.footprint.reads
-    assert at.effect is not None and at.effect.name == "ring" and at.effect.usage is not None
+    assert at.effect is not None and at.effect.name == "ring" and not at.effect.wrapped
     assert at.footprint.writes == {"P::Alarm::rings"}
     assert call.trigger.kind is TriggerKind.CALL and call.trigger.label() == "snooze()"
     assert g.signals() == ("snooze",)
@@ -355,5 +358,5 @@ def test_behaviors_keep_what_was_written() -> None:
     g = machine(DOOR, "Doors::Door")
     opened = g.state("opened")
     assert opened is not None and opened.entry is not None
-    assert opened.entry.wrapped and len(opened.entry.statements) == 1 and opened.entry.usage is None
+    assert opened.entry.wrapped and len(opened.entry.statements) == 1 and opened.entry.action is None
     assert opened.element is not None and opened.element.qualified_name == "Doors::Door::opened"
