@@ -56,7 +56,7 @@ def test_a_machine_without_an_initial_transition_is_refused_at_submission(race: 
 
 def test_a_part_exhibiting_a_machine_with_a_path_to_no_state_is_refused(race: Session) -> None:
     before = state(race)
-    with pytest.raises(UnknownStateError, match="'idle.zz'"):
+    with pytest.raises(UnknownStateError, match=r"'idle\.zz'"):
         race.submit("package door { attribute def Go; part def Door { exhibit state life {\n"
                     "  entry; then idle; state idle { state a; entry; then a; }\n"
                     "  transition first idle accept Go then idle.zz; } } }")
