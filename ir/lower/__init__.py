@@ -1,6 +1,7 @@
 """Lowering: behaviors to the frozen graphs of `ir.graphs`, every graph a behavior runs built once.
 
-`actions` lowers an action's members to its flow; `members` reads what those members are. The graph
+`actions` lowers an action's members to its flow; `members` reads what those members are; `flows`
+keeps a model's graphs and makes the flows a fine run enters (so the runtime builds none). The graph
 types are re-exported here so `ir.lower` still names everything it named as one module.
 """
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from ir.graphs import ActionGraph, Attribute, Body, Edge, Footprint, Node, NodeKind, accept_of
 from ir.lower.actions import lower_action, lower_block
+from ir.lower.flows import IMPLICIT_TERMINATE, ModelGraphs
 from ir.lower.members import (
     BLOCK_STATEMENTS,
     FLOW_MEMBERS,
@@ -26,8 +28,30 @@ from ir.lower.members import (
 )
 
 __all__ = [
-    "BLOCK_STATEMENTS", "FLOW_MEMBERS", "SIMPLE_STATEMENTS", "ActionGraph", "Attribute", "Body", "Edge",
-    "Footprint", "Node", "NodeKind", "accept_of", "attribute_of", "is_feature", "is_substep", "lower_action",
-    "lower_block", "multiplicity_count", "parameter_bindings", "parameter_direction", "performances",
-    "performed_action", "statement_label", "states_a_flow", "then_after",
+    "BLOCK_STATEMENTS",
+    "FLOW_MEMBERS",
+    "IMPLICIT_TERMINATE",
+    "SIMPLE_STATEMENTS",
+    "ActionGraph",
+    "Attribute",
+    "Body",
+    "Edge",
+    "Footprint",
+    "ModelGraphs",
+    "Node",
+    "NodeKind",
+    "accept_of",
+    "attribute_of",
+    "is_feature",
+    "is_substep",
+    "lower_action",
+    "lower_block",
+    "multiplicity_count",
+    "parameter_bindings",
+    "parameter_direction",
+    "performances",
+    "performed_action",
+    "statement_label",
+    "states_a_flow",
+    "then_after",
 ]
