@@ -1,7 +1,8 @@
 """Lowering: behaviors to the frozen graphs of `ir.graphs`, every graph a behavior runs built once.
 
 `actions` lowers an action's members to its flow; `members` reads what those members are; `flows`
-keeps a model's graphs and makes the flows a fine run enters (so the runtime builds none). The graph
+keeps a model's graphs and makes the flows a fine run enters (so the runtime builds none); `states`
+lowers a state machine (its behaviors through `actions`). The graph
 types are re-exported here so `ir.lower` still names everything it named as one module.
 """
 
@@ -26,6 +27,7 @@ from ir.lower.members import (
     states_a_flow,
     then_after,
 )
+from ir.lower.states import check_signal, exhibited_machines, lower_state
 
 __all__ = [
     "BLOCK_STATEMENTS",
@@ -42,10 +44,13 @@ __all__ = [
     "NodeKind",
     "accept_of",
     "attribute_of",
+    "check_signal",
+    "exhibited_machines",
     "is_feature",
     "is_substep",
     "lower_action",
     "lower_block",
+    "lower_state",
     "multiplicity_count",
     "parameter_bindings",
     "parameter_direction",
