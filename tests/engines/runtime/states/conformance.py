@@ -1,0 +1,81 @@
+"""The default run of a state, object or instance case, and how it departs from its expectation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import ir
+from engines.errors import RunError
+from engines.runtime import Program
+from engines.runtime.states import events_from_json, start_machine
+from tests.corpus_cases import Case, entry, same_value
+
+
+@dataclass
+class MachineResult:
+    final_state: str = ""
+    visits: list[str] = field(default_factory=list)
+    outputs: dict[str, str] = field(default_factory=dict)
+    trace: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+def default_run(case: Case) -> MachineResult:
+    """The case's machine under its schedule (the default unless pinned), its events in the pool."""
+    out = MachineResult()
+    try:
+        model = ir.resolve([ir.parse(case.text, case.name)])
+        if case.kind == "instance" or "instantiate" in case.expected:
+            out.error = "instance cases are not run yet (parts starting the machines they exhibit)"
+            return out
+        run = start_machine(Program(model), entry(case, model), case.expected.get("schedule") or "reverse")
+        for event in events_from_json(case.expected.get("events") or []):
+            run.send(event)
+    except ir.SysmlError as err:
+        out.error = str(err)
+        return out
+    try:
+        run.run_to_end()
+    except RunError as err:
+        out.error = str(err)
+    out.final_state = run.final_state()
+    out.visits = list(run.visits)
+    out.outputs = run.outputs()
+    out.trace = list(run.trace)
+    return out
+
+
+def _matches(expected: dict[str, Any], got: MachineResult) -> list[str]:
+    problems: list[str] = []
+    if "finalState" in expected and expected["finalState"] != got.final_state:
+        problems.append(f"finalState: expected {expected['finalState']!r}, got {got.final_state!r}")
+    if "stateVisits" in expected and expected["stateVisits"] != got.visits:
+        problems.append(f"stateVisits: expected {expected['stateVisits']}, got {got.visits}")
+    for key, value in (expected.get("outputs") or {}).items():
+        if not same_value(value, got.outputs.get(key)):
+            problems.append(f"{key}: expected {value.get('value')!r}, got {got.outputs.get(key)!r}")
+    return problems
+
+
+def verdict(case: Case) -> list[str]:
+    """Every way the default run departs from the case's expectation; empty when it conforms."""
+    got = default_run(case)
+    expected = case.expected
+    if "error" in expected:
+        if got.error is None or expected["error"] not in got.error:
+            return [f"expected the error {expected['error']!r}, got {got.error!r}"]
+        return []
+    if got.error is not None:
+        return [f"the run failed: {got.error}"]
+    problems: list[str] = []
+    if "outcomes" in expected:
+        matches = [i for i, o in enumerate(expected["outcomes"], start=1) if not _matches(o, got)]
+        if len(matches) != 1:
+            problems.append(f"the default run matches outcomes {matches} (finalState {got.final_state!r}, "
+                            f"visits {got.visits}, outputs {got.outputs})")
+    else:
+        problems.extend(_matches(expected, got))
+    if case.golden is not None and case.golden != "\n".join(got.trace) + "\n":
+        problems.append("the trace differs from the golden trace")
+    return problems
