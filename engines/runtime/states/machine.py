@@ -17,14 +17,15 @@ from fractions import Fraction
 
 from engines.errors import GuardNotBoolean, RunError
 from engines.runtime.actions import Run
-from engines.runtime.context import Context, Program
+from engines.runtime.actions.statements import _seconds
+from engines.runtime.actions.tokens import BodyRun, Terminated, Wait
 from engines.runtime.evaluate import Frame
+from engines.runtime.lowered import LoweredModel
 from engines.runtime.schedule import make_scheduler
-from engines.runtime.statements import _seconds
 from engines.runtime.states.environment import EnvEvent, EventKind, UnknownSignalError
 from engines.runtime.states.layout import PSEUDO, Behavior, Shape, Transition, Vertex, VertexKind, shape_of
-from engines.runtime.tokens import BodyRun, Terminated, Wait
 from engines.runtime.values import Signal, Value, spell
+from engines.runtime.world import Context
 from ir import syntax as s
 from ir.inherit import effective_members
 from ir.lower import lower_block
@@ -105,7 +106,7 @@ def _signal_name(value: Value) -> str:
 class MachineRun:
     """One performance of a state machine, stepped move by move or run until nothing is left to do."""
 
-    def __init__(self, program: Program, element: Element, schedule: str = "reverse",
+    def __init__(self, program: LoweredModel, element: Element, schedule: str = "reverse",
                  performer: str | None = None, max_steps: int | None = None) -> None:
         self.program = program
         self.element = element
@@ -801,7 +802,7 @@ class MachineRun:
 FEATURE_KINDS = ("attribute", "feature", "item", "ref", "part", "port", "occurrence")
 
 
-def _hold_features(program: Program, element: Element) -> None:
+def _hold_features(program: LoweredModel, element: Element) -> None:
     """The machine's frame holds its features (its states and transitions are no action flow): the
     graph the host run starts from is lowered from the features alone."""
     graphs = program._graphs
@@ -811,7 +812,7 @@ def _hold_features(program: Program, element: Element) -> None:
         graphs[element.qualified_name] = lower_block(program.model, element, members, element.name)
 
 
-def start_machine(program: Program, name: str, schedule: str = "reverse", performer: str | None = None,
+def start_machine(program: LoweredModel, name: str, schedule: str = "reverse", performer: str | None = None,
                   max_steps: int | None = None) -> MachineRun:
     """A machine performance over the state named (qualified, or unqualified when unique)."""
     el = program.model.element(name)
