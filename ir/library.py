@@ -57,7 +57,12 @@ package VerificationCases {
 }
 package Time { part def Clock { attribute currentTime : ScalarValues::Real; } part universalClock : Clock; }
 package Actions { action def Action; }
-package States { state def StateAction; }
+package States {
+    state def StateAction {
+        attribute isRunToCompletion : ScalarValues::Boolean = true;
+        ref runToCompletionScope;
+    }
+}
 package Parts { part def Part; }
 package Items { item def Item; }
 package Requirements { requirement def RequirementCheck; }

@@ -205,6 +205,12 @@ def _lookup_feature(model: Model, el: Element, name: str) -> Element | None:
                 found = member_of(model, base, name)
                 if found is not None:
                     return found
+        if owner.base_kind == "state":
+            # every state is a StateAction: `:>> isRunToCompletion` redefines the library's feature
+            base = model.element("States::StateAction")
+            found = member_of(model, base, name) if base is not None else None
+            if found is not None:
+                return found
     found = lookup(model, owner, name)
     if found is el and owner is not None:
         # `:>> a` declares a member named `a` itself: what it redefines is another one

@@ -9,6 +9,7 @@ from enum import Enum
 from engines.errors import RunError
 from ir import syntax as s
 from ir.inherit import effective_members
+from ir.lower import is_feature, states_a_flow
 from ir.model import Element, Model
 from ir.resolve import lookup
 
@@ -52,6 +53,7 @@ class Transition:
     effect: tuple[s.Member, ...]
     index: int  # declaration order over the machine
     name: str | None = None
+    effect_body: bool = False  # written `do { ... }`: its statements run as one anonymous action
 
     @property
     def completion(self) -> bool:
@@ -173,7 +175,13 @@ class _Builder:
         previous: Vertex | None = None
         initial_marker = False
         defers: list[str] = []
+        entry_then = False  # `entry action { ... } then S;`: the entry behavior, then the initial transition
         for m in members:
+            if isinstance(m, s.ThenMember) and m.target is not None and entry_then and state.initial is None:
+                self.pending.append((state, s.Transition(m.span, None, "$initial", None, None, None, m.target), ()))
+                entry_then = False
+                continue
+            entry_then = False
             if isinstance(m, s.Usage) and m.kind == "state" and m.name:
                 child_el = el.members.get(m.name) if el is not None else None
                 child = self._vertex(m.name, VertexKind.STATE, state, child_el)
@@ -183,6 +191,8 @@ class _Builder:
                     state.initial = child
                     initial_marker = False
                 previous = child
+            elif isinstance(m, s.Usage) and m.kind == "action" and m.name and isinstance(m.action_body, s.Terminate):
+                previous = self._vertex(m.name, VertexKind.TERMINATE, state)
             elif isinstance(m, s.Pseudostate):
                 kind = {"choice": VertexKind.CHOICE, "junction": VertexKind.JUNCTION,
                         "history": VertexKind.HISTORY, "deep history": VertexKind.DEEP_HISTORY}.get(m.kind)
@@ -196,6 +206,7 @@ class _Builder:
                     continue
                 behavior = _behavior(m)
                 getattr(state, m.kind).append(behavior)
+                entry_then = m.kind == "entry"
             elif isinstance(m, s.ThenMember):
                 if m.target is not None and initial_marker:
                     self.pending.append((state, s.Transition(m.span, None, "$initial", None, None, None,
@@ -249,25 +260,21 @@ class _Builder:
             return
         target = self.find(owner, target_name, source)
         self.transitions.append(Transition(source, target, trigger, guard, _effect(effect),
-                                           len(self.transitions), name))
+                                           len(self.transitions), name, isinstance(effect, s.Block)))
 
     def find(self, owner: Vertex, path: str, source: Vertex | None = None) -> Vertex:
         """The vertex a transition names, nearest the owner first; `done` is the region's final state
         (of the source's region), `terminate` the machine's end."""
         last = path.replace("::", ".").rsplit(".", 1)[-1]
-        if last in ("done", "terminate"):
-            region = owner
-            kind = VertexKind.FINAL if last == "done" else VertexKind.TERMINATE
-            for c in region.children:
-                if c.name == last and c.kind is kind:
-                    return c
-            return self._vertex(last, kind, region)
         scope: Vertex | None = owner
         while scope is not None:
             found = _search(scope, last)
-            if found is not None:
+            if found is not None and (found.kind is not VertexKind.FINAL or found.parent is owner):
                 return found
             scope = scope.parent
+        if last in ("done", "terminate"):
+            kind = VertexKind.FINAL if last == "done" else VertexKind.TERMINATE
+            return self._vertex(last, kind, owner)
         raise MachineShapeError(f"no state named '{path}' in state machine {self.root_element.name}")
 
 
@@ -283,13 +290,21 @@ def _search(scope: Vertex, name: str) -> Vertex | None:
 
 
 def _behavior(m: s.EntryMember) -> Behavior:
-    """A body (`entry { ... }`) runs as one anonymous action; an action usage or a statement runs as
-    the statement it is."""
+    """A body (`entry { ... }`, an untyped `entry action a { ... }` of statements) runs as one
+    anonymous action; a typed action or one stating a flow runs as a flow of its own; a statement
+    runs as the statement it is."""
     if m.block is not None:
         return Behavior(m.kind, m.block.members)
     b = m.behavior
     if isinstance(b, s.Usage):
-        return Behavior(m.kind, (b,), action=b, wrapped=False)
+        members = b.members or ((b.action_body,) if b.action_body is not None else ())
+        if not b.types and not b.performed and (m.kind == "do" or not states_a_flow(members)):
+            # an untyped do behavior is stepped one member at a time
+            return Behavior(m.kind, members)
+        if m.kind == "do" or all(is_feature(x) for x in b.members):
+            # performed as a node: a typed action binding its parameters, a do behavior's flow
+            return Behavior(m.kind, (b,), wrapped=False)
+        return Behavior(m.kind, members, action=b)
     return Behavior(m.kind, (b,) if b is not None else (), wrapped=False)
 
 

@@ -18,18 +18,19 @@ from fractions import Fraction
 from engines.errors import GuardNotBoolean, RunError
 from engines.runtime.actions import Run
 from engines.runtime.actions.statements import _seconds
-from engines.runtime.actions.tokens import BodyRun, Terminated, Wait
+from engines.runtime.actions.tokens import BodyRun, Flow, FlowKind, Terminated, Wait
 from engines.runtime.evaluate import Frame
 from engines.runtime.lowered import LoweredModel
 from engines.runtime.schedule import make_scheduler
 from engines.runtime.states.environment import EnvEvent, EventKind, UnknownSignalError
 from engines.runtime.states.layout import PSEUDO, Behavior, Shape, Transition, Vertex, VertexKind, shape_of
-from engines.runtime.values import Signal, Value, spell
+from engines.runtime.values import ObjectRef, Signal, Value, spell
 from engines.runtime.world import Context
 from ir import syntax as s
 from ir.inherit import effective_members
 from ir.lower import lower_block
 from ir.model import Element
+from ir.resolve import lookup
 
 
 class MachineError(RunError):
@@ -89,7 +90,10 @@ class Firing:
     route: list[Transition] = field(default_factory=list)
 
 
-def _signal_name(value: Value) -> str:
+def _signal_name(value: Value, ctx: Context) -> str:
+    """The name a sent value is accepted by: its type's (a signal, an object made by `new`)."""
+    if isinstance(value, ObjectRef) and value.id in ctx.objects:
+        return ctx.objects[value.id].type_name.rsplit("::", 1)[-1]
     if isinstance(value, Signal):
         return value.type_name.rsplit("::", 1)[-1]
     if isinstance(value, bool):
@@ -125,6 +129,7 @@ class MachineRun:
         self.dos: dict[Vertex, DoRun] = {}
         self.change_seen: dict[int, bool] = {}
         self.complete: set[Vertex] = set()  # active states whose completion event was generated
+        self.joined: dict[Vertex, set[Transition]] = {}  # the segments arrived at each join
         self.visits: list[str] = []
         self.status = "running"
         self.error: RunError | None = None
@@ -168,7 +173,23 @@ class MachineRun:
         return self.ctx.trace.since(mark)
 
     def final_state(self) -> str:
-        return "+".join(v.name for v in self._leaves(self.shape.machine))
+        """The active state of every region, joined by `+` in region name order; down a region's
+        single active path, its innermost state."""
+        found: list[tuple[str, str]] = []
+
+        def walk(v: Vertex, region: str) -> None:
+            inner = [c for c in v.children if c in self.active]
+            if v.parallel:
+                for r in inner:
+                    walk(r, r.name)
+                return
+            for c in inner:
+                if (c.parallel and region) or not any(x in self.active for x in c.children):
+                    found.append((region, c.name))
+                if any(x in self.active for x in c.children):
+                    walk(c, region)
+        walk(self.shape.machine, "")
+        return "+".join(name for _, name in sorted(found, key=lambda f: f[0]))
 
     def outputs(self) -> dict[str, str]:
         return self.host.outputs()
@@ -357,11 +378,9 @@ class MachineRun:
                 continue
             if t.source.kind in PSEUDO:
                 continue
-            if t.target.kind is VertexKind.JOIN:
-                if self._join_ready(t.target):
-                    self._fire_join(t.target)
-                    return
-                continue
+            if t.target.kind is VertexKind.JOIN and self._join_ready(t.target):
+                self._fire_join(t.target)
+                return
             if not self._guard(t):
                 continue
             route = self._route(t)
@@ -429,24 +448,28 @@ class MachineRun:
     # ------------------------------------------------------------ firing
 
     def _fire(self, firings: list[Firing]) -> None:
-        if len(firings) > 1:
-            labels = ", ".join(f"{self._exit_label(f.transition.source)}(exit)" for f in firings)
-            self.ctx.trace.flush_left(
-                f"choice on {firings[0].event.label() if firings[0].event else 'completion'}: next {labels} "
-                f"(unordered; took {self._exit_label(firings[0].transition.source)}(exit) first)")
-        for f in firings:
+        """Fire the selected transitions, one whole firing after another in region declaration order;
+        while others wait, each unit (the source's exit, the effect, the target's entry) is a choice."""
+        for i, f in enumerate(firings):
             if f.transition.source not in self.active:
                 continue
-            if f.event is not None and f.event.kind != "time" and len(firings) == 1:
-                pass
-            self._fire_one(f)
+            waiting = [f"{self._exit_label(g.transition.source)}(exit)" for g in firings[i + 1:]
+                       if g.transition.source in self.active]
+            self._fire_one(f, waiting)
             if self.finished:
                 return
         self._requeue_deferred()
         self._deliver()
 
-    def _fire_one(self, f: Firing) -> None:
+    def _unit(self, label: str, event: Event | None, waiting: list[str]) -> None:
+        if waiting:
+            what = event.label() if event is not None else "completion"
+            self.ctx.trace.flush_left(f"choice on {what}: next {', '.join([label, *waiting])} "
+                                      f"(unordered; took {label} first)")
+
+    def _fire_one(self, f: Firing, waiting: list[str] | None = None) -> None:
         t = f.transition
+        waiting = waiting or []
         if not self._guard(t):
             return
         payload_frame = self.frame
@@ -454,35 +477,41 @@ class MachineRun:
             payload_frame = Frame(self.frame.label, self.frame.scope, self.frame, {t.trigger.payload: f.event.payload},
                                   block=True)
         source_label = self._exit_label(t.source)
-        target = t.target
         segments = [t, *f.route]
         final = segments[-1].target
         self._entered_now = []
         lca = self._lca(t.source, final)
         root = self._child_toward(lca, t.source)
+        if final.kind is VertexKind.JOIN:
+            root = self._region_state(t.source, lca)
+        self._unit(f"{source_label}(exit)", f.event, waiting)
         if root is not None and root in self.active:
             self._exit(root)
         for seg in segments:
+            if seg.effect:
+                self._unit(f"{seg.label()}(effect)", f.event, waiting)
             self._effect(seg, payload_frame)
         target = final
         shown = target
         if target.kind is VertexKind.CHOICE:
             target = self._through_choices(target, payload_frame)
             shown = target
+        if target.kind not in (VertexKind.JOIN, VertexKind.TERMINATE):
+            self._unit(f"{target.name}(entry)", f.event, waiting)
         if target.kind is VertexKind.FORK:
             self._fork(target, lca, payload_frame)
         elif target.kind in (VertexKind.HISTORY, VertexKind.DEEP_HISTORY):
             shown = self._restore(target, lca, payload_frame)
         elif target.kind is VertexKind.JOIN:
-            raise MachineError(f"join {target.name}: a segment into it on an event is not followed yet")
+            self._arrive(target, t, source_label, f.event)
+            return
         elif target.kind is VertexKind.TERMINATE:
             self.ctx.trace.flush_left(self._transition_line(source_label, target.name, f.event))
             raise Terminated()
         else:
             self._enter_path(target, lca)
         self._arm_timers()
-        event = f.event if f.event is None or f.event.kind != "completion" else None
-        self.ctx.trace.flush_left(self._transition_line(source_label, shown.name, event))
+        self.ctx.trace.flush_left(self._transition_line(source_label, shown.name, f.event))
         self._check_final()
 
     def _transition_line(self, source: str, target: str, event: Event | None) -> str:
@@ -505,7 +534,10 @@ class MachineRun:
         return vertex
 
     def _effect(self, t: Transition, frame: Frame) -> None:
-        if t.effect:
+        if t.effect and t.effect_body:
+            self.ctx.trace.at(0, "stmt action body")
+            self._run(t.effect, frame, 1, f"transition {t.label()}")
+        elif t.effect:
             self._run(t.effect, frame, 0, f"transition {t.label()}")
 
     def _exit_label(self, state: Vertex) -> str:
@@ -527,6 +559,13 @@ class MachineRun:
         return self.shape.machine
 
     @staticmethod
+    def _region_state(v: Vertex, lca: Vertex) -> Vertex:
+        """The state holding `v` directly in its region: what a segment into a join leaves."""
+        while v.parent is not None and v.parent is not lca and not v.parent.parallel:
+            v = v.parent
+        return v
+
+    @staticmethod
     def _child_toward(lca: Vertex, v: Vertex) -> Vertex | None:
         while v.parent is not None and v.parent is not lca:
             v = v.parent
@@ -537,6 +576,8 @@ class MachineRun:
     def _start(self) -> None:
         machine = self.shape.machine
         self.active.add(machine)
+        if machine.do:
+            self.dos[machine] = DoRun(machine, machine.do[0].statements, self.frame, machine.do[0].wrapped)
         self._enter_default(machine)
         self._arm_timers()
         self._deliver()
@@ -697,8 +738,38 @@ class MachineRun:
     def _join_ready(self, join: Vertex) -> bool:
         """Every segment into the join can go now: its source active and complete (a completion
         segment) and its guard holding."""
-        return all(x.trigger is None and x.source in self.active and x.source in self.complete
-                   and self._guard(x, quiet=True) for x in self._incoming(join))
+        arrived = self.joined.get(join, set())
+        segments = [x for x in self._incoming(join) if x not in arrived]
+        return len(segments) > 1 and all(
+            x.trigger is None and x.source in self.active and x.source in self.complete
+            and self._guard(x, quiet=True) for x in segments)
+
+    def _arrive(self, join: Vertex, segment: Transition, source_label: str, event: Event | None) -> None:
+        """A segment into a join has left its source and run its effect: it has arrived. The last
+        arrival leaves the state holding the sources and takes the join's outgoing segment."""
+        arrived = self.joined.setdefault(join, set())
+        arrived.add(segment)
+        if any(x not in arrived for x in self._incoming(join)):
+            self.ctx.trace.flush_left(self._transition_line(source_label, join.name, event))
+            return
+        del self.joined[join]
+        self._leave_join(join, segment.source)
+
+    def _leave_join(self, join: Vertex, source: Vertex) -> None:
+        out = join.outgoing[0] if join.outgoing else None
+        if out is None:
+            raise MachineError(f"join {join.name} has no outgoing transition")
+        lca = self._lca(source, out.target)
+        root = self._child_toward(lca, source)
+        if root is not None and root in self.active:
+            self._exit(root)
+        self._entered_now = []
+        self._effect(out, self.frame)
+        self._enter_path(out.target, lca)
+        self._arm_timers()
+        shown = root.name if root is not None else join.name
+        self.ctx.trace.flush_left(self._transition_line(shown, out.target.name, None))
+        self._check_final()
 
     def _fire_join(self, join: Vertex) -> None:
         """The segments into a join fire together: each source left and its effect run, then the
@@ -712,20 +783,8 @@ class MachineRun:
             if x.source in self.active:
                 self._exit(x.source)
             self._effect(x, self.frame)
-        out = join.outgoing[0] if join.outgoing else None
-        if out is None:
-            raise MachineError(f"join {join.name} has no outgoing transition")
-        lca = self._lca(segments[0].source, out.target)
-        root = self._child_toward(lca, segments[0].source)
-        if root is not None and root in self.active:
-            self._exit(root)
-        self._entered_now = []
-        self._effect(out, self.frame)
-        self._enter_path(out.target, lca)
-        self._arm_timers()
-        shown = root.name if root is not None else join.name
-        self.ctx.trace.flush_left(self._transition_line(shown, out.target.name, None))
-        self._check_final()
+        self.joined.pop(join, None)
+        self._leave_join(join, segments[0].source)
         self._requeue_deferred()
         self._deliver()
 
@@ -774,14 +833,41 @@ class MachineRun:
     # ------------------------------------------------------------ bodies
 
     def _behavior(self, b: Behavior, state: Vertex) -> None:
-        if b.wrapped:
+        owner = f"state {state.name}"
+        if b.action is not None:
             self.ctx.trace.at(0, "stmt action body")
-            self._run(b.statements, self.frame, 1, f"state {state.name}")
+            name = b.action.name or (b.action.types[0].rsplit("::", 1)[-1] if b.action.types else "action")
+            self._drain(self._flow(self._action_members(b.action), 1, f"state behavior {name}", name), owner)
+        elif b.wrapped:
+            self.ctx.trace.at(0, "stmt action body")
+            self._run(b.statements, self.frame, 1, owner)
         else:
-            self._run(b.statements, self.frame, 0, f"state {state.name}")
+            self._run(b.statements, self.frame, 0, owner)
+
+    def _flow(self, members: tuple[s.Member, ...], depth: int, label: str, name: str) -> BodyRun:
+        """A behavior given as an action: its flow run from its start, in the machine's frame."""
+        graph = self.program.block_graph(self.element, s.Block(members, s.NO_SPAN), name)
+        self.ctx.trace.flush_left(f"enter action node: {label}")
+        flow = Flow(self.host, graph, self.frame, FlowKind.BLOCK, depth, label)
+        self.host.init_attributes(graph.attributes, self.frame, depth)
+        flow.start()
+        yield from self.host._drive(flow)
+        self.ctx.trace.flush_left(f"leave action node: {label}")
+
+    def _action_members(self, usage: s.Usage) -> tuple[s.Member, ...]:
+        """A typed behavior's flow: the steps of the action it is typed by, then its own (unordered
+        with them unless a succession orders them)."""
+        own = usage.members or ((usage.action_body,) if usage.action_body is not None else ())
+        if usage.types:
+            performs = lookup(self.program.model, self.element, usage.types[0])
+            if performs is not None:
+                return tuple(effective_members(self.program.model, performs)) + own
+        return own
 
     def _run(self, stmts: tuple[s.Member, ...], frame: Frame, depth: int, owner: str) -> None:
-        body: Iterator[Wait] = self.host.statements(stmts, frame, depth, owner)
+        self._drain(self.host.statements(stmts, frame, depth, owner), owner)
+
+    def _drain(self, body: Iterator[Wait], owner: str) -> None:
         for _ in body:
             raise MachineError(f"{owner}: an entry, exit or effect that waits is not run yet")
         self._deliver()
@@ -791,7 +877,7 @@ class MachineRun:
         bus = self.ctx.bus
         if bus:
             for message in list(bus):
-                self.pool.append(Event("signal", _signal_name(message.payload), message.payload))
+                self.pool.append(Event("signal", _signal_name(message.payload, self.ctx), message.payload))
             self.ctx.journal.touch(bus)
             bus.clear()
 
