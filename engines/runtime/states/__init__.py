@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from engines.runtime.states.core import MachineError
 from engines.runtime.states.environment import (
     EnvEvent,
     EnvironmentInputError,
@@ -11,7 +12,7 @@ from engines.runtime.states.environment import (
     parse_duration,
     parse_send,
 )
-from engines.runtime.states.machine import MachineError, MachineRun, start_machine
+from engines.runtime.states.machine import MachineRun, start_machine
 
 __all__ = ["EnvEvent", "EnvironmentInputError", "EventKind", "MachineError", "MachineRun", "UnknownSignalError",
            "events_from_json", "parse_duration", "parse_send", "start_machine"]
