@@ -38,31 +38,79 @@ def read_events(path: str) -> list[EnvEvent]:
 
 @dataclass
 class MachineSession:
-    """One machine run a face drives: started, sent events, advanced, stepped."""
+    """One machine run a face drives: started, sent events, advanced, stepped and stepped back.
+
+    What the environment did and each move taken are kept in order (`inputs`): `back` starts the
+    machine again and replays them without the last moves, which gives the run it had then, since a
+    machine under a fixed policy moves the same way every time."""
 
     run: MachineRun
     subject: str
-    sent: list[str] = field(default_factory=list)
+    program: LoweredModel
+    schedule: str = "reverse"
+    performer: str | None = None
+    inputs: list[tuple[str, Any]] = field(default_factory=list)
 
     @classmethod
     def start(cls, program: LoweredModel, name: str, schedule: str = "reverse",
               performer: str | None = None) -> MachineSession:
         run = start_machine(program, name, schedule, performer)
-        return cls(run, run.element.qualified_name)
+        return cls(run, run.element.qualified_name, program, schedule, performer)
+
+    @property
+    def moves(self) -> int:
+        return sum(1 for kind, _ in self.inputs if kind == "move")
 
     def send(self, event: EnvEvent | str) -> EnvEvent:
         parsed = parse_send(event) if isinstance(event, str) else event
         self.run.send(parsed)
-        self.sent.append(parsed.text())
+        self.inputs.append(("send", parsed))
         return parsed
 
     def advance(self, duration: str | Fraction) -> list[str]:
         seconds = parse_duration(duration) if isinstance(duration, str) else duration
-        return self.run.advance(seconds)
+        mark = self.run.ctx.trace.mark()
+        self.settle()
+        self.run.advance(seconds)
+        self.inputs.append(("advance", seconds))
+        return self.run.ctx.trace.since(mark)
 
-    def settle(self) -> list[str]:
+    def step(self, count: int = 1) -> tuple[list[str], int]:
+        """Up to `count` moves at the present instant; the lines written and the moves made."""
+        mark = self.run.ctx.trace.mark()
+        made = 0
+        while made < count and self.run.step():
+            made += 1
+            self.inputs.append(("move", None))
+        return self.run.ctx.trace.since(mark), made
+
+    def settle(self) -> tuple[list[str], int]:
         """Every move due now: the machine runs until it rests (timers wait for `advance`)."""
-        return self.run.run_to_end(horizon=self.run.ctx.clock.now)
+        return self.step(self.run.ctx.max_steps)
+
+    def back(self, count: int = 1) -> int:
+        """Undo the last `count` moves (the environment's sends and time stay); the moves undone."""
+        undone = min(count, self.moves)
+        kept: list[tuple[str, Any]] = []
+        dropping = undone
+        for kind, value in reversed(self.inputs):
+            if kind == "move" and dropping:
+                dropping -= 1
+                continue
+            kept.append((kind, value))
+        kept.reverse()
+        run = start_machine(self.program, self.subject, self.schedule, self.performer)
+        run.ctx.trace.enabled = self.run.ctx.trace.enabled
+        self.run, self.inputs = run, []
+        for kind, value in kept:
+            if kind == "send":
+                self.send(value)
+            elif kind == "advance":
+                self.run.advance(value)
+                self.inputs.append((kind, value))
+            else:
+                self.step(1)
+        return undone
 
     def current(self) -> list[str]:
         """The configuration as a tree (two spaces a level), then the machine's features."""

@@ -23,6 +23,7 @@ from opensysml_kernel.checking import (
 from opensysml_kernel.debugger import DEFAULT_SCHEDULE, Debugger, DebuggerState, Progress, Replay, Token
 from opensysml_kernel.errors import MissingFileError, NoWitnessError
 from opensysml_kernel.history import Stepping
+from opensysml_kernel.machines import MachineSession
 from opensysml_kernel.reports import Check, CheckReport
 from opensysml_kernel.results import Result
 from opensysml_kernel.witness import WitnessPlan, parse_witness, witness_steps
@@ -41,6 +42,8 @@ class SessionState:
     debugger: DebuggerState
     settings: CheckSettings
     last_check: CheckReport | None
+    machine: MachineSession | None = None
+    machine_focus: bool = False
 
 
 class Session:
@@ -51,6 +54,10 @@ class Session:
         self.debugger = Debugger()
         self.settings = CheckSettings()
         self.last_check: CheckReport | None = None
+        # The state machine run the `%state` family drives; %step, %back and %continue move it while
+        # it is the run most recently started.
+        self.machine: MachineSession | None = None
+        self.machine_focus = False
         # The face's live progress line for long checks (the notebook's display, the terminal's status).
         self.progress_sink: Callable[[], ProgressSink | None] | None = None
 
@@ -129,6 +136,7 @@ class Session:
         self.workspace.clear()
         self.debugger.replace(None, None)
         self.last_check = None
+        self.machine, self.machine_focus = None, False
 
     def set_schedule(self, text: str) -> str:
         return self.debugger.set_schedule(text)
@@ -147,8 +155,16 @@ class Session:
 
     # ------------------------------------------------------------ runs
 
+    def start_machine(self, name: str, performer: str | None = None) -> MachineSession:
+        """A state machine run the `%state` family drives, under the session's schedule."""
+        self.machine = MachineSession.start(self.program(), name, self.schedule, performer)
+        self.machine.run.ctx.trace.enabled = True
+        self.machine_focus = True
+        return self.machine
+
     def start_action(self, name: str, performer: str | None = None) -> Progress:
         """A stepping run of the action; with a replay installed, a fine run that follows the witness."""
+        self.machine_focus = False
         subject = self.action_name(name, performer)
         replay = self.debugger.replay_for(subject)
         if replay is not None:
@@ -264,13 +280,15 @@ class Session:
 
     def snapshot(self) -> SessionState:
         """The session as it stands, before a cell that `restore` undoes if it fails or `commit` keeps."""
-        return SessionState(self.workspace.state(), self.debugger.state(), self.settings, self.last_check)
+        return SessionState(self.workspace.state(), self.debugger.state(), self.settings, self.last_check,
+                            self.machine, self.machine_focus)
 
     def restore(self, state: SessionState) -> None:
         """Put back what `snapshot` saw (a run's own steps and %back in between are not undone)."""
         self.workspace.restore(state.workspace)
         self.debugger.restore(state.debugger)
         self.settings, self.last_check = state.settings, state.last_check
+        self.machine, self.machine_focus = state.machine, state.machine_focus
 
     def commit(self) -> None:
         """The cell begun at `snapshot` is kept: the runs it replaced are released."""

@@ -11,7 +11,7 @@ from engines.runtime.actions.tokens import BodyRun, Flow, FlowKind, Wait
 from engines.runtime.evaluate import Frame
 from engines.runtime.states.core import DoRun, Event, MachineCore, MachineError, _signal_name
 from engines.runtime.states.layout import Behavior, Transition, Vertex
-from engines.runtime.values import spell
+from engines.runtime.values import Value, spell
 from ir import syntax as s
 from ir.inherit import effective_members
 from ir.resolve import lookup
@@ -78,9 +78,10 @@ class Bodies(MachineCore):
         self._deliver()
 
     def _deliver(self) -> None:
-        """Messages the bodies sent: into the pool, in the order sent."""
+        """Messages the bodies sent: into the pool, in the order sent (in a world shared with other
+        machines, the world routes them)."""
         bus = self.ctx.bus
-        if bus:
+        if bus and not self.shared:
             for message in list(bus):
                 self.pool.append(Event("signal", _signal_name(message.payload, self.ctx), message.payload))
             self.ctx.journal.touch(bus)
@@ -119,3 +120,11 @@ class Bodies(MachineCore):
         except StopIteration:
             run.current = None
             run.waiting = None
+
+    def accepts(self, name: str) -> bool:
+        """Whether some transition of the machine is triggered by the signal `name`."""
+        return name in self.shape.signals()
+
+    def post(self, payload: Value) -> None:
+        """A message another behavior of the world sent to this machine: into its pool."""
+        self.pool.append(Event("signal", _signal_name(payload, self.ctx), payload))

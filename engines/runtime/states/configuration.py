@@ -181,7 +181,11 @@ class Configuration(Bodies):
         segments = [x for x in self._incoming(join) if x not in arrived]
         return len(segments) > 1 and all(
             x.trigger is None and x.source in self.active and x.source in self.complete
-            and self._guard(x, quiet=True) for x in segments)
+            and self._guard(x, quiet=True) for x in segments) and self._way_out(join) is not None
+
+    def _way_out(self, join: Vertex) -> Transition | None:
+        """The join's outgoing segment whose guard holds now, if any."""
+        return next((out for out in join.outgoing if self._guard(out, quiet=True)), None)
 
     def _arrive(self, join: Vertex, segment: Transition, source_label: str, event: Event | None) -> None:
         """A segment into a join has left its source and run its effect: it has arrived. The last
@@ -195,9 +199,9 @@ class Configuration(Bodies):
         self._leave_join(join, segment.source)
 
     def _leave_join(self, join: Vertex, source: Vertex) -> None:
-        out = join.outgoing[0] if join.outgoing else None
+        out = self._way_out(join)
         if out is None:
-            raise MachineError(f"join {join.name} has no outgoing transition")
+            raise MachineError(f"join {join.name}: no outgoing transition's guard holds")
         lca = self._lca(source, out.target)
         root = self._child_toward(lca, source)
         if root is not None and root in self.active:

@@ -125,6 +125,7 @@ class MachineCore(ABC):
     error: RunError | None
     unmatched: list[Event]
     _entered_now: list[Vertex]
+    shared: bool  # in a world with other behaviors: the world routes the messages sent
 
     @property
     def finished(self) -> bool:

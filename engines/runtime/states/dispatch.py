@@ -53,6 +53,11 @@ class Dispatch(Configuration):
         no way through. The guards of a junction with several branches are read as its draw (traced)."""
         route: list[Transition] = []
         target = t.target
+        if target.kind is VertexKind.JOIN:
+            arrived = self.joined.get(target, set())
+            completes = all(x is t or x in arrived for x in self._incoming(target))
+            # the segment that would complete a join with no way out is not enabled
+            return None if completes and self._way_out(target) is None else route
         while target.kind is VertexKind.JUNCTION:
             depth += 1
             if depth > len(self.shape.vertices):
@@ -67,6 +72,13 @@ class Dispatch(Configuration):
                 return None
             route.append(nxt)
             target = nxt.target
+        owner = target.parent
+        # a history with no record yet, entered from outside its owner: the way through is its default's
+        unrecorded = (target.kind in (VertexKind.HISTORY, VertexKind.DEEP_HISTORY) and not self.history.get(target)
+                      and owner is not None and not t.source.is_within(owner) and bool(target.outgoing))
+        if unrecorded and not any(self._guard(d, quiet=True) and self._route(d, shown, depth + 1) is not None
+                                  for d in target.outgoing):
+            return None
         return route
 
     def _dispatch_completion(self, state: Vertex) -> None:

@@ -23,7 +23,7 @@ from engines.runtime.states.core import DoRun, Event, Timer
 from engines.runtime.states.dispatch import Dispatch
 from engines.runtime.states.environment import EnvEvent, EventKind, UnknownSignalError
 from engines.runtime.states.layout import Shape, Transition, Vertex, shape_of
-from engines.runtime.values import Signal
+from engines.runtime.values import ObjectRef, Signal
 from engines.runtime.world import Context
 from ir import syntax as s
 from ir.inherit import effective_members
@@ -35,14 +35,20 @@ class MachineRun(Dispatch):
     """One performance of a state machine, stepped move by move or run until nothing is left to do."""
 
     def __init__(self, program: LoweredModel, element: Element, schedule: str = "reverse",
-                 performer: str | None = None, max_steps: int | None = None) -> None:
+                 performer: str | None = None, max_steps: int | None = None, ctx: Context | None = None,
+                 on: ObjectRef | None = None) -> None:
+        """A performance of `element`; in a world of its own, or in `ctx` performed by the object `on`
+        (an exhibited state: its bodies read and write that object's features, its start is traced)."""
         self.program = program
         self.element = element
         self.shape: Shape = shape_of(program.model, element)
-        self.ctx = Context(program, make_scheduler(schedule), max_steps)
+        self.ctx = ctx if ctx is not None else Context(program, make_scheduler(schedule), max_steps)
         _hold_features(program, element)
         self.host = Run(self.ctx, element, performer)  # runs the bodies; its frame holds the features
         self.frame: Frame = self.host.root.frame
+        self.shared = on is not None
+        if on is not None:
+            self.frame.performer = on
         self.active: set[Vertex] = set()
         self.pool: list[Event] = []
         self.deferred: list[Event] = []
@@ -60,8 +66,11 @@ class MachineRun(Dispatch):
         self.moves = 0
         self.unmatched: list[Event] = []
         self._entered_now: list[Vertex] = []
-        with self.ctx.trace.quiet():  # the corpus traces begin after the initial configuration
+        if on is not None:
             self._start()
+        else:
+            with self.ctx.trace.quiet():  # a machine's own trace begins after its initial configuration
+                self._start()
 
     @property
     def trace(self) -> list[str]:
@@ -124,20 +133,22 @@ class MachineRun(Dispatch):
         walk(self.shape.machine, 0)
         return out
 
-    def step(self) -> list[str]:
-        """One move: a do round, else one dispatch; nothing when the machine rests."""
-        mark = self.ctx.trace.mark()
-        if not self.finished:
-            try:
-                if not self._move():
-                    self._rest()
-            except Terminated:
-                self._terminate()
-            except RunError as err:
-                self.status = "failed"
-                self.error = err
-                raise
-        return self.ctx.trace.since(mark)
+    def step(self) -> bool:
+        """One move at the present instant: a do round and/or one dispatch; False when the machine
+        rests (finished, or waiting for the environment or the clock). The lines are in `trace`."""
+        if self.finished:
+            return False
+        moved = False
+        try:
+            moved = self._move()
+        except Terminated:
+            self._terminate()
+            moved = True
+        except RunError as err:
+            self.status = "failed"
+            self.error = err
+            raise
+        return moved
 
     def run_to_end(self, horizon: Fraction | None = None) -> list[str]:
         """Every move until the machine finishes or rests; timers fire as the clock reaches them (up
@@ -159,9 +170,6 @@ class MachineRun(Dispatch):
                 continue
             if not self._fire_timers(horizon):
                 break
-
-    def _rest(self) -> None:
-        """Nothing moved: the machine waits (for the environment or the clock)."""
 
     def _terminate(self) -> None:
         self.status = "terminated"

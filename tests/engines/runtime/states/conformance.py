@@ -9,6 +9,7 @@ import ir
 from engines.errors import RunError
 from engines.runtime import Program
 from engines.runtime.states import events_from_json, start_machine
+from engines.runtime.states.instances import Instantiation
 from tests.corpus_cases import Case, entry, same_value
 
 
@@ -19,6 +20,7 @@ class MachineResult:
     outputs: dict[str, str] = field(default_factory=dict)
     trace: list[str] = field(default_factory=list)
     error: str | None = None
+    objects: dict[str, tuple[str, list[str], dict[str, str]]] = field(default_factory=dict)
 
 
 def default_run(case: Case) -> MachineResult:
@@ -27,8 +29,7 @@ def default_run(case: Case) -> MachineResult:
     try:
         model = ir.resolve([ir.parse(case.text, case.name)])
         if case.kind == "instance" or "instantiate" in case.expected:
-            out.error = "instance cases are not run yet (parts starting the machines they exhibit)"
-            return out
+            return _instance_run(case, model)
         run = start_machine(Program(model), entry(case, model), case.expected.get("schedule") or "reverse")
         for event in events_from_json(case.expected.get("events") or []):
             run.send(event)
@@ -44,6 +45,53 @@ def default_run(case: Case) -> MachineResult:
     out.outputs = run.outputs()
     out.trace = list(run.trace)
     return out
+
+
+def _instance_run(case: Case, model: ir.Model) -> MachineResult:
+    """An instance case: the part materialized, its machines run; each object's machine and slots."""
+    out = MachineResult()
+    try:
+        world = Instantiation(Program(model), str(case.expected["instantiate"]))
+        world.run()
+    except (ir.SysmlError, RunError) as err:
+        out.error = str(err)
+        return out
+    out.trace = list(world.ctx.trace.lines)
+    for obj in world.objects:
+        prefix = f"{obj.path}." if obj.path else ""
+        for name, value in world.slots(obj).items():
+            out.outputs[prefix + name] = value
+        if obj.machines:
+            out.objects[obj.path] = (obj.machines[0].final_state(), list(obj.machines[0].visits),
+                                     world.slots(obj))
+    return out
+
+
+def _instance_problems(expected: dict[str, Any], got: MachineResult) -> list[str]:
+    problems: list[str] = []
+    for key, value in (expected.get("slots") or {}).items():
+        if not same_value(value, got.outputs.get(key)):
+            problems.append(f"slot {key}: expected {value.get('value')!r}, got {got.outputs.get(key)!r}")
+    for spec in expected.get("objects") or []:
+        path = spec.get("path", "")
+        if "events" in spec:
+            problems.append(f"object {path!r}: events sent to one object of an instance are not driven yet")
+            continue
+        if path not in got.objects:
+            problems.append(f"object {path!r}: no machine ran on it")
+            continue
+        final, visits, slots = got.objects[path]
+        problems.extend(f"object {path!r}: {p}" for p in _matches(
+            {k: v for k, v in spec.items() if k in ("finalState", "stateVisits")},
+            MachineResult(final, visits, slots)))
+        for key, value in (spec.get("slots") or {}).items():
+            if value.get("type") == "Instance":
+                ok = key in slots and slots[key] != "<unset>"
+            else:
+                ok = same_value(value, slots.get(key))
+            if not ok:
+                problems.append(f"object {path!r} slot {key}: expected {value.get('value')!r}, got {slots.get(key)!r}")
+    return problems
 
 
 def _matches(expected: dict[str, Any], got: MachineResult) -> list[str]:
@@ -69,7 +117,9 @@ def verdict(case: Case) -> list[str]:
     if got.error is not None:
         return [f"the run failed: {got.error}"]
     problems: list[str] = []
-    if "outcomes" in expected:
+    if case.kind == "instance" or "instantiate" in expected:
+        problems.extend(_instance_problems(expected, got))
+    elif "outcomes" in expected:
         matches = [i for i, o in enumerate(expected["outcomes"], start=1) if not _matches(o, got)]
         if len(matches) != 1:
             problems.append(f"the default run matches outcomes {matches} (finalState {got.final_state!r}, "
