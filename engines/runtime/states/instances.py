@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engines.errors import UnknownBehaviorError
+from engines.runtime.actions import Run
 from engines.runtime.lowered import LoweredModel
 from engines.runtime.schedule import make_scheduler
 from engines.runtime.states.core import _signal_name
@@ -26,6 +27,7 @@ class InstanceObject:
     path: str
     ref: ObjectRef
     machines: list[MachineRun] = field(default_factory=list)
+    actions: list[Element] = field(default_factory=list)  # the actions it performs, in declaration order
 
 
 class Instantiation:
@@ -49,8 +51,7 @@ class Instantiation:
         definition = self._definition(el)
         short = el.name if not path else path.rsplit(".", 1)[-1]
         type_name = definition.qualified_name if definition is not None else ""
-        ref = self.ctx.materialize(definition.name if definition is not None and not path else short,
-                                   type_name, self.ctx.feature_values(el))
+        ref = self.ctx.materialize(short, type_name, self.ctx.feature_values(el))
         obj = InstanceObject(path, ref)
         self.objects.append(obj)
         sources = [d for d in (definition, el) if d is not None]
@@ -66,6 +67,8 @@ class Instantiation:
                     continue
                 if member.kind == "state" and (member.exhibited or child.owner is source):
                     self._exhibit(obj, child)
+                elif member.kind == "action" and member.performed:
+                    obj.actions.append(child)
                 elif member.kind == "part":
                     parts.append(child)
         for child in parts:
@@ -77,8 +80,46 @@ class Instantiation:
         self.ctx.materialize(machine.name, machine.qualified_name)
         obj.machines.append(MachineRun(self.program, machine, ctx=self.ctx, on=obj.ref))
 
+    def _ordered(self, actions: list[Element]) -> list[Element]:
+        """The performed actions in an order every succession between two of them allows (`first g
+        then m`, owned by their type or by a package, its ends named by chain or qualified name);
+        declaration order where none orders them."""
+        names = {a.name: a for a in actions}
+        before: dict[str, set[str]] = {a.name: set() for a in actions}
+        for el in self.program.model.walk():
+            members = getattr(el.decl, "members", ()) or ()
+            for m in members:
+                if isinstance(m, (s.FirstMember, s.SuccessionMember)) and m.target is not None:
+                    first = m.source.replace("::", ".").rsplit(".", 1)[-1]
+                    then = m.target.replace("::", ".").rsplit(".", 1)[-1]
+                    if first in names and then in names and first != then:
+                        before[then].add(first)
+        out: list[Element] = []
+        left = list(actions)
+        while left:
+            ready = next((a for a in left if before[a.name] <= {o.name for o in out}), left[0])
+            out.append(ready)
+            left.remove(ready)
+        return out
+
+    def _perform(self, obj: InstanceObject, action: Element) -> None:
+        trace = self.ctx.trace
+        trace.flush_left(f"start: performed action {action.name} of #{obj.ref.id}")
+        self.ctx.materialize(action.name, action.qualified_name)
+        run = Run(self.ctx, action)
+        run.root.frame.performer = obj.ref
+        with self.ctx.trace.quiet():  # its features again, now that `this` is the object performing it
+            run.init_attributes(self.program.graph(action).attributes, run.root.frame, 0)
+        trace.flush_left(f"run: performed action {action.name} of #{obj.ref.id}")
+        run.run_to_end()
+
     def run(self) -> list[str]:
-        """Every machine runs until none can move; messages go to the machines that accept them."""
+        """The actions each object performs, one after another as the successions between them
+        order them; then every machine until none can move, messages going to the machines that
+        accept them."""
+        for obj in self.objects:
+            for action in self._ordered(obj.actions):
+                self._perform(obj, action)
         for obj in self.objects:
             for machine in obj.machines:
                 self.ctx.trace.flush_left(f"run: exhibited state machine {machine.element.name} of #{obj.ref.id}")
