@@ -7,6 +7,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from engines.runtime.actions.tokens import Terminated
+from engines.runtime.bus import Message
 from engines.runtime.evaluate import Frame
 from engines.runtime.states.configuration import Configuration
 from engines.runtime.states.core import Event, Firing, MachineError, transition_line
@@ -103,10 +104,27 @@ class Dispatch(Configuration):
         if firings:
             self._fire(firings)
             return
+        if self._to_waiting_do(event):
+            return
         if any(event.name in v.defers for v in self.active):
             self.deferred.append(event)
             return
         self.unmatched.append(event)
+
+    def _to_waiting_do(self, event: Event) -> bool:
+        """An event no transition takes goes to a do behavior parked at an accept that takes it."""
+        if event.kind != "signal":
+            return False
+        bus = self.ctx.bus
+        for run in self.dos.values():
+            if run.waiting is None or run.state not in self.active:
+                continue
+            self.ctx.journal.touch(bus)
+            bus.append(Message(event.payload, None, 0))
+            if run.waiting.ready():
+                return True
+            bus.pop()
+        return False
 
     def _change_event(self) -> bool:
         """A `when` condition that rose since it was last read: one change occurrence."""
