@@ -208,9 +208,12 @@ def _step(session: Session, args: list[str]) -> Result:
 
 def _back(session: Session, args: list[str]) -> Result:
     if session.machine_focus and session.machine is not None:
-        undone = session.machine.back(_count("back", args, "steps"))
-        return _machine_result(session.machine, [f"back {undone} move{'s' if undone != 1 else ''}",
-                                                 *session.machine.current()])
+        wanted = _count("back", args, "steps")
+        undone = session.machine.back(wanted)
+        head = f"back {undone} move{'s' if undone != 1 else ''}"
+        if undone < wanted:
+            head += " (the moves before the last %advance stay: time that passed is not undone)"
+        return _machine_result(session.machine, [head, *session.machine.current()])
     progress = session.back(_count("back", args, "steps"))
     result = _run_result(session, progress)
     return _with_tokens(session, Result.of(result.lines, Tone.PAUSED, **result.data))

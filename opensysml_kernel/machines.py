@@ -89,8 +89,14 @@ class MachineSession:
         return self.step(self.run.ctx.max_steps)
 
     def back(self, count: int = 1) -> int:
-        """Undo the last `count` moves (the environment's sends and time stay); the moves undone."""
-        undone = min(count, self.moves)
+        """Undo the last `count` moves (the environment's sends stay); the moves undone. Time that
+        passed is not undone: back stops at the last `advance`."""
+        since = 0
+        for kind, _ in reversed(self.inputs):
+            if kind == "advance":
+                break
+            since += kind == "move"
+        undone = min(count, since)
         kept: list[tuple[str, Any]] = []
         dropping = undone
         for kind, value in reversed(self.inputs):

@@ -98,3 +98,12 @@ def test_bad_input_is_a_typed_error_and_changes_nothing(session: Session, line: 
 def test_commands_need_a_machine(session: Session) -> None:
     with pytest.raises(UsageError, match="start one with %state"):
         execute(session, "%send Press")
+
+
+def test_back_stops_at_the_last_advance(session: Session) -> None:
+    execute(session, "%state Lamp")
+    execute(session, "%send Press")
+    execute(session, "%advance 60")
+    out = lines(session, "%back")
+    assert out[0].startswith("back 0 moves (the moves before the last %advance stay")
+    assert lines(session, "%current")[0] == "dark"
