@@ -1,17 +1,16 @@
-"""A machine's shape as the runtime walks it: states and pseudostates in a tree, regions, and the
-transitions out of each vertex, built once from the syntax tree (names resolved, nearest first)."""
+"""A machine's shape as the runtime walks it: the lowered StateGraph (ir/graphs.py) as a tree of
+vertices (a parallel state's regions are its children), each with the transitions out of it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
 
-from engines.errors import RunError
 from ir import syntax as s
-from ir.inherit import effective_members
-from ir.lower import is_feature, states_a_flow
+from ir.graphs import Behavior as GraphBehavior
+from ir.graphs import StateGraph, StateKind
+from ir.lower.states import lower_state
 from ir.model import Element, Model
-from ir.resolve import lookup
 
 
 class VertexKind(Enum):
@@ -28,10 +27,6 @@ class VertexKind(Enum):
 
 PSEUDO = {VertexKind.CHOICE, VertexKind.JUNCTION, VertexKind.HISTORY, VertexKind.DEEP_HISTORY,
           VertexKind.FORK, VertexKind.JOIN, VertexKind.TERMINATE}
-
-
-class MachineShapeError(RunError):
-    """A machine the runtime cannot start: no initial state, a transition naming no state, ..."""
 
 
 @dataclass(eq=False)
@@ -130,191 +125,42 @@ class Shape:
         return out
 
 
-def _body(model: Model, el: Element | None, decl: s.Member) -> tuple[s.Member, ...]:
-    """A state's members: its own, or (a typed state with no body of its own) its definition's."""
-    members: tuple[s.Member, ...] = getattr(decl, "members", ()) or ()
-    if el is not None:
-        own = [m for m in members if isinstance(m, s.Usage) and m.kind == "state"]
-        if not own and isinstance(decl, s.Usage) and decl.types:
-            definition = lookup(model, el.owner, decl.types[0])
-            if definition is not None:
-                members = effective_members(model, definition) + members
-    return members
+_KINDS = {StateKind.SIMPLE: VertexKind.STATE, StateKind.COMPOSITE: VertexKind.STATE,
+          StateKind.PARALLEL: VertexKind.STATE, StateKind.FINAL: VertexKind.FINAL,
+          StateKind.SHALLOW_HISTORY: VertexKind.HISTORY, StateKind.DEEP_HISTORY: VertexKind.DEEP_HISTORY,
+          StateKind.JUNCTION: VertexKind.JUNCTION, StateKind.CHOICE: VertexKind.CHOICE,
+          StateKind.FORK: VertexKind.FORK, StateKind.JOIN: VertexKind.JOIN, StateKind.TERMINATE: VertexKind.TERMINATE}
 
 
-class _Builder:
-    def __init__(self, model: Model, root: Element) -> None:
-        self.model = model
-        self.vertices: list[Vertex] = []
-        self.pending: list[tuple[Vertex, s.Member, tuple[s.Member, ...]]] = []
-        self.transitions: list[Transition] = []
-        self.root_element = root
-
-    def build(self) -> Shape:
-        decl = self.root_element.decl
-        parallel = bool(getattr(decl, "parallel", False))
-        machine = Vertex(self.root_element.name, VertexKind.STATE, None, parallel=parallel,
-                         element=self.root_element)
-        self.vertices.append(machine)
-        assert decl is not None
-        self._fill(machine, effective_members(self.model, self.root_element), self.root_element)
-        for owner, member, members in self.pending:
-            self._transition(owner, member, members)
-        self.transitions.sort(key=lambda t: t.index)
-        for t in self.transitions:
-            t.source.outgoing.append(t)
-        return Shape(machine, self.vertices, self.transitions)
-
-    def _vertex(self, name: str, kind: VertexKind, parent: Vertex, el: Element | None = None) -> Vertex:
-        v = Vertex(name, kind, parent, order=len(self.vertices), element=el)
-        self.vertices.append(v)
-        parent.children.append(v)
-        return v
-
-    def _fill(self, state: Vertex, members: tuple[s.Member, ...], el: Element | None) -> None:
-        previous: Vertex | None = None
-        initial_marker = False
-        defers: list[str] = []
-        entry_then = False  # `entry action { ... } then S;`: the entry behavior, then the initial transition
-        for m in members:
-            if isinstance(m, s.ThenMember) and m.target is not None and entry_then and state.initial is None:
-                self.pending.append((state, s.Transition(m.span, None, "$initial", None, None, None, m.target), ()))
-                entry_then = False
-                continue
-            entry_then = False
-            if isinstance(m, s.Usage) and m.kind == "state" and m.name:
-                child_el = el.members.get(m.name) if el is not None else None
-                child = self._vertex(m.name, VertexKind.STATE, state, child_el)
-                child.parallel = m.parallel
-                self._fill(child, _body(self.model, child_el, m), child_el)
-                if initial_marker and state.initial is None:
-                    state.initial = child
-                    initial_marker = False
-                previous = child
-            elif isinstance(m, s.Usage) and m.kind == "action" and m.name and isinstance(m.action_body, s.Terminate):
-                previous = self._vertex(m.name, VertexKind.TERMINATE, state)
-            elif isinstance(m, s.Pseudostate):
-                kind = {"choice": VertexKind.CHOICE, "junction": VertexKind.JUNCTION,
-                        "history": VertexKind.HISTORY, "deep history": VertexKind.DEEP_HISTORY}.get(m.kind)
-                if kind is not None:
-                    previous = self._vertex(m.name, kind, state)
-            elif isinstance(m, s.ControlNode) and m.kind in ("fork", "join") and m.name:
-                previous = self._vertex(m.name, VertexKind.FORK if m.kind == "fork" else VertexKind.JOIN, state)
-            elif isinstance(m, s.EntryMember):
-                if m.kind == "entry" and m.behavior is None and m.block is None:
-                    initial_marker = True
-                    continue
-                behavior = _behavior(m)
-                getattr(state, m.kind).append(behavior)
-                entry_then = m.kind == "entry"
-            elif isinstance(m, s.ThenMember):
-                if m.target is not None and initial_marker:
-                    self.pending.append((state, s.Transition(m.span, None, "$initial", None, None, None,
-                                                             m.target), ()))
-                    initial_marker = False
-                elif m.target is not None and previous is not None:
-                    self.pending.append((state, s.Transition(m.span, None, previous.name, None, None, None,
-                                                             m.target), ()))
-                elif isinstance(m.member, s.Usage) and m.member.kind == "state" and m.member.name:
-                    self._fill_then(state, m.member, el, initial_marker, previous)
-                    initial_marker = False
-            elif isinstance(m, (s.Transition, s.SuccessionMember, s.FirstMember, s.StateTriggerShorthand)):
-                self.pending.append((state, m, ()))
-            elif isinstance(m, s.Defer):
-                defers.append(m.signal.rsplit("::", 1)[-1])
-        state.defers = tuple(defers)
-
-    def _fill_then(self, state: Vertex, usage: s.Usage, el: Element | None, initial: bool,
-                   previous: Vertex | None) -> None:
-        child_el = el.members.get(usage.name) if el is not None and usage.name else None
-        assert usage.name is not None
-        child = self._vertex(usage.name, VertexKind.STATE, state, child_el)
-        child.parallel = usage.parallel
-        self._fill(child, _body(self.model, child_el, usage), child_el)
-        if initial and state.initial is None:
-            state.initial = child
-        elif previous is not None:
-            self.pending.append((state, s.Transition(usage.span, None, previous.name, None, None, None,
-                                                     usage.name), ()))
-
-    def _transition(self, owner: Vertex, m: s.Member, _members: tuple[s.Member, ...]) -> None:
-        trigger: s.Trigger | None
-        if isinstance(m, s.StateTriggerShorthand):
-            source, target_name, trigger, guard, effect, name = owner, m.target, m.trigger, m.guard, m.effect, None
-        elif isinstance(m, s.Transition):
-            if m.source == "$initial":
-                target = self.find(owner, m.target)
-                owner.initial = target
-                return
-            source = self.find(owner, m.source)
-            target_name, trigger, guard, effect, name = m.target, m.trigger, m.guard, m.effect, m.name
-        elif isinstance(m, s.SuccessionMember):
-            source = self.find(owner, m.source)
-            target_name, trigger, guard, effect, name = m.target, None, m.guard, None, m.name
-        elif isinstance(m, s.FirstMember):
-            if m.target is None:
-                return
-            source = self.find(owner, m.source)
-            target_name, trigger, guard, effect, name = m.target, None, m.guard, None, None
-        else:
-            return
-        target = self.find(owner, target_name, source)
-        self.transitions.append(Transition(source, target, trigger, guard, _effect(effect),
-                                           len(self.transitions), name, isinstance(effect, s.Block)))
-
-    def find(self, owner: Vertex, path: str, source: Vertex | None = None) -> Vertex:
-        """The vertex a transition names, nearest the owner first; `done` is the region's final state
-        (of the source's region), `terminate` the machine's end."""
-        last = path.replace("::", ".").rsplit(".", 1)[-1]
-        scope: Vertex | None = owner
-        while scope is not None:
-            found = _search(scope, last)
-            if found is not None and (found.kind is not VertexKind.FINAL or found.parent is owner):
-                return found
-            scope = scope.parent
-        if last in ("done", "terminate"):
-            kind = VertexKind.FINAL if last == "done" else VertexKind.TERMINATE
-            return self._vertex(last, kind, owner)
-        raise MachineShapeError(f"no state named '{path}' in state machine {self.root_element.name}")
-
-
-def _search(scope: Vertex, name: str) -> Vertex | None:
-    """Breadth first below `scope`: the nearest vertex of that name."""
-    frontier = list(scope.children)
-    while frontier:
-        for v in frontier:
-            if v.name == name:
-                return v
-        frontier = [c for v in frontier for c in v.children]
-    return None
-
-
-def _behavior(m: s.EntryMember) -> Behavior:
-    """A body (`entry { ... }`, an untyped `entry action a { ... }` of statements) runs as one
-    anonymous action; a typed action or one stating a flow runs as a flow of its own; a statement
-    runs as the statement it is."""
-    if m.block is not None:
-        return Behavior(m.kind, m.block.members)
-    b = m.behavior
-    if isinstance(b, s.Usage):
-        members = b.members or ((b.action_body,) if b.action_body is not None else ())
-        if not b.types and not b.performed and (m.kind == "do" or not states_a_flow(members)):
-            # an untyped do behavior is stepped one member at a time
-            return Behavior(m.kind, members)
-        if m.kind == "do" or all(is_feature(x) for x in b.members):
-            # performed as a node: a typed action binding its parameters, a do behavior's flow
-            return Behavior(m.kind, (b,), wrapped=False)
-        return Behavior(m.kind, members, action=b)
-    return Behavior(m.kind, (b,) if b is not None else (), wrapped=False)
-
-
-def _effect(effect: s.Member | s.Block | None) -> tuple[s.Member, ...]:
-    if effect is None:
-        return ()
-    if isinstance(effect, s.Block):
-        return effect.members
-    return (effect,)
+def _runs(behavior: GraphBehavior | None, kind: str) -> list[Behavior]:
+    if behavior is None:
+        return []
+    return [Behavior(kind, behavior.statements, behavior.action, behavior.wrapped)]
 
 
 def shape_of(model: Model, machine: Element) -> Shape:
-    return _Builder(model, machine).build()
+    """The machine's lowered StateGraph (ir/lower/states.py) as the tree the runtime walks."""
+    return shape_from_graph(lower_state(model, machine))
+
+
+def shape_from_graph(graph: StateGraph) -> Shape:
+    vertices = [Vertex(st.name, _KINDS[st.kind], None, order=st.index, parallel=st.kind is StateKind.PARALLEL,
+                       element=st.element) for st in graph.states]
+    for st, v in zip(graph.states, vertices, strict=True):
+        v.parent = vertices[st.parent] if st.parent is not None else None
+        v.children = [vertices[i] for r in st.regions for i in graph.regions[r].states]
+        if st.kind is not StateKind.PARALLEL and st.regions:
+            first = graph.regions[st.regions[0]].initial
+            v.initial = vertices[first] if first is not None else None
+        v.entry, v.do, v.exit = _runs(st.entry, "entry"), _runs(st.do, "do"), _runs(st.exit, "exit")
+        v.defers = st.defers
+    transitions = []
+    for t in graph.transitions:
+        effect = t.effect
+        trigger = None if t.is_completion else t.trigger.written
+        transitions.append(Transition(vertices[t.source], vertices[t.target], trigger, t.guard,
+                                      effect.statements if effect is not None else (), t.index, t.name,
+                                      effect.wrapped if effect is not None else False))
+    for x in transitions:
+        x.source.outgoing.append(x)
+    return Shape(vertices[0], vertices, transitions)

@@ -146,7 +146,7 @@ def test_an_unknown_signal_is_refused_and_the_pool_is_unchanged() -> None:
 
 
 def test_a_machine_without_an_initial_state_is_refused() -> None:
-    with pytest.raises(ir.SysmlError, match="no initial state"):
+    with pytest.raises(ir.SysmlError, match="has no initial transition"):
         machine("package N { state M { state a; state b; } }", "N::M")
 
 
