@@ -17,6 +17,9 @@ from ir.inherit import effective_members, merge
 from ir.lower.actions import lower_action, lower_block
 from ir.model import Element, Model
 
+# The features a machine's frame holds (its states and transitions are no action flow).
+FEATURE_KINDS = ("attribute", "feature", "item", "ref", "part", "port", "occurrence")
+
 # The terminate a terminate action usage performs after (or before) its body's statements.
 IMPLICIT_TERMINATE = s.Terminate(s.NO_SPAN, "$implicit")
 
@@ -36,6 +39,17 @@ class ModelGraphs:
         if graph is None:
             graph = lower_action(self.model, el)
             self._graphs[el.qualified_name] = graph
+        return graph
+
+    def hold_features(self, element: Element) -> ActionGraph:
+        """The graph a machine's host run starts from, kept as the element's graph: lowered from its
+        features alone, so the run's frame holds them (its states and transitions are no action flow)."""
+        graph = self._graphs.get(element.qualified_name)
+        if graph is None:
+            members = tuple(m for m in effective_members(self.model, element)
+                            if isinstance(m, s.Usage) and m.kind in FEATURE_KINDS)
+            graph = lower_block(self.model, element, members, element.name)
+            self._graphs[element.qualified_name] = graph
         return graph
 
     def block_graph(self, owner: Element, block: s.Block, label: str) -> ActionGraph:
