@@ -225,4 +225,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader left (`| head`): no traceback, and no second error when Python flushes at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_FAILED
+    except RecursionError:
+        print("error: the model nests deeper than this tool can follow; split the deepest expression or "
+              "nesting into named parts", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except Exception as error:  # a bug of ours: never exit 1, which means "violation found"
+        print(f"internal error: {type(error).__name__}: {error}\nThis is a bug of opensysml-kernel; please report "
+              f"it with the model and the command line.", file=sys.stderr)
+        return EXIT_BAD_INPUT
     return code

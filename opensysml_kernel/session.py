@@ -16,6 +16,7 @@ from engines.errors import RunError
 from engines.runtime import Program, Run, parse_schedule
 from engines.runtime.objects import action_on, part_usages, performed_actions
 from ir.model import Declaration, Element
+from ir.source import read_source
 from ir.syntax import Document
 from opensysml_kernel.checking import (
     CheckSettings,
@@ -219,8 +220,10 @@ class Session:
                     paths.append(match)
         texts = []
         for file in paths:
-            with open(file, encoding="utf-8") as handle:
-                texts.append((handle.read(), file))
+            try:
+                texts.append((read_source(file), file))
+            except OSError as error:
+                raise MissingFileError(file, f"cannot read ({error.strerror or error})") from None
         return self.submit_many(texts, [f"loaded {file}" for file in paths])
 
     def declarations(self) -> list[Declaration]:
@@ -495,8 +498,11 @@ class Session:
         else:
             if not os.path.isfile(target):
                 raise MissingFileError(target, "no witness file")
-            with open(target, encoding="utf-8") as handle:
-                self.replay = Replay(parse_witness(handle.read(), target), None)
+            try:
+                text = read_source(target)
+            except OSError as error:
+                raise MissingFileError(target, f"cannot read the witness ({error.strerror or error})") from None
+            self.replay = Replay(parse_witness(text, target), None)
         return self.replay
 
     @contextmanager
