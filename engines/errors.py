@@ -61,6 +61,16 @@ class DivisionByZero(EvaluationError):
     """`x / 0`, `x % 0`, `0 ** -n`."""
 
 
+class NumberTooLarge(EvaluationError):
+    """An Integer (or a Rational's numerator or denominator) past engines.runtime.operators.MAX_DIGITS
+    digits, or a Real past the floating-point range."""
+
+
+class NestingTooDeep(RunError):
+    """Performances or calculation invocations nested past their limit (an action that performs itself,
+    a calculation with no base case), or a run nesting deeper than Python's stack allows."""
+
+
 class IndexOutOfRange(EvaluationError):
     """`xs#(i)` with i outside 1..size(xs)."""
 

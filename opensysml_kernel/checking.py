@@ -54,6 +54,7 @@ class CheckSettings:
     depth: int | None = None
     states: int | None = None
     timeout: float | None = None
+    memory: int | None = None  # bytes; None: half the machine's memory (engines.runtime.watch)
 
     def with_(self, **changes: Any) -> CheckSettings:
         return replace(self, **changes)
@@ -74,7 +75,7 @@ class CheckSettings:
         return (self.engine,)
 
     def bounds(self) -> Bounds:
-        return Bounds().with_(depth=self.depth, states=self.states, timeout=self.timeout)
+        return Bounds().with_(depth=self.depth, states=self.states, timeout=self.timeout, memory=self.memory)
 
     def bounds_lines(self) -> list[str]:
         default = Bounds()

@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from engines.runtime.watch import parse_bytes
 from ir.errors import SysmlError
 from opensysml_kernel import __version__
 from opensysml_kernel.checking import CheckSettings, deterministic, parse_duration, refuse_unread
@@ -57,6 +58,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--depth", type=int, metavar="N", help="moves per schedule")
     check.add_argument("--states", type=int, metavar="N", help="distinct states")
     check.add_argument("--timeout", metavar="D", help="wall-clock bound, e.g. 10s or 500ms")
+    check.add_argument("--memory", metavar="M", help="resident-memory bound, e.g. 2G or 500M (default: half"
+                       " the machine's memory); reaching it stops with the partial report")
     check.add_argument("--witness-dir", metavar="DIR", help="write each witness as DIR/<action>-<n>.witness")
     check.add_argument("--json", action="store_true", help="print one JSON document instead of text")
 
@@ -138,8 +141,14 @@ def _check_settings(args: argparse.Namespace) -> CheckSettings:
             timeout = parse_duration(args.timeout)
         except ValueError as error:
             raise UsageError(str(error), "--timeout 10s") from None
+    memory = None
+    if args.memory is not None:
+        try:
+            memory = parse_bytes(args.memory)
+        except ValueError as error:
+            raise UsageError(str(error), "--memory 2G") from None
     return CheckSettings(args.engine, tuple(args.property), tuple(args.diverge) if args.diverge else None,
-                         args.witness_dir, args.depth, args.states, timeout)
+                         args.witness_dir, args.depth, args.states, timeout, memory)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -225,4 +234,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader left (`| head`): no traceback, and no second error when Python flushes at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_FAILED
+    except RecursionError:
+        print("error: the model nests deeper than this tool can follow; split the deepest expression or "
+              "nesting into named parts", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except Exception as error:  # a bug of ours: never exit 1, which means "violation found"
+        print(f"internal error: {type(error).__name__}: {error}\nThis is a bug of opensysml-kernel; please report "
+              f"it with the model and the command line.", file=sys.stderr)
+        return EXIT_BAD_INPUT
     return code

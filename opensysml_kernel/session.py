@@ -11,6 +11,7 @@ from typing import Any
 import ir
 from engines.runtime import Program, Run
 from ir.model import Declaration
+from ir.source import read_source
 from ir.syntax import Document
 from opensysml_kernel.checking import (
     CheckSettings,
@@ -256,8 +257,11 @@ class Session:
         else:
             if not os.path.isfile(target):
                 raise MissingFileError(target, "no witness file")
-            with open(target, encoding="utf-8") as handle:
-                self.debugger.replay = Replay(parse_witness(handle.read(), target), None)
+            try:
+                text = read_source(target)
+            except OSError as error:
+                raise MissingFileError(target, f"cannot read the witness ({error.strerror or error})") from None
+            self.debugger.replay = Replay(parse_witness(text, target), None)
         return self.debugger.replay
 
     # ------------------------------------------------------------ undo of a cell

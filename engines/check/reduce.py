@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engines.runtime.watch import tick
 from ir.graphs import ActionGraph, Footprint
 
 if TYPE_CHECKING:
@@ -170,10 +171,14 @@ class Reducer:
         pairs = [self.summaries(t, p) for t, p in zip(tokens, places, strict=True)]
         count = len(tokens)
         # who must join a set holding `member`: every token whose future depends on member's move
-        needs = {a: [b for b in range(count) if b != a and self.dependent(pairs[a][0], pairs[b][1])]
-                 for a in range(count) if can[a]}
+        needs: dict[int, list[int]] = {}
+        for a in range(count):
+            if can[a]:
+                tick()
+                needs[a] = [b for b in range(count) if b != a and self.dependent(pairs[a][0], pairs[b][1])]
         best: set[int] | None = None
         for seed in (i for i in seeds if can[i]):
+            tick()
             chosen = {seed}
             frontier = [seed]
             ok = True

@@ -33,6 +33,7 @@ from engines.runtime import Move, Program, Run
 from engines.runtime.actions.performances import is_anonymous
 from engines.runtime.objects import object_path, part_feature_paths
 from engines.runtime.snapshot import Snapshot
+from engines.runtime.watch import BoundReached, default_memory_bound, spell_bytes, watching
 from engines.witness import replay_moves
 from ir.graphs import ActionGraph
 from ir.liveness import readable_after_end
@@ -134,7 +135,12 @@ def check(program: Program, subject: str, bounds: Bounds | None = None, properti
     search = _Search(program, subject, bounds, props, diverge, reduce and not props, interrupted, progress,
                      performer)
     started = time.monotonic()
-    _run_search(search, started)
+    with watching(bounds.watch(started, interrupted)):
+        try:
+            _run_search(search, started)
+        except BoundReached as reached:  # inside a move: the search stops where it stands
+            search.stopped = reached.kind
+            search.hits.add(reached.kind)
     return _result(search, time.monotonic() - started)
 
 
@@ -419,10 +425,8 @@ def _result(search: _Search, seconds: float) -> Result:
                     index = len(witnesses)
         outcomes.append(Outcome(key, search.outcome_table[key], index, violates=violates))
     incomplete = None
-    if search.stopped == "interrupted":
-        incomplete = "interrupted"
-    elif search.stopped == "time":
-        incomplete = "time"
+    if search.stopped in ("interrupted", "time", "memory"):
+        incomplete = search.stopped
     if violations:
         verdict = Verdict.VIOLATION
     elif divergent:
@@ -442,11 +446,13 @@ def _result(search: _Search, seconds: float) -> Result:
     else:
         strength = Strength.OBSERVED
     b = search.bounds
-    bounds = (
+    bounds: tuple[BoundReport, ...] = (
         BoundReport("depth", str(b.depth), "depth" in search.hits),
         BoundReport("states", str(b.states), "states" in search.hits),
         BoundReport("timeout", f"{b.timeout:g}s" if b.timeout is not None else "none", "time" in search.hits),
     )
+    if "memory" in search.hits:
+        bounds += (BoundReport("memory", spell_bytes(b.memory or default_memory_bound() or 0), True),)
     return Result("check", search.subject, verdict, strength,
                   Stats(search.states, search.moves, search.deepest, 0), tuple(outcomes), tuple(violations),
                   tuple(divergent), tuple(witnesses), bounds, incomplete, tuple(notes))

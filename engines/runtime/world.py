@@ -15,6 +15,7 @@ from engines.runtime.objects import Instance
 from engines.runtime.schedule import Scheduler
 from engines.runtime.trace import Trace
 from engines.runtime.values import UNSET, ObjectRef, Signal, Value
+from engines.runtime.watch import tick
 from ir import syntax as s
 from ir.model import Element
 from ir.resolve import lookup
@@ -45,6 +46,7 @@ class Context:
     def charge_step(self) -> None:
         """One unit of the run's step budget: a token move or a loop iteration."""
         self.steps_spent += 1
+        tick()
         if self.steps_spent > self.max_steps:
             raise StepBudgetExceeded(
                 f"step limit exceeded: the run spent its {self.max_steps} steps (raise {MAX_STEPS_VARIABLE} "
