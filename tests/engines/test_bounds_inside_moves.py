@@ -104,7 +104,7 @@ def test_an_interrupt_inside_a_long_move_is_answered_at_once(program: Program, u
 
 def test_a_memory_bound_stops_the_search_with_its_partial_report(program: Program, unlimited_steps: None) -> None:
     bound = resident_memory() + (40 << 20)
-    result = explore(program, "Plant::Crowd", Bounds(memory=bound, runs=10 ** 6))
+    result = explore(program, "Plant::Crowd", Bounds(memory=bound, runs=10 ** 6, timeout=120.0))
     assert result.verdict is Verdict.INCOMPLETE and result.incomplete is not None
     assert result.incomplete.startswith(f"memory: {spell_bytes(bound)} bound hit")
     checked = check_engine.check(program, "Plant::Spin", Bounds(memory=resident_memory() // 2))
