@@ -62,9 +62,16 @@ def test_check_bounds(session: Session) -> None:
     assert text(session, "%check-bounds timeout=500ms") == "check-bounds depth=50 states=1000000 (default) timeout=500ms"
     assert session.settings.bounds().timeout == 0.5
     assert text(session, "%check-bounds off").startswith("check-bounds depth=10000 (default)")
-    for bad in ("depth=0", "depth=x", "runs=3", "timeout=soon", "depth"):
+    for bad in ("depth=0", "depth=x", "runs=3", "timeout=soon", "depth", "memory=lots", "memory=0"):
         with pytest.raises(UsageError):
             execute(session, f"%check-bounds {bad}")
+
+
+def test_a_memory_bound_is_shown_once_set(session: Session) -> None:
+    assert text(session, "%check-bounds memory=2G") == ("check-bounds depth=10000 (default) states=1000000 (default)"
+                                                        " timeout=none (default) memory=2GiB")
+    assert session.settings.bounds().memory == 2 << 30
+    assert "memory" not in text(session, "%check-bounds off")
 
 
 def test_durations() -> None:
