@@ -67,7 +67,7 @@ SLACK = 1.5  # seconds past the bound a loaded machine may need; the target (T +
 def test_a_check_stops_at_its_timeout_inside_a_long_move(program: Program, unlimited_steps: None,
                                                          action: str) -> None:
     started = time.monotonic()
-    result = check_engine.check(program, action, Bounds(timeout=1.0))
+    result = check_engine.check(program, action, Bounds(timeout=1.0, depth=10 ** 9))
     elapsed = time.monotonic() - started
     assert result.verdict is Verdict.INCOMPLETE and result.incomplete == "time"
     assert elapsed < 1.0 + SLACK
@@ -78,7 +78,7 @@ def test_a_check_stops_at_its_timeout_inside_a_long_move(program: Program, unlim
 def test_explore_stops_at_its_timeout_inside_a_long_run(program: Program, unlimited_steps: None,
                                                         action: str) -> None:
     started = time.monotonic()
-    result = explore(program, action, Bounds(timeout=1.0))
+    result = explore(program, action, Bounds(timeout=1.0, depth=10 ** 9))
     elapsed = time.monotonic() - started
     assert result.verdict is Verdict.INCOMPLETE and result.incomplete is not None
     assert result.incomplete.startswith("time: 1s bound hit")
