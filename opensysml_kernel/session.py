@@ -15,6 +15,7 @@ import ir
 from engines.errors import RunError
 from engines.runtime import Program, Run, parse_schedule
 from engines.runtime.objects import action_on, part_usages, performed_actions
+from engines.witness import admit, unreproduced
 from ir.model import Declaration, Element
 from ir.syntax import Document
 from opensysml_kernel.checking import (
@@ -32,11 +33,12 @@ from opensysml_kernel.errors import (
     RunFailedError,
     UnknownActionError,
     UsageError,
+    WitnessWriteError,
 )
 from opensysml_kernel.history import History, Stepping
 from opensysml_kernel.reports import Check, CheckReport
 from opensysml_kernel.results import Result
-from opensysml_kernel.witness import WitnessPlan, diff, next_move, parse_witness, witness_steps
+from opensysml_kernel.witness import WitnessPlan, diff, next_move, read_plan, witness_steps, write_witnesses
 
 DEFAULT_SCHEDULE = "reverse"
 _STEP_LINE = re.compile(r"(step|move) \d+:|  \S+: .* → ")
@@ -275,13 +277,14 @@ class Session:
         return self._program
 
     def start_action(self, name: str, performer: str | None = None) -> Progress:
-        """A stepping run of the action; with a replay installed, a fine run that follows the witness."""
-        subject = self.action_name(name, performer)
+        """A stepping run of the action; with a replay installed, a fine run that follows the witness
+        (on the part the witness names, unless another is given, which is refused)."""
         replay = self.replay
+        if replay is not None and performer is None:
+            performer = replay.plan.witness.performer
+        subject = self.action_name(name, performer)
         if replay is not None:
-            if replay.subject is not None and replay.subject != subject:
-                raise UsageError(f"the replay installed follows {replay.describe()}, a witness of {replay.subject}",
-                                 f"%action {replay.subject}, or %replay off")
+            admit(replay.plan.witness, self.model, replay.plan.name, subject, performer)
             run = self.program().start_action(subject, performer=performer, fine=True)
             self.replay = None
             self.stepping = Stepping(replay.plan, fine=True)
@@ -380,7 +383,9 @@ class Session:
         self.stepping = dataclasses.replace(self.stepping, ended=True)
         if not plan.ending or run.finished:
             return None
-        return f"⏸ end of the witness after {len(run.moves_taken)} moves: {plan.ending}"
+        stop = f"⏸ end of the witness after {len(run.moves_taken)} moves: {plan.ending}"
+        found = unreproduced(self.program(), run, plan.witness)
+        return stop if found is None else f"{stop}\n✗ not reproduced: {found}"
 
     def back(self, count: int = 1) -> Progress:
         """Undo the last `count` steps (moves, when replaying): the run is restored from the snapshot
@@ -444,29 +449,23 @@ class Session:
                     result = run_engine(engine, program, subject, self.settings, performer, flag, meter)
             finally:
                 meter.close()
-            paths = self._write_witnesses(subject, result.witnesses, engine if len(engines) > 1 else "")
+            paths: tuple[str, ...] = ()
+            unwritten = None
+            if self.settings.witness_dir is not None and result.witnesses:
+                # The check is done: a folder that cannot hold its witnesses is said after its report.
+                try:
+                    paths = write_witnesses(self.settings.witness_dir, subject, result.witnesses,
+                                            engine if len(engines) > 1 else "")
+                except WitnessWriteError as error:
+                    unwritten = str(error)
             steps = tuple(witness_steps(program, subject, WitnessPlan.of(w, f"witness {i} of {subject}"), performer)
                           if i <= STEP_TABLES else () for i, w in enumerate(result.witnesses, 1))
-            checks.append(Check(result, paths, steps))
+            checks.append(Check(result, paths, steps, unwritten))
             if result.incomplete == "interrupted" or flag():
                 break
         report = CheckReport.build(checks)
         self.last_check = report
         return report
-
-    def _write_witnesses(self, subject: str, witnesses: Sequence[Any], tag: str) -> tuple[str, ...]:
-        directory = self.settings.witness_dir
-        if directory is None or not witnesses:
-            return ()
-        os.makedirs(directory, exist_ok=True)
-        stem = subject.replace("::", ".") + (f"-{tag}" if tag else "")
-        paths = []
-        for index, witness in enumerate(witnesses, 1):
-            path = os.path.join(directory, f"{stem}-{index}.witness")
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(witness.text())
-            paths.append(path)
-        return tuple(paths)
 
     def install_replay(self, target: str) -> Replay | None:
         """`%replay <file|last|n|off>`: the witness the next `%action` follows."""
@@ -491,12 +490,11 @@ class Session:
                     raise NoWitnessError(f"the last check of {check.subject} has witnesses 1 to {len(witnesses)},"
                                          f" not {target}")
             plan = WitnessPlan.of(witnesses[index], f"witness {index + 1} of {check.subject}")
-            self.replay = Replay(plan, check.subject)
         else:
-            if not os.path.isfile(target):
-                raise MissingFileError(target, "no witness file")
-            with open(target, encoding="utf-8") as handle:
-                self.replay = Replay(parse_witness(handle.read(), target), None)
+            plan = read_plan(target)
+        # A witness of another model, or of a behavior this model lacks, is refused before it is followed.
+        admit(plan.witness, self.model, plan.name)
+        self.replay = Replay(plan, plan.witness.behavior)
         return self.replay
 
     @contextmanager

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import NOT_BOOLEAN, RACE
+from conftest import NOT_BOOLEAN, RACE, hand_witness
 
 from engines.runtime import Program, Run
 from engines.runtime.snapshot import Snapshot
@@ -17,7 +17,6 @@ from tests.corpus_cases import CONFORMANCE, Case, cases, entry
 
 ACCEPTS_IN_BRANCH = CONFORMANCE / "action_accept_if_branch.sysml"  # bodies paused at an accept, steps 3-5
 WAITS_FOR_CLOCK = CONFORMANCE / "action_accept_nested_chain_clock.sysml"  # a move waits for time to pass
-FIRST_ENABLED = "\n\n"  # a witness with no choice lines: a fine run taking the first enabled move each time
 
 
 def text(session: Session, line: str) -> str:
@@ -41,8 +40,11 @@ def started(model: str, *lines: str) -> Session:
 
 
 def replaying(model: str, action: str, witness: Path) -> Session:
+    """A fine run of `action` taking the first enabled move each time (a witness with no choice lines)."""
     session = Session()
     session.submit(model)
+    if not witness.exists():
+        hand_witness(session, action, witness)
     session.command(f"%replay {witness}")
     session.command(f"%action {action}")
     return session
@@ -111,7 +113,6 @@ def test_back_on_a_replayed_witness_then_on(tank: Session) -> None:
 @pytest.mark.corpus
 def test_back_on_a_fine_run_that_lets_time_pass(tmp_path: Path) -> None:
     witness = tmp_path / "first.witness"
-    witness.write_text(FIRST_ENABLED)
     model = WAITS_FOR_CLOCK.read_text(encoding="utf-8")
     straight = replaying(model, "waitsForClock", witness)
     prints: list[str] = []
@@ -304,7 +305,7 @@ def _corpus_session(case: Case, fine: bool, witness: Path) -> Session | None:
         subject = entry(case, session.model)
         session.command("%trace on")
         if fine:
-            session.command(f"%replay {witness}")
+            session.command(f"%replay {hand_witness(session, subject, witness)}")
         session.command(f"%action {subject}")
     except Exception:
         return None
@@ -315,7 +316,6 @@ def _corpus_session(case: Case, fine: bool, witness: Path) -> Session | None:
 @pytest.mark.parametrize("fine", [False, True], ids=["steps", "moves"])
 def test_every_corpus_action_goes_back_to_every_step_exactly(fine: bool, tmp_path: Path) -> None:
     witness = tmp_path / "first.witness"
-    witness.write_text(FIRST_ENABLED)
     tried = 0
     for case in (c for c in cases("action") if _small(c)):
         session = _corpus_session(case, fine, witness)
