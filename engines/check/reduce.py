@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ir.lower import ActionGraph, Footprint
+from ir.graphs import ActionGraph, Footprint
 
 if TYPE_CHECKING:
     from engines.runtime.actions import Run

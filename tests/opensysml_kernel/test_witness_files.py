@@ -12,6 +12,7 @@ import pytest
 from conftest import RACE
 
 from opensysml_kernel.cli import main
+from opensysml_kernel.commands import execute
 from opensysml_kernel.session import Session
 from opensysml_kernel.witness import STEM_BYTES, file_stem
 
@@ -76,16 +77,16 @@ def test_check_witness_writes_every_witness_inside_the_folder(name: str, tmp_pat
     session = Session()
     session.submit(RACE_NAMED.replace("NAME", name))
     out = tmp_path / "w"
-    session.command("%engine check")
-    session.command(f"%check-witness {out}")
-    session.command(f"%action p::{name}")
+    execute(session, "%engine check")
+    execute(session, f"%check-witness {out}")
+    execute(session, f"%action p::{name}")
     assert session.last_check is not None
     written = list(session.last_check.checks[0].paths)
     _assert_inside(out, written)
     assert sorted(p.name for p in out.iterdir()) == sorted(Path(p).name for p in written)
-    session.command(f"%replay {written[1]}")
-    session.command(f"%action p::{name}")
-    assert session.command("%continue").data["outputs"] == {"c": "2"}
+    execute(session, f"%replay {written[1]}")
+    execute(session, f"%action p::{name}")
+    assert execute(session, "%continue").data["outputs"] == {"c": "2"}
 
 
 def test_names_that_need_no_change_keep_their_readable_stem_and_others_get_a_hash() -> None:
@@ -107,10 +108,10 @@ def test_a_second_check_replaces_its_witness_files_without_following_a_link(tmp_
     os.symlink(victim, out / "race.Race-1.witness")
     session = Session()
     session.submit(RACE)
-    session.command("%engine check")
-    session.command(f"%check-witness {out}")
-    session.command("%action Race")
-    session.command("%action Race")
+    execute(session, "%engine check")
+    execute(session, f"%check-witness {out}")
+    execute(session, "%action Race")
+    execute(session, "%action Race")
     assert victim.read_text() == "keep me"
     assert not (out / "race.Race-1.witness").is_symlink()
     assert sorted(p.name for p in out.iterdir()) == ["race.Race-1.witness", "race.Race-2.witness"]

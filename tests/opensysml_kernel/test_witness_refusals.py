@@ -11,6 +11,7 @@ from conftest import RACE, TANK
 from engines.errors import ReplayRefused, WitnessFormatError, WitnessMismatch
 from engines.witness import Claim, ClaimKind, Witness, model_hash
 from opensysml_kernel.cli import main
+from opensysml_kernel.commands import execute
 from opensysml_kernel.session import Session
 
 
@@ -169,22 +170,22 @@ def test_percent_replay_refuses_what_the_cli_refuses(fill: tuple[Path, Path], tm
     session.load([str(model)])
     session.submit("package extra { action Other { first start; then done; } }")
     with pytest.raises(WitnessMismatch, match="was written for another model"):
-        session.command(f"%replay {witness}")
+        execute(session, f"%replay {witness}")
     empty = tmp_path / "empty.witness"
     empty.write_text("")
     with pytest.raises(WitnessFormatError, match="the witness is empty"):
-        session.command(f"%replay {empty}")
+        execute(session, f"%replay {empty}")
     assert session.replay is None
 
 
 def test_percent_replay_last_is_refused_once_the_model_changed(tmp_path: Path) -> None:
     session = Session()
     session.submit(TANK)
-    session.command("%check-property NeverNegative")
-    session.command("%action Fill")
+    execute(session, "%check-property NeverNegative")
+    execute(session, "%action Fill")
     session.submit("package later { action More { first start; then done; } }")
     with pytest.raises(ReplayRefused, match="was written for another model"):
-        session.command("%replay last")
+        execute(session, "%replay last")
 
 
 def test_percent_replay_says_at_the_end_of_the_witness_when_its_claim_is_not_reproduced(
@@ -193,9 +194,9 @@ def test_percent_replay_says_at_the_end_of_the_witness_when_its_claim_is_not_rep
     witness.write_text(witness.read_text().replace("NeverNegative = false", "NeverNegative = true"))
     session = Session()
     session.load([str(model)])
-    session.command(f"%replay {witness}")
-    session.command("%action Fill")
-    lines = str(session.command("%continue")).splitlines()
+    execute(session, f"%replay {witness}")
+    execute(session, "%action Fill")
+    lines = str(execute(session, "%continue")).splitlines()
     assert lines[-2:] == ["⏸ end of the witness after 3 moves: property: tank::NeverNegative",
                           "✗ not reproduced: the witness claims property tank::NeverNegative = true, but"
                           " tank::NeverNegative is false after 3 moves"]
