@@ -8,12 +8,13 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import cast
 
 from engines.errors import RunError
 from engines.runtime import Program, Run, parse_schedule
 from engines.witness import unreproduced
 from opensysml_kernel.errors import NoRunError, RunFailedError, UsageError
-from opensysml_kernel.history import History, Stepping, Waypoint
+from opensysml_kernel.history import Deed, DeedKind, History, Stepped, Stepping, Waypoint
 from opensysml_kernel.witness import WitnessPlan, diff, next_move
 
 DEFAULT_SCHEDULE = "reverse"
@@ -64,7 +65,7 @@ class DebuggerState:
 
     schedule: str
     trace: bool
-    run: Run | None
+    run: Stepped | None
     subject: str | None
     breaks: tuple[str, ...]
     replay: Replay | None
@@ -79,7 +80,7 @@ class Debugger:
     def __init__(self) -> None:
         self.schedule: str = DEFAULT_SCHEDULE
         self.trace: bool = False
-        self.run: Run | None = None
+        self.run: Stepped | None = None
         self.subject: str | None = None
         self.breaks: tuple[str, ...] = ()
         self.replay: Replay | None = None
@@ -102,7 +103,7 @@ class Debugger:
                              f"%action {replay.subject}, or %replay off")
         return replay
 
-    def attach(self, run: Run, subject: str, replay: Replay | None) -> Progress:
+    def attach(self, run: Stepped, subject: str, replay: Replay | None) -> Progress:
         """`run` becomes the current run; following `replay` (which is used up) when one is given."""
         if replay is not None:
             self.replay = None
@@ -112,7 +113,7 @@ class Debugger:
         self.replace(run, subject)
         return self.progress(run, list(run.trace))
 
-    def replace(self, run: Run | None, subject: str | None) -> None:
+    def replace(self, run: Stepped | None, subject: str | None) -> None:
         """The new current run (or none); the old one's snapshots are released, or, inside a cell, once it ends."""
         if self.history is not None:
             if self._replaced is not None:
@@ -122,7 +123,7 @@ class Debugger:
         self.run, self.subject = run, subject
         self.history = History(run) if run is not None else None
 
-    def _require_run(self) -> Run:
+    def _require_run(self) -> Stepped:
         if self.run is None:
             raise NoRunError("no run to step: start one with %action <name>")
         if self.run.finished:
@@ -158,7 +159,7 @@ class Debugger:
             raise
         return self.progress(run, lines, stopped)
 
-    def _steps(self, run: Run, history: History, count: int | None, start: int, lines: list[str]) -> str | None:
+    def _steps(self, run: Stepped, history: History, count: int | None, start: int, lines: list[str]) -> str | None:
         """Make the steps of one `%step`/`%continue`, their trace lines into `lines`; why it stopped early."""
         stopped: str | None = None
         done = 0
@@ -166,7 +167,7 @@ class Debugger:
             while not run.finished and (count is None or done < count):
                 before = {(t.id, t.node) for t in run.tokens()}
                 # Before next_move, which may let time pass: going back undoes that too.
-                history.before_step(self.stepping)
+                checkpoint = history.before_step(self.stepping)
                 if self.stepping.fine:
                     mark = len(run.trace)
                     move = next_move(run, self.stepping.plan)  # a refusal undoes the command, time passed included
@@ -179,6 +180,7 @@ class Debugger:
                     over = f" (chosen over {', '.join(others)})" if others else ""
                     lines.append(f"move {len(run.moves_taken) + 1}: token {move.label}{over}")
                     values = run.outputs()
+                    checkpoint.deed = Deed(DeedKind.MOVE, move)
                     try:
                         run.apply(move)
                     finally:
@@ -186,6 +188,7 @@ class Debugger:
                         lines.extend(f"  {name}: {was} → {now}" for name, was, now in diff(values, run.outputs()))
                 else:
                     mark = len(run.trace)
+                    checkpoint.deed = Deed(DeedKind.ROUND)
                     try:
                         run.step()
                     finally:
@@ -197,7 +200,7 @@ class Debugger:
                     break
         return stopped
 
-    def _breakpoint(self, run: Run, before: set[tuple[int, str]]) -> str | None:
+    def _breakpoint(self, run: Stepped, before: set[tuple[int, str]]) -> str | None:
         """`⏸ breakpoint <node> (token N)` when a token arrived at a breakpoint's node."""
         if not self.breaks or run.finished:
             return None
@@ -206,7 +209,7 @@ class Debugger:
                 return f"⏸ breakpoint {token.node} (token {token.id})"
         return None
 
-    def _witness_end(self, run: Run) -> str | None:
+    def _witness_end(self, run: Stepped) -> str | None:
         plan = self.stepping.plan
         if plan is None or self.stepping.ended or len(run.moves_taken) != plan.last_step:
             return None
@@ -214,9 +217,11 @@ class Debugger:
         if not plan.ending or run.finished:
             return None
         stop = f"⏸ end of the witness after {len(run.moves_taken)} moves: {plan.ending}"
-        program = run.ctx.program
+        # A witness is of an action: the behavior stepped is an action run, started by a Program.
+        action = cast(Run, run)
+        program = action.ctx.program
         assert isinstance(program, Program), "every run is started by a Program"
-        found = unreproduced(program, run, plan.witness)
+        found = unreproduced(program, action, plan.witness)
         return stop if found is None else f"{stop}\n✗ not reproduced: {found}"
 
     def back(self, count: int = 1) -> Progress:
@@ -235,7 +240,7 @@ class Debugger:
         return self.progress(self.run, [], head)
 
     @contextmanager
-    def _failing(self, run: Run, start: int, shown: list[str] | None = None) -> Iterator[None]:
+    def _failing(self, run: Stepped, start: int, shown: list[str] | None = None) -> Iterator[None]:
         """Turn the engine's runtime failure into a RunFailedError with the trace lines of the failing command."""
         try:
             yield
@@ -271,7 +276,7 @@ class Debugger:
         """All of `lines` with trace on; only the `step N:` lines with it off."""
         return list(lines) if self.trace else [line for line in lines if _STEP_LINE.match(line)]
 
-    def progress(self, run: Run, lines: Sequence[str], stopped: str | None = None) -> Progress:
+    def progress(self, run: Stepped, lines: Sequence[str], stopped: str | None = None) -> Progress:
         outputs = tuple(sorted(run.outputs().items())) if run.status == "completed" else ()
         step = len(run.moves_taken) if run.fine else run.step_number
         return Progress(self.subject or "", tuple(lines), run.status, step, outputs, stopped)

@@ -11,12 +11,16 @@ import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 from engines import witness as engine_witness
 from engines.errors import RunError
 from engines.runtime import Move, Program, Run
 from engines.witness import Witness
 from opensysml_kernel.errors import MissingFileError, ReplayRefusedError, WitnessWriteError
+
+if TYPE_CHECKING:
+    from opensysml_kernel.history import Stepped
 
 ROWS_SHOWN = 500
 
@@ -108,11 +112,13 @@ def write_witnesses(directory: str, subject: str, witnesses: Sequence[Witness], 
     return tuple(paths)
 
 
-def next_move(run: Run, plan: WitnessPlan | None) -> Move | None:
-    """The move a replay of `plan` makes next (see engines.witness.next_move)."""
+def next_move(run: Stepped, plan: WitnessPlan | None) -> Move | None:
+    """The move a replay of `plan` makes next (see engines.witness.next_move, which reads only the
+    behavior protocol of the run: its enabled moves, the moves taken, time let pass)."""
+    behavior = cast(Run, run)
     if plan is None:
-        return engine_witness.next_move(run, None)
-    return engine_witness.next_move(run, plan.witness, plan.name)
+        return engine_witness.next_move(behavior, None)
+    return engine_witness.next_move(behavior, plan.witness, plan.name)
 
 
 @dataclass(frozen=True)
