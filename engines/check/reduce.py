@@ -20,34 +20,8 @@ if TYPE_CHECKING:
     from engines.runtime.schedule import Move
 
 
-class Summary:
-    """A footprint with control nodes named by graph, so reaches of two graphs never collide."""
-
-    __slots__ = ("accepts", "control", "dynamic", "reads", "sends", "writes")
-
-    def __init__(self) -> None:
-        self.reads: set[str] = set()
-        self.writes: set[str] = set()
-        self.sends = False
-        self.accepts = False
-        self.dynamic = False
-        self.control: set[tuple[int, int]] = set()
-
-    def add(self, fp: Footprint, graph: ActionGraph) -> None:
-        self.reads |= fp.reads
-        self.writes |= fp.writes
-        self.sends = self.sends or fp.sends
-        self.accepts = self.accepts or fp.accepts
-        self.dynamic = self.dynamic or fp.dynamic
-        self.control |= {(id(graph), c) for c in fp.control}
-
-    def merge(self, other: Summary) -> None:
-        self.reads |= other.reads
-        self.writes |= other.writes
-        self.sends = self.sends or other.sends
-        self.accepts = self.accepts or other.accepts
-        self.dynamic = self.dynamic or other.dynamic
-        self.control |= other.control
+# A footprint with control nodes named by graph, so reaches of two graphs never collide.
+Summary = Footprint[tuple[int, int]]
 
 
 def dependent(a: Summary, b: Summary) -> bool:
@@ -107,12 +81,12 @@ class Reducer:
         done = self._future.get(key)
         if done is not None:
             return done
-        summary = Summary()
+        summary: Summary = Footprint()
         seen = {start}
         todo = [start]
         while todo:
             index = todo.pop()
-            summary.add(graph.nodes[index].footprint, graph)
+            summary = summary | graph.nodes[index].footprint.placed(id(graph))
             for edge in graph.outgoing(index):
                 if edge.target not in seen:
                     seen.add(edge.target)
@@ -122,24 +96,22 @@ class Reducer:
 
     def current(self, token: Token) -> Summary:
         """The token's next move, with what leaving its enclosing nodes may do after it."""
-        summary = Summary()
         node = token.flow.graph.nodes[token.node]
         # a token standing before a body's start shot moves only that shot (Body.starts_with_a_shot)
         shot = node.start_footprint if token.body is None and token.inside is None else None
-        summary.add(shot if shot is not None else node.footprint, token.flow.graph)
+        summary = (shot if shot is not None else node.footprint).placed(id(token.flow.graph))
         parent = token.flow.parent_token
         while parent is not None:
-            summary.add(parent.flow.graph.nodes[parent.node].footprint, parent.flow.graph)
+            summary = summary | parent.flow.graph.nodes[parent.node].footprint.placed(id(parent.flow.graph))
             parent = parent.flow.parent_token
         return summary
 
     def future(self, token: Token) -> Summary:
         """Everything the token may still do: its node and those after it, here and around it."""
-        summary = Summary()
-        summary.merge(self._reachable(token.flow.graph, token.node))
+        summary = self._reachable(token.flow.graph, token.node)
         parent = token.flow.parent_token
         while parent is not None:
-            summary.merge(self._reachable(parent.flow.graph, parent.node))
+            summary = summary | self._reachable(parent.flow.graph, parent.node)
             parent = parent.flow.parent_token
         return summary
 

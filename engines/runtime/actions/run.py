@@ -14,13 +14,13 @@ from engines.runtime.actions.statements import StatementRunner, _seconds
 from engines.runtime.actions.tokens import Flow, FlowKind, Terminated, Token, TokenView, Write
 from engines.runtime.bus import take
 from engines.runtime.evaluate import Evaluator, Frame
-from engines.runtime.lowered import IMPLICIT_TERMINATE
 from engines.runtime.objects import object_outputs
 from engines.runtime.schedule import ChoiceKind, Move
 from engines.runtime.values import Deferred, spell, type_name
 from engines.runtime.world import Context
 from ir import syntax as s
 from ir.graphs import ActionGraph, Edge, Node, NodeKind
+from ir.lower.flows import IMPLICIT_TERMINATE
 from ir.model import Element
 
 if TYPE_CHECKING:
