@@ -23,7 +23,7 @@ from engines.framework import (
 )
 from engines.runtime import Move, Program, Run
 from engines.runtime.watch import BoundReached, default_memory_bound, spell_bytes, watching
-from engines.witness import replay_moves
+from engines.witness import Claim, ClaimKind, model_hash, replay_moves
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,14 @@ class Ending:
 
     values: tuple[tuple[str, str], ...]
     error: str | None
+
+    def claims(self) -> tuple[Claim, ...]:
+        """What the witness of this ending claims: the failure or deadlock, or the run ending with the values."""
+        if self.error is not None:
+            if self.error.startswith("deadlock: "):
+                return (Claim(ClaimKind.DEADLOCK, self.error.removeprefix("deadlock: ")),)
+            return (Claim(ClaimKind.FAILS, self.error),)
+        return (Claim(ClaimKind.COMPLETES), *(Claim(ClaimKind.VALUE, name, value) for name, value in self.values))
 
 
 def fresh(program: Program, subject: str, prefix: tuple[Move, ...], performer: str | None = None) -> Run:
@@ -96,6 +104,8 @@ def _explore(program: Program, subject: str, bounds: Bounds,
              witnesses: list[Witness], counts: list[int]) -> str | None:
     """The linearizations, depth first, until the stack empties or a bound is hit between runs;
     `counts` (runs, moves, deepest) grow as they run, so a bound hit inside a run keeps them."""
+    behavior = program.action(subject).qualified_name
+    digest = model_hash(program.model)
     incomplete: str | None = None
     while stack:
         if counts[0] >= bounds.runs:
@@ -139,7 +149,7 @@ def _explore(program: Program, subject: str, bounds: Bounds,
         end = ending_of(run, features)
         if end not in tally:
             _, trace, _ = replay_moves(program, subject, taken, performer)
-            witnesses.append(Witness(tuple(made), tuple(trace), f"fails: {end.error}" if end.error else ""))
+            witnesses.append(Witness(behavior, digest, "explore", end.claims(), tuple(made), tuple(trace), performer))
             tally[end] = [0, len(witnesses)]
         tally[end][0] += 1
     return incomplete
