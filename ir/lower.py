@@ -102,6 +102,16 @@ class Node:
     # a fine run's start shot of the body (Body.starts_with_a_shot): its features' initial values only
     start_footprint: Footprint | None = field(default=None, compare=False, repr=False)
 
+    def starts_with_a_shot(self) -> bool:
+        """Whether a fine run's first move at this node is its body's start shot alone (as the
+        executor performs it): an accept node takes its message and a calc usage evaluates in one
+        move whatever their body holds, so their footprint, not a shot's, is what that move touches."""
+        if self.kind is not NodeKind.ACTION or self.body is None or accept_of(self) is not None:
+            return False
+        if isinstance(self.decl, s.Usage) and self.decl.kind == "calc":
+            return False
+        return self.body.starts_with_a_shot()
+
 
 @dataclass(frozen=True)
 class Edge:
@@ -477,8 +487,7 @@ class _Lowerer:
             Node(n.index, n.kind, n.name, n.decl, n.body, n.multiplicity,
                  self.footprint(n, nodes, edges, name, local, _scope(n, el)),
                  self.footprint(n, nodes, edges, name, local, _scope(n, el), start=True)
-                 if n.kind is NodeKind.ACTION and n.body is not None and n.body.starts_with_a_shot()
-                 and not n.footprint.dynamic else None)
+                 if n.starts_with_a_shot() and not n.footprint.dynamic else None)
             for n in nodes)
         return ActionGraph(name, el, tuple(attributes), with_footprints, tuple(edges), tuple(initial),
                            tuple(flows), tuple(binds), connections_of((*flows, *binds), by_name))
