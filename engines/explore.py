@@ -8,7 +8,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engines.check.witness import replay_moves
 from engines.errors import RunError
 from engines.framework import (
     BoundReport,
@@ -23,6 +22,7 @@ from engines.framework import (
     register,
 )
 from engines.runtime import Move, Program, Run
+from engines.witness import replay_moves
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from engines.runtime.values import ObjectRef, Sequence, Value, spell
 
 if TYPE_CHECKING:
     from engines.runtime.actions import Run
-    from engines.runtime.tokens import Flow, Token
+    from engines.runtime.actions.tokens import Flow, Token
 
 
 def _flow_path(flow: Flow) -> tuple[tuple[int, str], ...]:

@@ -24,8 +24,8 @@ from ir.lower import ActionGraph, Footprint
 
 if TYPE_CHECKING:
     from engines.runtime.actions import Run
+    from engines.runtime.actions.tokens import Token
     from engines.runtime.schedule import Move
-    from engines.runtime.tokens import Token
 
 
 class Summary:

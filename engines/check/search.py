@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from engines.check.canon import fingerprint
 from engines.check.properties import Property, resolve_properties
 from engines.check.reduce import Reducer, Summary
-from engines.check.witness import replay_moves
 from engines.errors import EngineError, RunError
 from engines.framework import (
     BoundReport,
@@ -31,9 +30,10 @@ from engines.framework import (
     register,
 )
 from engines.runtime import Move, Program, Run
+from engines.runtime.actions.performances import is_anonymous
 from engines.runtime.objects import object_path, part_feature_paths
-from engines.runtime.performances import is_anonymous
 from engines.runtime.snapshot import Snapshot
+from engines.witness import replay_moves
 from ir.liveness import readable_after_end
 from ir.lower import ActionGraph
 

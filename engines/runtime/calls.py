@@ -37,8 +37,8 @@ from ir.model import Element, Model
 from ir.resolve import lookup
 
 if TYPE_CHECKING:
-    from engines.runtime.context import Context
     from engines.runtime.evaluate import Frame
+    from engines.runtime.world import Context
 
 _CALCULATIONS = ("calc", "constraint", "requirement")
 _CONSTRUCTIBLE = ("item", "attribute", "part", "occurrence", "port")

@@ -29,7 +29,7 @@ from ir.model import Element
 from ir.resolve import lookup
 
 if TYPE_CHECKING:
-    from engines.runtime.context import Context
+    from engines.runtime.world import Context
 
 
 @dataclass(eq=False)

@@ -1,22 +1,35 @@
-"""Parts and the actions they perform: which part usage a run is performed on, which actions a part
-performs, and the names a part's features are reported by (`tank.level`, `pump.pressure`)."""
+"""Objects and parts: the world's objects (Instance), which part usage a run is performed on, which
+actions a part performs, and the names a part's features are reported by (`tank.level`, `pump.pressure`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from engines.errors import EngineError, RunError, UnknownBehaviorError
-from engines.runtime.values import spell
+from engines.runtime.journal import current_epoch
+from engines.runtime.values import Value, spell
 from ir import syntax as s
 from ir.errors import close_names
 from ir.model import Element, Model
 from ir.resolve import lookup
 
 if TYPE_CHECKING:
-    from engines.runtime.context import Context
+    from engines.runtime.world import Context
 
 OBJECT_KINDS = ("part", "item", "occurrence")
+
+
+@dataclass
+class Instance:
+    """An object of the run: what it is an instance of and the values of its features."""
+
+    id: int
+    type_name: str
+    name: str
+    values: dict[str, Value] = field(default_factory=dict)
+    born: int = field(default_factory=current_epoch)  # see engines/runtime/journal.py
 
 
 class NotPerformedError(EngineError, LookupError):

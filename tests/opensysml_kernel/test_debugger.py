@@ -14,7 +14,6 @@ from opensysml_kernel.errors import (
     UsageError,
 )
 from opensysml_kernel.session import Session
-from opensysml_kernel.witness import parse_witness
 
 
 def text(session: Session, line: str) -> str:
@@ -148,16 +147,3 @@ def test_replayed_deadlock_stops_with_the_waiting_tokens(tank: Session) -> None:
     lines = text(tank, "%continue").splitlines()
     assert lines[-1] == "⏸ end of the witness after 3 moves: fails: deadlock: token 2@j, token 3@ack wait"
     assert text(tank, "%continue") == "✗ Action tank::Handshake: deadlock: token 2@j, token 3@ack wait (after 3 moves)"
-
-
-def test_parse_witness_sparse_and_dense() -> None:
-    plan = parse_witness("step 3: 2@a first of 2@a, 3@b\nstep 7: 2@j first of 2@j, 3@j\n\ntrace line\n"
-                         "property: a::R\n", "w")
-    assert plan.last_step == 7 and plan.taken_at(3) == "2@a" and plan.taken_at(4) is None
-    assert plan.trace == ("trace line",) and plan.ending == "property: a::R"
-    from opensysml_kernel.errors import WitnessFormatError
-
-    with pytest.raises(WitnessFormatError, match="w:1: not a witness choice line"):
-        parse_witness("go left\n", "w")
-    with pytest.raises(WitnessFormatError, match="steps must increase"):
-        parse_witness("step 2: 1@a first of 1@a\nstep 2: 1@b first of 1@b\n", "w")

@@ -10,10 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from engines.runtime import Run
-from engines.runtime.context import Clock, Context, Instance, Message
+from engines.runtime.actions.tokens import Flow, Token
+from engines.runtime.bus import Message
+from engines.runtime.clock import Clock
 from engines.runtime.evaluate import Evaluator, Frame
-from engines.runtime.tokens import Flow, Token
+from engines.runtime.objects import Instance
 from engines.runtime.trace import Trace
+from engines.runtime.world import Context
 
 _OBJECTS = (Token, Flow, Frame, Instance, Message, Clock)
 _SKIP = {"canon"}  # a sealed frame's cache of its canonical form: derived, not state

@@ -5,9 +5,9 @@ performance it ends."""
 from __future__ import annotations
 
 from engines.errors import EvaluationError
-from engines.runtime.core import RunCore
+from engines.runtime.actions.core import RunCore
+from engines.runtime.actions.tokens import Flow, FlowKind, LoopPass, Token
 from engines.runtime.evaluate import Frame
-from engines.runtime.tokens import Flow, FlowKind, LoopPass, Token
 from engines.runtime.values import Sequence, Value, type_name, with_article
 from ir import syntax as s
 from ir.lower import ActionGraph, Node, NodeKind

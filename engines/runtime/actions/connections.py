@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from engines.errors import RunError
-from engines.runtime.core import RunCore
+from engines.runtime.actions.core import RunCore
 from engines.runtime.evaluate import Frame
 from engines.runtime.values import UNSET, Value
 from ir.connections import Connection, ConnectionKind, End

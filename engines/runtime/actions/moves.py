@@ -4,9 +4,10 @@ applying one move, letting time pass, and telling a deadlock."""
 from __future__ import annotations
 
 from engines.errors import RunError
-from engines.runtime.core import RunCore
+from engines.runtime.actions.core import RunCore
+from engines.runtime.actions.tokens import Flow, Token
+from engines.runtime.bus import available
 from engines.runtime.schedule import ChoiceKind, Move
-from engines.runtime.tokens import Flow, Token
 from ir import syntax as s
 from ir.lower import Node, NodeKind
 
@@ -121,7 +122,7 @@ class MoveProbes(RunCore):
                     return self.evaluator.eval(trigger.expression, flow.frame, 0) is True
                 except RunError:
                     return True  # taking the move raises the error, which is reported on its schedule
-        return self._available(trigger, node.name, flow.frame)
+        return available(self.ctx, trigger, node.name)
 
     def _flow_ready(self, flow: Flow) -> bool:
         return any(self.can_act(t) for t in self.all_tokens(flow))

@@ -5,9 +5,9 @@ drives to their end within one move."""
 from __future__ import annotations
 
 from engines.errors import ActionDeadlock, RunError
-from engines.runtime.core import RunCore
+from engines.runtime.actions.core import RunCore
+from engines.runtime.actions.tokens import BodyRun, Flow, FlowKind, Token, Wait
 from engines.runtime.evaluate import Frame
-from engines.runtime.tokens import BodyRun, Flow, FlowKind, Token, Wait
 from engines.runtime.values import UNSET, Deferred, Value, spell
 from ir import syntax as s
 from ir.lower import ActionGraph, Attribute, Node, NodeKind

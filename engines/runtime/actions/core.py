@@ -6,11 +6,11 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
 from engines.errors import RunError
-from engines.runtime.context import Context, Message
+from engines.runtime.actions.tokens import BodyRun, Flow, Token, Write
 from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.schedule import Move
-from engines.runtime.tokens import BodyRun, Flow, Token, Write
 from engines.runtime.values import Value
+from engines.runtime.world import Context
 from ir import syntax as s
 from ir.connections import Connection
 from ir.model import Element
@@ -108,12 +108,6 @@ class RunCore(ABC):
 
     @abstractmethod
     def _stream(self, holder: Frame, name: str, value: Value) -> None: ...
-
-    @abstractmethod
-    def _available(self, trigger: s.Trigger, receiver: str | None, frame: Frame) -> bool: ...
-
-    @abstractmethod
-    def _take(self, trigger: s.Trigger, receiver: str | None, frame: Frame) -> Message | None: ...
 
     @abstractmethod
     def _write(self, holder: Frame, name: str, value: Value) -> None: ...

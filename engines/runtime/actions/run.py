@@ -6,18 +6,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engines.errors import AcceptDeadlock, ActionDeadlock, GuardNotBoolean, RunError
-from engines.runtime.bus import MessageBus
-from engines.runtime.connections import Connections
-from engines.runtime.context import IMPLICIT_TERMINATE, Context
-from engines.runtime.control import Clauses
+from engines.runtime.actions.connections import Connections
+from engines.runtime.actions.control import Clauses
+from engines.runtime.actions.moves import MoveProbes, awaited
+from engines.runtime.actions.performances import Performances, pin_key
+from engines.runtime.actions.statements import StatementRunner, _seconds
+from engines.runtime.actions.tokens import Flow, FlowKind, Terminated, Token, TokenView, Write
+from engines.runtime.bus import take
 from engines.runtime.evaluate import Evaluator, Frame
-from engines.runtime.moves import MoveProbes, awaited
+from engines.runtime.lowered import IMPLICIT_TERMINATE
 from engines.runtime.objects import object_outputs
-from engines.runtime.performances import Performances, pin_key
 from engines.runtime.schedule import ChoiceKind, Move
-from engines.runtime.statements import StatementRunner, _seconds
-from engines.runtime.tokens import Flow, FlowKind, Terminated, Token, TokenView, Write
 from engines.runtime.values import Deferred, spell, type_name
+from engines.runtime.world import Context
 from ir import syntax as s
 from ir.lower import ActionGraph, Edge, Node, NodeKind
 from ir.model import Element
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from engines.runtime.snapshot import Snapshot
 
 
-class Run(MoveProbes, MessageBus, Performances, StatementRunner, Clauses, Connections):
+class Run(MoveProbes, Performances, StatementRunner, Clauses, Connections):
     """A stepping run of one action: the debugger's and the checker's unit of execution."""
 
     def __init__(self, ctx: Context, action: Element, performer: str | None = None, fine: bool = False) -> None:
@@ -108,7 +109,7 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner, Clauses, Connec
 
     def reset(self) -> None:
         """Back to the state before the first move (a fresh context over the same program)."""
-        from engines.runtime.context import Context
+        from engines.runtime.world import Context
 
         trace_on = self.ctx.trace.enabled
         ctx = Context(self.ctx.program, self._first_scheduler.fork(), self.ctx.max_steps)
@@ -622,7 +623,7 @@ class Run(MoveProbes, MessageBus, Performances, StatementRunner, Clauses, Connec
                 return True, True
             token.waiting_accept = True
             return False, False
-        message = self._take(trigger, node.name, flow.frame)
+        message = take(self.ctx, trigger, node.name)
         if message is None:
             token.waiting_accept = True
             return False, False

@@ -16,8 +16,8 @@ from ir.lower import ActionGraph, NodeKind, statement_label
 from ir.model import Element
 
 if TYPE_CHECKING:
-    from engines.runtime.context import Context
-    from engines.runtime.core import RunCore
+    from engines.runtime.actions.core import RunCore
+    from engines.runtime.world import Context
 
 
 @dataclass(frozen=True)

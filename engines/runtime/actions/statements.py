@@ -8,11 +8,11 @@ import contextlib
 from fractions import Fraction
 
 from engines.errors import EvaluationError
-from engines.runtime.connections import pin_path
-from engines.runtime.context import Message
-from engines.runtime.core import RunCore
+from engines.runtime.actions.connections import pin_path
+from engines.runtime.actions.core import RunCore
+from engines.runtime.actions.tokens import BodyRun, Flow, FlowKind, Terminated, Wait, Write
+from engines.runtime.bus import Message, available, take
 from engines.runtime.evaluate import Frame
-from engines.runtime.tokens import BodyRun, Flow, FlowKind, Terminated, Wait, Write
 from engines.runtime.values import (
     UNSET,
     ObjectRef,
@@ -135,13 +135,13 @@ class StatementRunner(RunCore):
             self.ctx.clock.advance_to(self.ctx.clock.now + _seconds(duration))
             return
         while True:
-            message = self._take(trigger, None, frame)
+            message = take(self.ctx, trigger, None)
             if message is not None:
                 if trigger.payload:
                     self.ctx.journal.touch(frame)
                     frame.values[trigger.payload] = message.payload
                 return
-            yield Wait("message", lambda: self._available(trigger, None, frame))
+            yield Wait("message", lambda: available(self.ctx, trigger, None))
 
     def _calc_usage(self, stmt: s.Usage, frame: Frame) -> None:
         """A calc usage computes when its result is read, from its inputs' values then."""

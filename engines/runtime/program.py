@@ -1,0 +1,23 @@
+"""Program: the lowered model, and starting behaviors over it in a fresh world (the runtime's top)."""
+
+from __future__ import annotations
+
+from engines.runtime.actions import Run
+from engines.runtime.lowered import LoweredModel
+from engines.runtime.objects import action_on, performer_for
+from engines.runtime.schedule import make_scheduler
+from engines.runtime.world import Context
+
+
+class Program(LoweredModel):
+    """What every run over one model shares, and the runs started over it."""
+
+    def start_action(self, name: str, performer: str | None = None, schedule: str = "reverse",
+                     max_steps: int | None = None, fine: bool = False) -> Run:
+        """A stepping run of the action, ready for its first step (or, fine, its first move); with a
+        performer, on that part usage (which must perform the action, see engines/runtime/objects.py)."""
+        performed = action_on(self.model, name, performer) if performer is not None else None
+        el = performed or self.action(name)
+        part = performer_for(self.model, el, performer)
+        ctx = Context(self, make_scheduler(schedule), max_steps)
+        return Run(ctx, el, part.qualified_name if part is not None else None, fine=fine)
