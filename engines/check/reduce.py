@@ -11,7 +11,9 @@ first takes it); two sends to one bus are dependent (messages queue in order and
 oldest it matches); an accept's `when` condition is a read of the features it names. Routing
 (`send ... via`, `accept ... via`, a send `to` a receiver) narrows which accepts a send can feed,
 but no clause relies on it: a `via` send is dynamic. An accept node moves once, taking its message:
-its move is the accept's footprint, never a body's start shot (`Node.starts_with_a_shot`). A persistent set is grown from one token: every token whose future moves could depend on a
+its move is the accept's footprint, never a body's start shot (`Node.starts_with_a_shot`).
+
+A persistent set is grown from one token: every token whose future moves could depend on a
 member's move joins it; a token that must join but cannot move now makes the set give up (all
 enabled moves are taken then). Sound by construction, conservative where the footprint is.
 """
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ir.lower import ActionGraph, Footprint
+from ir.graphs import ActionGraph, Footprint
 
 if TYPE_CHECKING:
     from engines.runtime.actions import Run

@@ -34,8 +34,8 @@ from engines.runtime.actions.performances import is_anonymous
 from engines.runtime.objects import object_path, part_feature_paths
 from engines.runtime.snapshot import Snapshot
 from engines.witness import replay_moves
+from ir.graphs import ActionGraph
 from ir.liveness import readable_after_end
-from ir.lower import ActionGraph
 
 _NOTHING: frozenset[tuple[object, ...]] = frozenset()
 

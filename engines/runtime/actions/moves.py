@@ -9,7 +9,7 @@ from engines.runtime.actions.tokens import Flow, Token
 from engines.runtime.bus import available
 from engines.runtime.schedule import ChoiceKind, Move
 from ir import syntax as s
-from ir.lower import Node, NodeKind
+from ir.graphs import Node, NodeKind
 
 
 def _number(token: Token) -> int:
