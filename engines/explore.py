@@ -22,7 +22,7 @@ from engines.framework import (
     register,
 )
 from engines.runtime import Move, Program, Run
-from engines.witness import replay_moves
+from engines.witness import Claim, ClaimKind, model_hash, replay_moves
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,14 @@ class Ending:
 
     values: tuple[tuple[str, str], ...]
     error: str | None
+
+    def claims(self) -> tuple[Claim, ...]:
+        """What the witness of this ending claims: the failure or deadlock, or the run ending with the values."""
+        if self.error is not None:
+            if self.error.startswith("deadlock: "):
+                return (Claim(ClaimKind.DEADLOCK, self.error.removeprefix("deadlock: ")),)
+            return (Claim(ClaimKind.FAILS, self.error),)
+        return (Claim(ClaimKind.COMPLETES), *(Claim(ClaimKind.VALUE, name, value) for name, value in self.values))
 
 
 def fresh(program: Program, subject: str, prefix: tuple[Move, ...], performer: str | None = None) -> Run:
@@ -67,6 +75,8 @@ def explore(program: Program, subject: str, bounds: Bounds | None = None,
             performer: str | None = None, interrupted: Callable[[], bool] | None = None) -> Result:
     """Run every linearization (depth first, alternatives in token order) until the runs budget."""
     bounds = bounds or Bounds()
+    behavior = program.action(subject).qualified_name
+    digest = model_hash(program.model)
     started = time.monotonic()
     stack: list[tuple[tuple[Move, ...], tuple[Choice, ...]]] = [((), ())]
     tally: dict[Ending, list[int]] = {}
@@ -115,7 +125,7 @@ def explore(program: Program, subject: str, bounds: Bounds | None = None,
         end = ending_of(run, features)
         if end not in tally:
             _, trace, _ = replay_moves(program, subject, taken, performer)
-            witnesses.append(Witness(tuple(made), tuple(trace), f"fails: {end.error}" if end.error else ""))
+            witnesses.append(Witness(behavior, digest, "explore", end.claims(), tuple(made), tuple(trace), performer))
             tally[end] = [0, len(witnesses)]
         tally[end][0] += 1
     outcomes = tuple(Outcome(end.values, count, index, end.error) for end, (count, index) in tally.items())

@@ -453,8 +453,9 @@ def lookup(name: str) -> Command:
 
 @contextmanager
 def _reported(session: Session, what: str) -> Iterator[None]:
-    """Typed errors as they are; Ctrl-C and anything else (a bug) as a typed error too, raised after
-    the session was put back as it was."""
+    """Typed errors as they are; Ctrl-C and anything else (a bug) as a typed error too (inside the
+    all-or-nothing scope, which then puts the session back: a `%debug on` earlier in the failing
+    cell still shows the traceback, and is undone with the rest)."""
     try:
         yield
     except SysmlError:
@@ -468,7 +469,7 @@ def _reported(session: Session, what: str) -> Iterator[None]:
 
 def execute(session: Session, line: str) -> Result:
     """Carry out one command line such as `%step 2`: it completes or changes nothing."""
-    with _reported(session, "the command"), session.atomic():
+    with session.atomic(), _reported(session, "the command"):
         return _dispatch(session, line)
 
 
@@ -494,7 +495,7 @@ def execute_cell(session: Session, text: str, path: str | None = None) -> Genera
 
 
 def _cell(session: Session, text: str, path: str) -> Generator[Result, None, None]:
-    with _reported(session, "the cell"), session.atomic():
+    with session.atomic(), _reported(session, "the cell"):
         for chunk in split_cell(text):
             if isinstance(chunk, CommandLine):
                 yield _dispatch(session, chunk.text)

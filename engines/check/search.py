@@ -33,7 +33,7 @@ from engines.runtime import Move, Program, Run
 from engines.runtime.actions.performances import is_anonymous
 from engines.runtime.objects import object_path, part_feature_paths
 from engines.runtime.snapshot import Snapshot
-from engines.witness import replay_moves
+from engines.witness import Claim, ClaimKind, model_hash, replay_moves, unreproduced
 from ir.graphs import ActionGraph
 from ir.liveness import readable_after_end
 
@@ -345,33 +345,26 @@ def _final(search: _Search, run: Run, path: list[Move], choices: list[list[Move]
             search.violating[key] = (names, known[1])
 
 
-def _witness(search: _Search, claim: _Claim) -> tuple[Witness, str | None]:
-    """The claim's schedule replayed in a fresh interpreter; the disagreement when it does not hold."""
-    run, trace, error = replay_moves(search.program, search.subject, claim.path, search.performer)
-    disagreement = None
+def _claims(claim: _Claim, violates: tuple[str, ...] = ()) -> tuple[Claim, ...]:
+    """What a witness of `claim` states in its header."""
     if claim.kind == "fails":
-        if error is None or error != claim.text:
-            disagreement = f"replay ended with {error!r}, the search with {claim.text!r}"
-        ending = f"fails: {claim.text}"
-    elif claim.kind == "deadlock":
-        stuck = run.stuck() if error is None else None
-        if stuck is None:
-            disagreement = "the replayed schedule is not stuck"
-        ending = f"fails: deadlock: {claim.text}"
-    elif claim.kind == "property":
-        prop = next(p for p in search.properties if p.name == claim.feature)
-        holds, _ = prop.holds(run)
-        if holds:
-            disagreement = f"{prop.name} holds at the replayed state"
-        ending = f"property: {claim.feature}"
-    else:
-        values = _final_values(run, search.features)
-        if claim.kind == "value" and values.get(claim.feature) != claim.value:
-            disagreement = f"replay ends with {claim.feature} = {values.get(claim.feature)}, not {claim.value}"
-        if claim.kind == "outcome" and not run.finished:
-            disagreement = "the replayed schedule does not end"
-        ending = ""
-    return Witness(claim.choices, tuple(trace), ending), disagreement
+        return (Claim(ClaimKind.FAILS, claim.text),)
+    if claim.kind == "deadlock":
+        return (Claim(ClaimKind.DEADLOCK, claim.text),)
+    if claim.kind == "property":
+        return (Claim(ClaimKind.PROPERTY, claim.feature, "false"),)
+    if claim.kind == "value":
+        return (Claim(ClaimKind.VALUE, claim.feature, claim.value),)
+    return (Claim(ClaimKind.COMPLETES), *(Claim(ClaimKind.PROPERTY, name, "false") for name in violates))
+
+
+def _witness(search: _Search, claim: _Claim, violates: tuple[str, ...] = ()) -> tuple[Witness, str | None]:
+    """The claim's schedule replayed in a fresh interpreter; the disagreement when it does not hold
+    (the claim re-evaluated as every replay of the witness re-evaluates it)."""
+    run, trace, _ = replay_moves(search.program, search.subject, claim.path, search.performer)
+    witness = Witness(search.subject, model_hash(search.program.model), "check", _claims(claim, violates),
+                      claim.choices, tuple(trace), search.performer)
+    return witness, unreproduced(search.program, run, witness)
 
 
 def _result(search: _Search, seconds: float) -> Result:
@@ -411,7 +404,7 @@ def _result(search: _Search, seconds: float) -> Result:
             violates, claim = search.violating[key]
             index = replayed.get(claim.path, 0)
             if not index:
-                witness, disagreement = _witness(search, claim)
+                witness, disagreement = _witness(search, claim, violates)
                 if disagreement is not None:
                     notes.append(f"not covered: outcome {', '.join(f'{k} = {v}' for k, v in key)}: {disagreement}")
                 else:

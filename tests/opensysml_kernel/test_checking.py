@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from engines.errors import EngineError
+from engines.witness import model_hash
 from opensysml_kernel.checking import CheckSettings, ProgressMeter, interrupted_result, parse_duration
 from opensysml_kernel.commands import execute, execute_cell
 from opensysml_kernel.errors import SettingNotReadError, UsageError
@@ -142,7 +143,10 @@ def test_witness_files(race: Session, tmp_path: Path) -> None:
     written = sorted(p.name for p in out.iterdir())
     assert written == ["race.Race-1.witness", "race.Race-2.witness"]
     first = (out / "race.Race-1.witness").read_text()
-    assert first.startswith("step 1: 1@start first of 1@start\n")
+    model = race.model
+    assert first.splitlines()[:6] == ["opensysml witness 1", "behavior: race::Race", f"model: {model_hash(model)}",
+                                      "engine: check", "claim: value c = 1", "step 1: 1@start first of 1@start"]
+    assert first.endswith("\nend of witness\n")
     assert race.last_check is not None
     document = race.last_check.document()["checks"][0]
     assert document["witnesses"][0]["path"] == f"{out}/race.Race-1.witness"
