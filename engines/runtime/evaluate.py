@@ -384,6 +384,9 @@ class Evaluator(Calls):
             obj = self.ctx.objects.get(base.id)
             if obj is not None and feature in obj.values:
                 return obj.values[feature]
+            nested = self.ctx.nested_part(base, feature) if obj is not None else None
+            if nested is not None:
+                return nested
             raise EvaluationError(f"instance#{base.id} holds no feature '{feature}'")
         if isinstance(base, Signal):
             for name, value in base.fields:
