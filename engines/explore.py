@@ -22,7 +22,8 @@ from engines.framework import (
     register,
 )
 from engines.runtime import Move, Program, Run
-from engines.witness import replay_moves
+from engines.runtime.watch import BoundReached, default_memory_bound, spell_bytes, watching
+from engines.witness import Claim, ClaimKind, model_hash, replay_moves
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,14 @@ class Ending:
 
     values: tuple[tuple[str, str], ...]
     error: str | None
+
+    def claims(self) -> tuple[Claim, ...]:
+        """What the witness of this ending claims: the failure or deadlock, or the run ending with the values."""
+        if self.error is not None:
+            if self.error.startswith("deadlock: "):
+                return (Claim(ClaimKind.DEADLOCK, self.error.removeprefix("deadlock: ")),)
+            return (Claim(ClaimKind.FAILS, self.error),)
+        return (Claim(ClaimKind.COMPLETES), *(Claim(ClaimKind.VALUE, name, value) for name, value in self.values))
 
 
 def fresh(program: Program, subject: str, prefix: tuple[Move, ...], performer: str | None = None) -> Run:
@@ -71,17 +80,42 @@ def explore(program: Program, subject: str, bounds: Bounds | None = None,
     stack: list[tuple[tuple[Move, ...], tuple[Choice, ...]]] = [((), ())]
     tally: dict[Ending, list[int]] = {}
     witnesses: list[Witness] = []
-    runs = moves_total = deepest = 0
+    counts = [0, 0, 0]  # runs, moves, deepest
+    incomplete: str | None = None
+    with watching(bounds.watch(started, interrupted)):
+        try:
+            incomplete = _explore(program, subject, bounds, features, performer, interrupted, started, stack,
+                                  tally, witnesses, counts)
+        except BoundReached as reached:
+            incomplete = _stopped(reached.kind, bounds, len(tally))
+    runs, moves_total, deepest = counts
+    outcomes = tuple(Outcome(end.values, count, index, end.error) for end, (count, index) in tally.items())
+    verdict = Verdict.INCOMPLETE if incomplete else Verdict.COMPLETE
+    report = (BoundReport("runs", str(bounds.runs), runs >= bounds.runs and bool(stack)),
+              BoundReport("depth", str(bounds.depth), incomplete is not None and "depth" in incomplete))
+    return Result("explore", subject, verdict, Strength.WITNESSED if not incomplete else Strength.OBSERVED,
+                  Stats(0, moves_total, deepest, runs), outcomes, (), (), tuple(witnesses), report, incomplete)
+
+
+def _explore(program: Program, subject: str, bounds: Bounds,
+             features: Callable[[dict[str, str]], dict[str, str]] | None, performer: str | None,
+             interrupted: Callable[[], bool] | None, started: float,
+             stack: list[tuple[tuple[Move, ...], tuple[Choice, ...]]], tally: dict[Ending, list[int]],
+             witnesses: list[Witness], counts: list[int]) -> str | None:
+    """The linearizations, depth first, until the stack empties or a bound is hit between runs;
+    `counts` (runs, moves, deepest) grow as they run, so a bound hit inside a run keeps them."""
+    behavior = program.action(subject).qualified_name
+    digest = model_hash(program.model)
     incomplete: str | None = None
     while stack:
-        if runs >= bounds.runs:
-            incomplete = f"runs budget {bounds.runs} hit after {runs} runs"
+        if counts[0] >= bounds.runs:
+            incomplete = f"runs budget {bounds.runs} hit after {counts[0]} runs"
             break
         if bounds.timeout is not None and time.monotonic() - started > bounds.timeout:
-            incomplete = f"time: {bounds.timeout:g}s bound hit after {runs} runs"
+            incomplete = f"time: {bounds.timeout:g}s bound hit after {counts[0]} runs"
             break
         if interrupted is not None and interrupted():
-            incomplete = f"interrupted after {runs} runs"
+            incomplete = f"interrupted after {counts[0]} runs"
             break
         prefix, choices = stack.pop()
         run = fresh(program, subject, prefix, performer)
@@ -106,21 +140,26 @@ def explore(program: Program, subject: str, bounds: Bounds | None = None,
                 taken.append(enabled[0])
         except RunError:
             pass
-        runs += 1
-        moves_total += len(taken)
-        deepest = max(deepest, len(taken))
+        counts[0] += 1
+        counts[1] += len(taken)
+        counts[2] = max(counts[2], len(taken))
         if cut:
             incomplete = incomplete or f"depth bound {bounds.depth} hit"
             continue
         end = ending_of(run, features)
         if end not in tally:
             _, trace, _ = replay_moves(program, subject, taken, performer)
-            witnesses.append(Witness(tuple(made), tuple(trace), f"fails: {end.error}" if end.error else ""))
+            witnesses.append(Witness(behavior, digest, "explore", end.claims(), tuple(made), tuple(trace), performer))
             tally[end] = [0, len(witnesses)]
         tally[end][0] += 1
-    outcomes = tuple(Outcome(end.values, count, index, end.error) for end, (count, index) in tally.items())
-    verdict = Verdict.INCOMPLETE if incomplete else Verdict.COMPLETE
-    report = (BoundReport("runs", str(bounds.runs), runs >= bounds.runs and bool(stack)),
-              BoundReport("depth", str(bounds.depth), incomplete is not None and "depth" in incomplete))
-    return Result("explore", subject, verdict, Strength.WITNESSED if not incomplete else Strength.OBSERVED,
-                  Stats(0, moves_total, deepest, runs), outcomes, (), (), tuple(witnesses), report, incomplete)
+    return incomplete
+
+
+def _stopped(kind: str, bounds: Bounds, outcomes: int) -> str:
+    """Why a run stopped inside a move, in the words explore reports its other bounds with."""
+    if kind == "time":
+        return f"time: {bounds.timeout:g}s bound hit inside a run ({outcomes} outcomes found)"
+    if kind == "memory":
+        limit = spell_bytes(bounds.memory or default_memory_bound() or 0)
+        return f"memory: {limit} bound hit inside a run ({outcomes} outcomes found)"
+    return f"interrupted inside a run ({outcomes} outcomes found)"

@@ -123,6 +123,16 @@ class Node:
     # a fine run's start shot of the body (Body.starts_with_a_shot): its features' initial values only
     start_footprint: Footprint[int] | None = field(default=None, compare=False, repr=False)
 
+    def starts_with_a_shot(self) -> bool:
+        """Whether a fine run's first move at this node is its body's start shot alone (as the
+        executor performs it): an accept node takes its message and a calc usage evaluates in one
+        move whatever their body holds, so their footprint, not a shot's, is what that move touches."""
+        if self.kind is not NodeKind.ACTION or self.body is None or accept_of(self) is not None:
+            return False
+        if isinstance(self.decl, s.Usage) and self.decl.kind == "calc":
+            return False
+        return self.body.starts_with_a_shot()
+
 
 @dataclass(frozen=True)
 class Edge:

@@ -79,6 +79,7 @@ def resolve(documents: Sequence[s.Document]) -> Model:
         container = s.Package(s.NO_SPAN, "", doc.members)
         _build(container, root, doc.path, index)
     model = Model(tuple(documents), root, index)
+    _index_short_names(model)
     _check(model)
     from ir.names import check_names  # they look names up through this module
     from ir.ports import check_ports
@@ -86,6 +87,20 @@ def resolve(documents: Sequence[s.Document]) -> Model:
     check_names(model)
     check_ports(model)
     return model
+
+
+def _index_short_names(model: Model) -> None:
+    """Each element's members by short name, so a lookup that misses by name does not scan them all."""
+    for el in model.walk(include_library=True):
+        for member in el.members.values():
+            decl = member.decl
+            if isinstance(decl, s.Usage) and decl.short_name is not None:
+                el.short_names.setdefault(decl.short_name, member)
+    root = model.root
+    for member in root.members.values():
+        decl = member.decl
+        if isinstance(decl, s.Usage) and decl.short_name is not None:
+            root.short_names.setdefault(decl.short_name, member)
 
 
 # ---------------------------------------------------------------- lookup
@@ -113,10 +128,8 @@ def member_of(model: Model, el: Element, name: str, seen: set[int] | None = None
     seen.add(id(el))
     if name in el.members:
         return el.members[name]
-    for alias in el.members.values():
-        decl = alias.decl
-        if isinstance(decl, s.Usage) and decl.short_name == name:
-            return alias
+    if name in el.short_names:
+        return el.short_names[name]
     for type_name in el.type_names:
         base = lookup(model, el.owner, type_name)
         if base is not None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engines.runtime.values import spell
+from engines.runtime.watch import parse_bytes
 from ir.errors import SysmlError
 from opensysml_kernel.cells import CommandLine, split_cell
 from opensysml_kernel.checking import ENGINES, engine_rows, parse_duration
@@ -305,16 +306,16 @@ def _check_witness(session: Session, args: list[str]) -> Result:
 def _check_bounds(session: Session, args: list[str]) -> Result:
     usage = COMMANDS["check-bounds"].usage
     if args == ["off"]:
-        session.settings = session.settings.with_(depth=None, states=None, timeout=None)
+        session.settings = session.settings.with_(depth=None, states=None, timeout=None, memory=None)
     elif args:
         changes: dict[str, int | float] = {}
         for arg in args:
             key, sep, value = arg.partition("=")
-            if not sep or key not in ("depth", "states", "timeout"):
-                raise UsageError(f"'{arg}' is not a bound: depth=N, states=N or timeout=D", usage)
-            if key == "timeout":
+            if not sep or key not in ("depth", "states", "timeout", "memory"):
+                raise UsageError(f"'{arg}' is not a bound: depth=N, states=N, timeout=D or memory=M", usage)
+            if key in ("timeout", "memory"):
                 try:
-                    changes[key] = parse_duration(value)
+                    changes[key] = parse_duration(value) if key == "timeout" else parse_bytes(value)
                 except ValueError as error:
                     raise UsageError(str(error), usage) from None
             elif value.isdigit() and int(value) > 0:
@@ -424,8 +425,9 @@ COMMANDS: dict[str, Command] = {c.name: c for c in (
             "%check-diverge level"),
     Command("check-witness", _check_witness, "%check-witness [<dir>|off]",
             "write each witness of the next checks as <dir>/<action>-<n>.witness", "%check-witness witnesses"),
-    Command("check-bounds", _check_bounds, "%check-bounds [depth=N] [states=N] [timeout=D] | off",
-            "the search's bounds (a timeout like 10s or 500ms); no argument: each, (default) where unset",
+    Command("check-bounds", _check_bounds, "%check-bounds [depth=N] [states=N] [timeout=D] [memory=M] | off",
+            "the search's bounds (a timeout like 10s or 500ms, a memory like 2G: by default half the"
+            " machine's); no argument: each, (default) where unset",
             "%check-bounds depth=50 timeout=10s"),
     Command("replay", _replay, "%replay [<witness file>|last|<n>|off]",
             "the next %action follows the witness move by move, driven by %step, %continue and %back; last"

@@ -126,6 +126,8 @@ class Canon:
             return ()
         if not state.items:
             return (state.test,)
+        if isinstance(state.items, range):  # a long range, walked lazily: its bounds say which it is
+            return (state.test, state.passes, ("range", state.items.start, state.items.stop))
         return (state.test, state.passes, tuple(self.value(x) for x in state.items))
 
     def text(self) -> str:

@@ -1,9 +1,19 @@
 """Partial-order reduction: persistent sets over the lowered footprints.
 
 Two moves are dependent when one writes what the other reads or writes (a body's start shot
-only reads what its features' initial values read), when either sends or
-accepts while the other does too, when both reach one join or merge, or when either has a dynamic
-target. A persistent set is grown from one token: every token whose future moves could depend on a
+only reads what its features' initial values read), when either sends or accepts while the other
+does too, when both reach one join or merge, or when either has a dynamic target.
+
+The message clauses, all kept whole by "either sends or accepts while the other does too": a send
+may feed any accept that could receive it (which message an accept takes depends on what was sent
+before it moved); two accepts that could take the same message are dependent (the one that moves
+first takes it); two sends to one bus are dependent (messages queue in order and an accept takes the
+oldest it matches); an accept's `when` condition is a read of the features it names. Routing
+(`send ... via`, `accept ... via`, a send `to` a receiver) narrows which accepts a send can feed,
+but no clause relies on it: a `via` send is dynamic. An accept node moves once, taking its message:
+its move is the accept's footprint, never a body's start shot (`Node.starts_with_a_shot`).
+
+A persistent set is grown from one token: every token whose future moves could depend on a
 member's move joins it; a token that must join but cannot move now makes the set give up (all
 enabled moves are taken then). Sound by construction, conservative where the footprint is.
 """
@@ -12,6 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engines.runtime.watch import tick
 from ir.graphs import ActionGraph, Footprint
 
 if TYPE_CHECKING:
@@ -142,10 +153,14 @@ class Reducer:
         pairs = [self.summaries(t, p) for t, p in zip(tokens, places, strict=True)]
         count = len(tokens)
         # who must join a set holding `member`: every token whose future depends on member's move
-        needs = {a: [b for b in range(count) if b != a and self.dependent(pairs[a][0], pairs[b][1])]
-                 for a in range(count) if can[a]}
+        needs: dict[int, list[int]] = {}
+        for a in range(count):
+            if can[a]:
+                tick()
+                needs[a] = [b for b in range(count) if b != a and self.dependent(pairs[a][0], pairs[b][1])]
         best: set[int] | None = None
         for seed in (i for i in seeds if can[i]):
+            tick()
             chosen = {seed}
             frontier = [seed]
             ok = True

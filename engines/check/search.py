@@ -33,7 +33,8 @@ from engines.runtime import Move, Program, Run
 from engines.runtime.actions.performances import is_anonymous
 from engines.runtime.objects import object_path, part_feature_paths
 from engines.runtime.snapshot import Snapshot
-from engines.witness import replay_moves
+from engines.runtime.watch import BoundReached, default_memory_bound, spell_bytes, watching
+from engines.witness import Claim, ClaimKind, model_hash, replay_moves, unreproduced
 from ir.graphs import ActionGraph
 from ir.liveness import readable_after_end
 
@@ -134,7 +135,12 @@ def check(program: Program, subject: str, bounds: Bounds | None = None, properti
     search = _Search(program, subject, bounds, props, diverge, reduce and not props, interrupted, progress,
                      performer)
     started = time.monotonic()
-    _run_search(search, started)
+    with watching(bounds.watch(started, interrupted)):
+        try:
+            _run_search(search, started)
+        except BoundReached as reached:  # inside a move: the search stops where it stands
+            search.stopped = reached.kind
+            search.hits.add(reached.kind)
     return _result(search, time.monotonic() - started)
 
 
@@ -345,33 +351,26 @@ def _final(search: _Search, run: Run, path: list[Move], choices: list[list[Move]
             search.violating[key] = (names, known[1])
 
 
-def _witness(search: _Search, claim: _Claim) -> tuple[Witness, str | None]:
-    """The claim's schedule replayed in a fresh interpreter; the disagreement when it does not hold."""
-    run, trace, error = replay_moves(search.program, search.subject, claim.path, search.performer)
-    disagreement = None
+def _claims(claim: _Claim, violates: tuple[str, ...] = ()) -> tuple[Claim, ...]:
+    """What a witness of `claim` states in its header."""
     if claim.kind == "fails":
-        if error is None or error != claim.text:
-            disagreement = f"replay ended with {error!r}, the search with {claim.text!r}"
-        ending = f"fails: {claim.text}"
-    elif claim.kind == "deadlock":
-        stuck = run.stuck() if error is None else None
-        if stuck is None:
-            disagreement = "the replayed schedule is not stuck"
-        ending = f"fails: deadlock: {claim.text}"
-    elif claim.kind == "property":
-        prop = next(p for p in search.properties if p.name == claim.feature)
-        holds, _ = prop.holds(run)
-        if holds:
-            disagreement = f"{prop.name} holds at the replayed state"
-        ending = f"property: {claim.feature}"
-    else:
-        values = _final_values(run, search.features)
-        if claim.kind == "value" and values.get(claim.feature) != claim.value:
-            disagreement = f"replay ends with {claim.feature} = {values.get(claim.feature)}, not {claim.value}"
-        if claim.kind == "outcome" and not run.finished:
-            disagreement = "the replayed schedule does not end"
-        ending = ""
-    return Witness(claim.choices, tuple(trace), ending), disagreement
+        return (Claim(ClaimKind.FAILS, claim.text),)
+    if claim.kind == "deadlock":
+        return (Claim(ClaimKind.DEADLOCK, claim.text),)
+    if claim.kind == "property":
+        return (Claim(ClaimKind.PROPERTY, claim.feature, "false"),)
+    if claim.kind == "value":
+        return (Claim(ClaimKind.VALUE, claim.feature, claim.value),)
+    return (Claim(ClaimKind.COMPLETES), *(Claim(ClaimKind.PROPERTY, name, "false") for name in violates))
+
+
+def _witness(search: _Search, claim: _Claim, violates: tuple[str, ...] = ()) -> tuple[Witness, str | None]:
+    """The claim's schedule replayed in a fresh interpreter; the disagreement when it does not hold
+    (the claim re-evaluated as every replay of the witness re-evaluates it)."""
+    run, trace, _ = replay_moves(search.program, search.subject, claim.path, search.performer)
+    witness = Witness(search.subject, model_hash(search.program.model), "check", _claims(claim, violates),
+                      claim.choices, tuple(trace), search.performer)
+    return witness, unreproduced(search.program, run, witness)
 
 
 def _result(search: _Search, seconds: float) -> Result:
@@ -411,7 +410,7 @@ def _result(search: _Search, seconds: float) -> Result:
             violates, claim = search.violating[key]
             index = replayed.get(claim.path, 0)
             if not index:
-                witness, disagreement = _witness(search, claim)
+                witness, disagreement = _witness(search, claim, violates)
                 if disagreement is not None:
                     notes.append(f"not covered: outcome {', '.join(f'{k} = {v}' for k, v in key)}: {disagreement}")
                 else:
@@ -419,10 +418,8 @@ def _result(search: _Search, seconds: float) -> Result:
                     index = len(witnesses)
         outcomes.append(Outcome(key, search.outcome_table[key], index, violates=violates))
     incomplete = None
-    if search.stopped == "interrupted":
-        incomplete = "interrupted"
-    elif search.stopped == "time":
-        incomplete = "time"
+    if search.stopped in ("interrupted", "time", "memory"):
+        incomplete = search.stopped
     if violations:
         verdict = Verdict.VIOLATION
     elif divergent:
@@ -442,11 +439,13 @@ def _result(search: _Search, seconds: float) -> Result:
     else:
         strength = Strength.OBSERVED
     b = search.bounds
-    bounds = (
+    bounds: tuple[BoundReport, ...] = (
         BoundReport("depth", str(b.depth), "depth" in search.hits),
         BoundReport("states", str(b.states), "states" in search.hits),
         BoundReport("timeout", f"{b.timeout:g}s" if b.timeout is not None else "none", "time" in search.hits),
     )
+    if "memory" in search.hits:
+        bounds += (BoundReport("memory", spell_bytes(b.memory or default_memory_bound() or 0), True),)
     return Result("check", search.subject, verdict, strength,
                   Stats(search.states, search.moves, search.deepest, 0), tuple(outcomes), tuple(violations),
                   tuple(divergent), tuple(witnesses), bounds, incomplete, tuple(notes))

@@ -195,8 +195,7 @@ class _Lowerer:
             Node(n.index, n.kind, n.name, n.decl, n.body, n.multiplicity,
                  self.footprint(n, nodes, edges, name, local, _scope(n, el)),
                  self.footprint(n, nodes, edges, name, local, _scope(n, el), start=True)
-                 if n.kind is NodeKind.ACTION and n.body is not None and n.body.starts_with_a_shot()
-                 and not n.footprint.dynamic else None)
+                 if n.starts_with_a_shot() and not n.footprint.dynamic else None)
             for n in nodes)
         return ActionGraph(name, el, tuple(attributes), with_footprints, tuple(edges), tuple(initial),
                            tuple(flows), tuple(binds), connections_of((*flows, *binds), by_name))
@@ -274,6 +273,13 @@ class _Lowerer:
         terminate = isinstance(usage.action_body, s.Terminate) and usage.action_body.target is None
         flow: ActionGraph | None = None
         rest = tuple(m for m in own if not is_feature(m))
+        if isinstance(usage.action_body, s.Accept) and rest:
+            # `action rx accept v : T { ... }`: the body runs once the message is taken, as a step the
+            # accept precedes (the payload is the accept's feature, visible to the body by its name)
+            after = s.Usage(usage.span, "action", None, members=rest, has_body=True)
+            flow = self.action_graph(scope, (usage.action_body, s.ThenMember(usage.span, None, after)),
+                                     usage.name or "")
+            return Body(tuple(attributes), (), flow, performs, bindings, terminate, scope, outputs)
         if states_a_flow(rest) or (performs is None and any(is_substep(m) for m in rest)):
             flow = self.action_graph(scope, rest, usage.name or "")
         else:

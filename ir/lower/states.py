@@ -229,6 +229,15 @@ class _Builder:
                                     "in a state machine, branch with a junction or a choice "
                                     "(`junction j;`) and end a region with `then done;`",
                                     self.path, inner.span.line, inner.span.column)
+        elif isinstance(inner, s.Statement):
+            # a state's body declares; what it performs is its entry, do or exit behavior
+            where = draft.path or draft.name
+            hint = ("end the machine with a terminate state: `action stop terminate;` and a transition to it"
+                    if isinstance(inner, s.Terminate) else
+                    "perform it on entering, while in or on leaving the state: `entry { ... }`, `do { ... }`, "
+                    "`exit { ... }`")
+            raise StateMachineError(f"a statement stands in state {where}'s body, where nothing performs it",
+                                    hint, self.path, inner.span.line, inner.span.column)
 
     def behavior(self, draft: _Draft, m: s.EntryMember) -> None:
         if m.behavior is None and m.block is None:

@@ -7,6 +7,7 @@ from engines.errors import RunError
 from engines.runtime.actions.core import RunCore
 from engines.runtime.actions.tokens import Flow, Token
 from engines.runtime.bus import available
+from engines.runtime.limits import stack_exhausted
 from engines.runtime.schedule import ChoiceKind, Move
 from ir import syntax as s
 from ir.graphs import Node, NodeKind
@@ -89,6 +90,10 @@ class MoveProbes(RunCore):
             self.status = "failed"
             self.error = err
             raise
+        except RecursionError:
+            self.status = "failed"
+            self.error = stack_exhausted(f"move {move.node}")
+            raise self.error from None
         return self.ctx.trace.since(mark)
 
     def token(self, token_id: int) -> Token:

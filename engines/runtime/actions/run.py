@@ -14,6 +14,7 @@ from engines.runtime.actions.statements import StatementRunner, _seconds
 from engines.runtime.actions.tokens import Flow, FlowKind, Terminated, Token, TokenView, Write
 from engines.runtime.bus import take
 from engines.runtime.evaluate import Evaluator, Frame
+from engines.runtime.limits import stack_exhausted
 from engines.runtime.objects import object_outputs
 from engines.runtime.schedule import ChoiceKind, Move
 from engines.runtime.values import Deferred, spell, type_name
@@ -91,6 +92,10 @@ class Run(MoveProbes, Performances, StatementRunner, Clauses, Connections):
             self.status = "failed"
             self.error = err
             raise
+        except RecursionError:
+            self.status = "failed"
+            self.error = stack_exhausted(f"step {self.root.step_no}")
+            raise self.error from None
         finally:
             self._live = None
         return self.ctx.trace.since(mark)
