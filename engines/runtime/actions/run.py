@@ -10,9 +10,10 @@ from engines.runtime.actions.connections import Connections
 from engines.runtime.actions.control import Clauses
 from engines.runtime.actions.moves import MoveProbes, awaited
 from engines.runtime.actions.performances import Performances, pin_key
-from engines.runtime.actions.statements import StatementRunner, _seconds
+from engines.runtime.actions.statements import StatementRunner
 from engines.runtime.actions.tokens import Flow, FlowKind, Terminated, Token, TokenView, Write
 from engines.runtime.bus import take
+from engines.runtime.clock import seconds
 from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.limits import stack_exhausted
 from engines.runtime.objects import object_outputs
@@ -609,7 +610,7 @@ class Run(MoveProbes, Performances, StatementRunner, Clauses, Connections):
             if token.wake is None:
                 assert trigger.expression is not None
                 duration = self.evaluator.eval(trigger.expression, flow.frame, flow.depth)
-                token.wake = self.ctx.clock.now + _seconds(duration)
+                token.wake = self.ctx.clock.now + seconds(duration)
                 if not self.fine and len(self.all_tokens(self.root)) <= 1:
                     self.ctx.clock.advance_to(token.wake)  # nothing else can move: time does
                     if flow.kind is FlowKind.PERFORMED and self.mover_token is not None:

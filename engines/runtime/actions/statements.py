@@ -5,20 +5,19 @@ writes they make, recorded for the step's write-conflict line."""
 from __future__ import annotations
 
 import contextlib
-from fractions import Fraction
 
 from engines.errors import EvaluationError
 from engines.runtime.actions.connections import pin_path
 from engines.runtime.actions.core import RunCore
 from engines.runtime.actions.tokens import BodyRun, Flow, FlowKind, Terminated, Wait, Write
 from engines.runtime.bus import Message, available, take
+from engines.runtime.clock import seconds
 from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.operators import MAX_SEQUENCE
 from engines.runtime.trace import Trace
 from engines.runtime.values import (
     UNSET,
     ObjectRef,
-    Quantity,
     Sequence,
     Value,
     spell,
@@ -133,7 +132,7 @@ class StatementRunner(RunCore):
         if trigger.kind is s.TriggerKind.AFTER:
             assert trigger.expression is not None
             duration = self.evaluator.eval(trigger.expression, frame, 0)
-            self.ctx.clock.advance_to(self.ctx.clock.now + _seconds(duration))
+            self.ctx.clock.advance_to(self.ctx.clock.now + seconds(duration))
             return
         while True:
             message = take(self.ctx, trigger, None)
@@ -349,16 +348,6 @@ def _target_text(e: s.Expr | None) -> str | None:
         base = _target_text(e.base)
         return f"{base}.{e.feature}" if base else e.feature
     return None
-
-
-def _seconds(duration: Value) -> Fraction:
-    if isinstance(duration, Quantity):
-        duration = duration.magnitude
-    if isinstance(duration, (int, Fraction)) and not isinstance(duration, bool):
-        return Fraction(duration)
-    if isinstance(duration, float):
-        return Fraction(duration)
-    raise EvaluationError(f"'accept after' needs a duration, got {type_name(duration)}")
 
 
 def for_elements(evaluator: Evaluator, trace: Trace, collection: s.Expr, frame: Frame,

@@ -3,7 +3,7 @@ leaving them innermost first (history recorded), joins, completion, final states
 
 from __future__ import annotations
 
-from engines.runtime.actions.statements import _seconds
+from engines.runtime.clock import seconds
 from engines.runtime.evaluate import Frame
 from engines.runtime.states.bodies import Bodies
 from engines.runtime.states.core import DoRun, Event, MachineError, Timer, transition_line
@@ -240,9 +240,9 @@ class Configuration(Bodies):
                     continue
                 if trig.kind is s.TriggerKind.AFTER:
                     duration = self.host.evaluator.eval(trig.expression, self.frame, 0)
-                    due = self.ctx.clock.now + _seconds(duration)
+                    due = self.ctx.clock.now + seconds(duration)
                 elif trig.kind is s.TriggerKind.AT:
-                    due = _seconds(self.host.evaluator.eval(trig.expression, self.frame, 0))
+                    due = seconds(self.host.evaluator.eval(trig.expression, self.frame, 0))
                 else:
                     continue
                 self.timer_seq += 1
