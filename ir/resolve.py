@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from ir import syntax as s
 from ir.errors import ResolveError
@@ -118,6 +118,24 @@ def lookup(model: Model, scope: Element | None, name: str) -> Element | None:
     for part in parts[1:]:
         el = member_of(model, el, part) if el is not None else None
     return el
+
+
+def lineage(model: Model, el: Element, library: bool = True) -> Iterator[Element]:
+    """`el`, then what it is typed by or specializes, transitively, nearest first, each once (each
+    type named from the owner of the element naming it); `library=False` does not go into the
+    library's types."""
+    seen: set[int] = set()
+    todo = [el]
+    while todo:
+        at = todo.pop(0)
+        if id(at) in seen:
+            continue
+        seen.add(id(at))
+        yield at
+        for name in at.type_names:
+            found = lookup(model, at.owner, name)
+            if found is not None and (library or not found.library):
+                todo.append(found)
 
 
 def member_of(model: Model, el: Element, name: str, seen: set[int] | None = None) -> Element | None:

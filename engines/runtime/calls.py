@@ -42,7 +42,7 @@ from engines.runtime.values import (
 from ir import syntax as s
 from ir.library import BODY, FUNCTION_BY_NAME, Function, LibraryError, arrow_function, functions_named
 from ir.model import Element, Model
-from ir.resolve import lookup
+from ir.resolve import lineage
 
 if TYPE_CHECKING:
     from engines.runtime.evaluate import Frame
@@ -209,13 +209,7 @@ def constructor_features(model: Model, el: Element) -> list[Element]:
     """The features construction binds, in KerML's Type::feature order (module docstring)."""
     out: list[Element] = []
     hidden: set[str] = set()
-    seen: set[int] = set()
-    todo = [el]
-    while todo:
-        current = todo.pop(0)
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
+    for current in lineage(model, el):
         for member in current.members.values():
             decl = member.decl
             if not isinstance(decl, s.Usage) or decl.kind not in _FEATURE_KINDS or member.name.startswith("$"):
@@ -225,10 +219,6 @@ def constructor_features(model: Model, el: Element) -> list[Element]:
             out.append(member)
             hidden.add(member.name)
             hidden.update(r.rsplit("::", 1)[-1] for r in decl.redefines)
-        for general in current.type_names:
-            found = lookup(model, current.owner, general)
-            if found is not None:
-                todo.append(found)
     return out
 
 
