@@ -7,7 +7,6 @@ from engines.errors import RunError
 from engines.runtime.actions.core import RunCore
 from engines.runtime.actions.tokens import Flow, Token
 from engines.runtime.bus import available
-from engines.runtime.limits import stack_exhausted
 from engines.runtime.schedule import ChoiceKind, Move
 from ir import syntax as s
 from ir.graphs import Node, NodeKind
@@ -68,7 +67,7 @@ class MoveProbes(RunCore):
             raise RunError(f"no token {move.token} to move", move.node)
         self.moves_taken.append(move)
         self._live = None
-        try:
+        with self.failing(lambda: f"move {move.node}"):
             self.ctx.charge_step()
             flow = token.flow
             self.ctx.journal.touch(flow)
@@ -86,14 +85,6 @@ class MoveProbes(RunCore):
                 self._live = None
             if self.root.finished:
                 self.status = "completed"
-        except RunError as err:
-            self.status = "failed"
-            self.error = err
-            raise
-        except RecursionError:
-            self.status = "failed"
-            self.error = stack_exhausted(f"move {move.node}")
-            raise self.error from None
         return self.ctx.trace.since(mark)
 
     def token(self, token_id: int) -> Token:

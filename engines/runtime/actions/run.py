@@ -15,7 +15,6 @@ from engines.runtime.actions.tokens import Flow, FlowKind, Terminated, Token, To
 from engines.runtime.bus import take
 from engines.runtime.clock import seconds
 from engines.runtime.evaluate import Evaluator, Frame
-from engines.runtime.limits import stack_exhausted
 from engines.runtime.objects import object_outputs
 from engines.runtime.schedule import ChoiceKind, Move
 from engines.runtime.values import Deferred, spell, type_name
@@ -84,19 +83,12 @@ class Run(MoveProbes, Performances, StatementRunner, Clauses, Connections):
         mark = self.ctx.trace.mark()
         self._live = None
         try:
-            progressed = self.step_flow(self.root)
-            if self.root.finished:
-                self.status = "completed"
-            elif not progressed:
-                self._stalled()
-        except RunError as err:
-            self.status = "failed"
-            self.error = err
-            raise
-        except RecursionError:
-            self.status = "failed"
-            self.error = stack_exhausted(f"step {self.root.step_no}")
-            raise self.error from None
+            with self.failing(lambda: f"step {self.root.step_no}"):
+                progressed = self.step_flow(self.root)
+                if self.root.finished:
+                    self.status = "completed"
+                elif not progressed:
+                    self._stalled()
         finally:
             self._live = None
         return self.ctx.trace.since(mark)
