@@ -138,15 +138,19 @@ def _run(args: argparse.Namespace) -> int:
         error = str(bad)
         print(error, file=sys.stderr)
     trace = session.full_trace()
-    if args.json:
-        document = {"status": status, "exit": code, "subject": subject, "outputs": session.outputs(),
-                    "error": error, "trace": trace}
-        print(json.dumps(document, indent=2, ensure_ascii=False))
-    else:
-        lines = [*trace, *head] if args.trace else head
-        if lines:
-            print("\n".join(lines))
+    _print_run(args, {"status": status, "exit": code, "subject": subject, "outputs": session.outputs(),
+                      "error": error, "trace": trace}, trace, head)
     return code
+
+
+def _print_run(args: argparse.Namespace, document: dict[str, object], trace: list[str], head: list[str]) -> None:
+    """A run's result: its JSON document under --json, else its head lines (after the trace under --trace)."""
+    if args.json:
+        print(json.dumps(document, indent=2, ensure_ascii=False))
+        return
+    lines = [*trace, *head] if args.trace else head
+    if lines:
+        print("\n".join(lines))
 
 
 def _run_state(args: argparse.Namespace) -> int:
@@ -180,15 +184,10 @@ def _run_state(args: argparse.Namespace) -> int:
         error = str(bad)
         print(error, file=sys.stderr)
     trace = list(machine.run.trace) if machine is not None else []
-    if args.json:
-        document = machine.document(error, status, code, trace) if machine is not None else {
-            "status": status, "exit": code, "subject": subject, "outputs": {}, "finalState": "",
-            "stateVisits": [], "error": error, "trace": trace}
-        print(json.dumps(document, indent=2, ensure_ascii=False))
-    else:
-        lines = [*trace, *head] if args.trace else head
-        if lines:
-            print("\n".join(lines))
+    document = machine.document(error, status, code, trace) if machine is not None else {
+        "status": status, "exit": code, "subject": subject, "outputs": {}, "finalState": "",
+        "stateVisits": [], "error": error, "trace": trace}
+    _print_run(args, document, trace, head)
     return code
 
 

@@ -236,11 +236,16 @@ def _tokens(session: Session, args: list[str]) -> Result:
     return Result.of([str(token) for token in tokens] or ["no active tokens"])
 
 
+def _on_off(command: str, args: list[str]) -> bool:
+    """A setting's one argument, `on` or `off`."""
+    if len(args) > 1 or args[0] not in ("on", "off"):
+        raise UsageError(f"%{command} takes on or off", COMMANDS[command].usage)
+    return args[0] == "on"
+
+
 def _trace(session: Session, args: list[str]) -> Result:
     if args:
-        if len(args) > 1 or args[0] not in ("on", "off"):
-            raise UsageError("%trace takes on or off", COMMANDS["trace"].usage)
-        session.trace = args[0] == "on"
+        session.trace = _on_off("trace", args)
         return Result.of([f"trace {args[0]}"])
     lines = [f"trace {'on' if session.trace else 'off'}"]
     if session.run is not None:
@@ -360,9 +365,7 @@ def _breaks(session: Session, args: list[str]) -> Result:
 
 def _debug(session: Session, args: list[str]) -> Result:
     if args:
-        if len(args) > 1 or args[0] not in ("on", "off"):
-            raise UsageError("%debug takes on or off", COMMANDS["debug"].usage)
-        session.debug = args[0] == "on"
+        session.debug = _on_off("debug", args)
     return Result.of([f"debug {'on' if session.debug else 'off'}"])
 
 
