@@ -22,7 +22,7 @@ from engines.framework import (
     register,
 )
 from engines.runtime import Move, Program, Run
-from engines.runtime.watch import BoundReached, default_memory_bound, spell_bytes, watching
+from engines.runtime.watch import BoundReached, spell_bytes, watching
 from engines.witness import Claim, ClaimKind, model_hash, replay_moves
 
 
@@ -160,6 +160,6 @@ def _stopped(kind: str, bounds: Bounds, outcomes: int) -> str:
     if kind == "time":
         return f"time: {bounds.timeout:g}s bound hit inside a run ({outcomes} outcomes found)"
     if kind == "memory":
-        limit = spell_bytes(bounds.memory or default_memory_bound() or 0)
+        limit = spell_bytes(bounds.memory_limit or 0)
         return f"memory: {limit} bound hit inside a run ({outcomes} outcomes found)"
     return f"interrupted inside a run ({outcomes} outcomes found)"

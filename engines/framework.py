@@ -52,8 +52,12 @@ class Bounds:
     def watch(self, started: float, interrupted: Callable[[], bool] | None = None) -> Watch:
         """The bounds an engine call keeps inside its moves, from `started` (time.monotonic())."""
         deadline = started + self.timeout if self.timeout is not None else None
-        memory = self.memory if self.memory is not None else default_memory_bound()
-        return Watch(deadline, interrupted, memory)
+        return Watch(deadline, interrupted, self.memory_limit)
+
+    @property
+    def memory_limit(self) -> int | None:
+        """The memory bound kept: the one given, else the machine's default (None where unknown)."""
+        return self.memory if self.memory is not None else default_memory_bound()
 
 
 class Verdict(Enum):

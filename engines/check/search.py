@@ -33,7 +33,7 @@ from engines.runtime import Move, Program, Run
 from engines.runtime.actions.performances import is_anonymous
 from engines.runtime.objects import object_path, part_feature_paths
 from engines.runtime.snapshot import Snapshot
-from engines.runtime.watch import BoundReached, default_memory_bound, spell_bytes, watching
+from engines.runtime.watch import BoundReached, spell_bytes, watching
 from engines.witness import Claim, ClaimKind, model_hash, replay_moves, unreproduced
 from ir.graphs import ActionGraph
 from ir.liveness import readable_after_end
@@ -445,7 +445,7 @@ def _result(search: _Search, seconds: float) -> Result:
         BoundReport("timeout", f"{b.timeout:g}s" if b.timeout is not None else "none", "time" in search.hits),
     )
     if "memory" in search.hits:
-        bounds += (BoundReport("memory", spell_bytes(b.memory or default_memory_bound() or 0), True),)
+        bounds += (BoundReport("memory", spell_bytes(b.memory_limit or 0), True),)
     return Result("check", search.subject, verdict, strength,
                   Stats(search.states, search.moves, search.deepest, 0), tuple(outcomes), tuple(violations),
                   tuple(divergent), tuple(witnesses), bounds, incomplete, tuple(notes))
