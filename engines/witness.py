@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -48,9 +49,20 @@ _KEYS = ("behavior", "on", "model", "engine")
 ENDINGS = ("property: ", "fails: ")
 
 
+_HASHES: weakref.WeakKeyDictionary[ir.Model, str] = weakref.WeakKeyDictionary()
+
+
 def model_hash(model: ir.Model) -> str:
     """The content hash of the submitted documents, in submission order: their text with line ends,
-    trailing spaces and blank lines left out, so one file or the same text over several cells agree."""
+    trailing spaces and blank lines left out, so one file or the same text over several cells agree.
+    A model is immutable, so its hash is taken once (a check writes it into every witness)."""
+    known = _HASHES.get(model)
+    if known is None:
+        known = _HASHES[model] = _hash_text(model)
+    return known
+
+
+def _hash_text(model: ir.Model) -> str:
     digest = hashlib.sha256()
     for document in model.documents:
         for line in document.source.splitlines():
