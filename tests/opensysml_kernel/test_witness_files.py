@@ -17,23 +17,7 @@ from opensysml_kernel.session import Session
 from opensysml_kernel.witness import STEM_BYTES, file_stem
 
 # A race under a name chosen by someone else: its check is divergent, so it has two witnesses.
-RACE_NAMED = """package p {
-    private import ScalarValues::*;
-    action 'NAME' {
-        attribute c : Integer := 0;
-        first start;
-        then fork f;
-            then a;
-            then b;
-        action a { assign c := 1; }
-        action b { assign c := 2; }
-        succession a then j;
-        succession b then j;
-        join j;
-        then done;
-    }
-}
-"""
+RACE_NAMED = RACE.replace("package race", "package p").replace("action Race", "action 'NAME'")
 ESCAPES = ["../../x", "/abs/dir/x", "a" * 300, "..", ".hidden", "a\\\\b", "ok name", "über"]
 
 
