@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engines.check.witness import replay_moves
+from engines.check.witness import replay
 from engines.errors import RunError
 from engines.framework import (
     BoundReport,
@@ -22,7 +22,8 @@ from engines.framework import (
     Witness,
     register,
 )
-from engines.runtime import Move, Program, Run
+from engines.runtime import Program
+from engines.runtime.behavior import Behavior, Move
 
 
 @dataclass(frozen=True)
@@ -33,15 +34,14 @@ class Ending:
     error: str | None
 
 
-def fresh(program: Program, subject: str, prefix: tuple[Move, ...], performer: str | None = None) -> Run:
-    """A fine run of `subject` that has made the moves of `prefix`."""
-    run = program.start_action(subject, performer, fine=True)
-    run.ctx.trace.enabled = False
+def fresh(start: Callable[[], Behavior], prefix: tuple[Move, ...]) -> Behavior:
+    """A fresh behavior that has made the moves of `prefix`."""
+    run = start()
+    run.world.trace.enabled = False
     for move in prefix:
         try:
             # The schedule let time pass where nothing could move: so does its replay.
-            while any(t.wake is not None for t in run.live_tokens()) and move not in run.enabled_moves() \
-                    and run.let_time_pass():
+            while run.next_wake() is not None and move not in run.enabled_moves() and run.let_time_pass():
                 pass
             run.apply(move)
         except RunError:
@@ -49,7 +49,7 @@ def fresh(program: Program, subject: str, prefix: tuple[Move, ...], performer: s
     return run
 
 
-def ending_of(run: Run, features: Callable[[dict[str, str]], dict[str, str]] | None = None) -> Ending:
+def ending_of(run: Behavior, features: Callable[[dict[str, str]], dict[str, str]] | None = None) -> Ending:
     outputs = run.outputs()
     if features is not None:
         outputs = features(outputs)
@@ -65,7 +65,15 @@ def ending_of(run: Run, features: Callable[[dict[str, str]], dict[str, str]] | N
 def explore(program: Program, subject: str, bounds: Bounds | None = None,
             features: Callable[[dict[str, str]], dict[str, str]] | None = None,
             performer: str | None = None, interrupted: Callable[[], bool] | None = None) -> Result:
-    """Run every linearization (depth first, alternatives in token order) until the runs budget."""
+    """Run every linearization (depth first, alternatives in the order the behavior lists them) until the runs budget."""
+    return explore_behavior(lambda: program.start_action(subject, performer, fine=True), subject, bounds,
+                            features, interrupted)
+
+
+def explore_behavior(start: Callable[[], Behavior], subject: str, bounds: Bounds | None = None,
+                     features: Callable[[dict[str, str]], dict[str, str]] | None = None,
+                     interrupted: Callable[[], bool] | None = None) -> Result:
+    """Every linearization of any behavior `start` makes afresh (engines/runtime/behavior.py)."""
     bounds = bounds or Bounds()
     started = time.monotonic()
     stack: list[tuple[tuple[Move, ...], tuple[Choice, ...]]] = [((), ())]
@@ -84,7 +92,7 @@ def explore(program: Program, subject: str, bounds: Bounds | None = None,
             incomplete = f"interrupted after {runs} runs"
             break
         prefix, choices = stack.pop()
-        run = fresh(program, subject, prefix, performer)
+        run = fresh(start, prefix)
         taken = list(prefix)
         made = list(choices)
         cut = False
@@ -114,7 +122,7 @@ def explore(program: Program, subject: str, bounds: Bounds | None = None,
             continue
         end = ending_of(run, features)
         if end not in tally:
-            _, trace, _ = replay_moves(program, subject, taken, performer)
+            _, trace, _ = replay(start, taken)
             witnesses.append(Witness(tuple(made), tuple(trace), f"fails: {end.error}" if end.error else ""))
             tally[end] = [0, len(witnesses)]
         tally[end][0] += 1

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engines.errors import ReplayRefused, RunError
-from engines.runtime import Move, Program, Run
+from engines.runtime import Program
+from engines.runtime.behavior import Behavior, Move
 
 _CHOICE = re.compile(r"^step (\d+): (.+?) first of (.+)$")
 
 
 @dataclass(frozen=True)
 class ParsedWitness:
-    """A witness read back: the moves (as `token@node` labels) in order, the trace, the ending."""
+    """A witness read back: the moves (by their labels, `2@heat`) in order, the trace, the ending."""
 
     moves: tuple[str, ...]
     trace: tuple[str, ...]
@@ -43,7 +44,7 @@ def parse_witness(text: str) -> ParsedWitness:
     return ParsedWitness(tuple(moves), tuple(rest), ending)
 
 
-def _step(run: Run, wanted: str, index: int) -> None:
+def _step(run: Behavior, wanted: str, index: int) -> None:
     enabled = run.enabled_moves()
     while not enabled and run.let_time_pass():
         enabled = run.enabled_moves()
@@ -55,10 +56,10 @@ def _step(run: Run, wanted: str, index: int) -> None:
     raise ReplayRefused(f"replay refused at step {index}: {wanted} is not enabled (enabled: {offered})")
 
 
-def replay_run(program: Program, subject: str, text: str, performer: str | None = None) -> Run:
+def replay_run(program: Program, subject: str, text: str, performer: str | None = None) -> Behavior:
     """A fine run that has made the witness's moves (each refused unless it is enabled)."""
     witness = parse_witness(text)
-    run = program.start_action(subject, performer, fine=True)
+    run: Behavior = program.start_action(subject, performer, fine=True)
     for index, label in enumerate(witness.moves, start=1):
         if run.finished:
             raise ReplayRefused(f"the witness runs past the end: the run completed after {index - 1} moves, "
@@ -71,9 +72,14 @@ def replay_run(program: Program, subject: str, text: str, performer: str | None 
 
 
 def replay_moves(program: Program, subject: str, moves: Sequence[Move],
-                 performer: str | None = None) -> tuple[Run, list[str], str | None]:
+                 performer: str | None = None) -> tuple[Behavior, list[str], str | None]:
     """Replay a search's path in a fresh run with the trace on: the run, its trace, its error."""
-    run = program.start_action(subject, performer, fine=True)
+    return replay(lambda: program.start_action(subject, performer, fine=True), moves)
+
+
+def replay(start: Callable[[], Behavior], moves: Sequence[Move]) -> tuple[Behavior, list[str], str | None]:
+    """Replay a path in the fresh behavior `start` makes, trace on: the behavior, its trace, its error."""
+    run = start()
     error = None
     for index, move in enumerate(moves, start=1):
         try:
@@ -89,4 +95,4 @@ def replay_moves(program: Program, subject: str, moves: Sequence[Move],
         enabled = run.enabled_moves()
         while not enabled and run.let_time_pass():
             enabled = run.enabled_moves()
-    return run, list(run.trace), error
+    return run, list(run.world.trace.lines), error
