@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ir.errors import SysmlError, close_names
 
@@ -75,4 +75,28 @@ class ConstructionError(EvaluationError):
 
 
 class ReplayRefused(EngineError):
-    """A witness move the run cannot make (named with the moves it could), or a witness past the end."""
+    """A witness the replay will not follow: malformed, of another model, or a move the run cannot make."""
+
+
+class WitnessFormatError(ReplayRefused, ValueError):
+    """A witness text that is not in the witness format: names the witness, the line and what was expected."""
+
+    def __init__(self, witness: str, line: int, text: str, why: str = "") -> None:
+        self.witness = witness
+        self.line = line
+        self.text = text
+        reason = why or "expected 'step N: <move> first of <move>, ...'"
+        super().__init__(f"{witness}:{line}: not a witness choice line: {text!r} ({reason})")
+
+
+class MoveNotEnabled(ReplayRefused):
+    """A witness move that is not enabled where the replay reached: names it and the enabled ones."""
+
+    def __init__(self, witness: str, step: int, move: str, enabled: Sequence[str]) -> None:
+        self.witness = witness
+        self.step = step
+        self.move = move
+        self.enabled = tuple(enabled)
+        offered = ", ".join(self.enabled) if self.enabled else "none"
+        super().__init__(f"replay refused: {witness} moves {move} at step {step}, which is not enabled"
+                         f" (enabled: {offered})")

@@ -8,7 +8,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engines.check.witness import replay
 from engines.errors import RunError
 from engines.framework import (
     BoundReport,
@@ -24,6 +23,7 @@ from engines.framework import (
 )
 from engines.runtime import Program
 from engines.runtime.behavior import Behavior, Move
+from engines.witness import replay
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 
 from engines.errors import EngineError
+from engines.witness import Choice as Choice
+from engines.witness import Witness as Witness
 
 
 class QuestionKind(Enum):
@@ -66,35 +68,6 @@ class Strength(IntEnum):
     @property
     def word(self) -> str:
         return self.name.lower().replace("_", " ")
-
-
-@dataclass(frozen=True)
-class Choice:
-    """One choice a schedule made: at move `step`, the move taken among the enabled ones."""
-
-    step: int
-    taken: str
-    enabled: tuple[str, ...]
-
-    def line(self) -> str:
-        return f"step {self.step}: {self.taken} first of {', '.join(self.enabled)}"
-
-
-@dataclass(frozen=True)
-class Witness:
-    """A schedule as a modeler replays it: the choices, the trace, and what it shows."""
-
-    choices: tuple[Choice, ...]
-    trace: tuple[str, ...]
-    ending: str  # "property: <name>", "fails: <error>", or "" for an outcome
-
-    def text(self) -> str:
-        lines = [c.line() for c in self.choices]
-        lines.append("")
-        lines.extend(self.trace)
-        if self.ending:
-            lines.append(self.ending)
-        return "\n".join(lines) + "\n"
 
 
 @dataclass(frozen=True)

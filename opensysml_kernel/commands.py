@@ -337,11 +337,16 @@ def execute(session: Session, line: str) -> Result:
     return lookup(words[0]).handler(session, words[1:])
 
 
-def execute_cell(session: Session, text: str, path: str) -> Iterator[Result]:
-    """Each command's and submission's Result in order; on bad input, restore the session and raise.
+def execute_cell(session: Session, text: str, path: str | None = None) -> Iterator[Result]:
+    """Each command's and submission's Result in order (the SysML text submitted as `path`, by default
+    the next `<cell n>`); on bad input, restore the session and raise.
 
     A run that fails at runtime is an outcome, not bad input: the session keeps it to inspect.
     """
+    return _cell(session, text, path if path is not None else session.next_path())
+
+
+def _cell(session: Session, text: str, path: str) -> Iterator[Result]:
     before = session.snapshot()
     undone = False
     try:

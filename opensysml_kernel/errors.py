@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from engines.errors import ReplayRefused
+from engines.errors import MoveNotEnabled
+from engines.errors import WitnessFormatError as WitnessFormatError  # the faces name it from here too
 from ir.errors import SysmlError, close_names
 
 
@@ -83,27 +84,8 @@ class RunFailedError(KernelError, RuntimeError):
         super().__init__(f"✗ Action {subject} failed at {unit} {step}: {cause}")
 
 
-class ReplayRefusedError(KernelError, ReplayRefused):
-    """A witness move that is not enabled where the replay reached: names it and the enabled ones."""
-
-    def __init__(self, witness: str, step: int, move: str, enabled: Sequence[str]) -> None:
-        self.witness = witness
-        self.step = step
-        self.move = move
-        self.enabled = tuple(enabled)
-        offered = ", ".join(self.enabled) if self.enabled else "none"
-        super().__init__(f"replay refused: {witness} moves {move} at step {step}, which is not enabled"
-                         f" (enabled: {offered})")
-
-
-class WitnessFormatError(KernelError, ValueError):
-    """A witness text whose choice lines are not `step N: <move> first of <move>, ...`."""
-
-    def __init__(self, witness: str, line: int, text: str, why: str = "") -> None:
-        self.witness = witness
-        self.line = line
-        reason = why or "expected 'step N: <move> first of <move>, ...'"
-        super().__init__(f"{witness}:{line}: not a witness choice line: {text!r} ({reason})")
+# A witness move the replay cannot make: the engines' refusal, named as the faces always named it.
+ReplayRefusedError = MoveNotEnabled
 
 
 class NoWitnessError(KernelError, LookupError):

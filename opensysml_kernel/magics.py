@@ -13,7 +13,7 @@ from IPython.core.magics.code import CodeMagics
 from IPython.display import display
 
 from ir.errors import SysmlError
-from opensysml_kernel.commands import COMMANDS
+from opensysml_kernel.commands import COMMANDS, execute, execute_cell
 from opensysml_kernel.errors import RunFailedError
 from opensysml_kernel.results import Result
 from opensysml_kernel.session import Session
@@ -45,13 +45,13 @@ class SysmlMagics(Magics):
     def sysml(self, line: str, cell: str | None = None) -> Result | None:
         """`%sysml step 2` runs one command; a `%%sysml` cell is SysML text with `%` command lines."""
         if cell is None:
-            return self.session.command("%" + line.strip().removeprefix("%"))
+            return execute(self.session, "%" + line.strip().removeprefix("%"))
         path = None
         if self.shell is not None:
             # IPython counts the running cell before it runs it (when it stores history).
             count = self.shell.execution_count
             path = f"<cell {count - 1 if count > 1 else count}>"
-        for result in self.session.cell(cell, path):
+        for result in execute_cell(self.session, cell, path):
             display(result)
         return None
 
@@ -62,7 +62,7 @@ def _command_magic(shell: InteractiveShell, session: Session, name: str) -> Call
             # IPython's own %load (of Python code) stays in charge of anything that is not SysML.
             ipython_load: Callable[[str], Any] = getattr(CodeMagics(shell), "load")  # noqa: B009 (mypy reads the decorator wrongly)
             return ipython_load(line)
-        return session.command(f"%{name} {line}")
+        return execute(session, f"%{name} {line}")
 
     magic.__doc__ = f"{COMMANDS[name].usage}: {COMMANDS[name].help}"
     return magic

@@ -22,6 +22,7 @@ from rich.text import Text
 
 from ir.errors import SysmlError
 from opensysml_kernel.cells import open_braces
+from opensysml_kernel.commands import execute_cell
 from opensysml_kernel.complete import complete
 from opensysml_kernel.magics import error_lines
 from opensysml_kernel.results import Result
@@ -107,7 +108,7 @@ class Repl:
     def process(self, text: str) -> bool:
         """Run one entry; False when it failed (the error is printed, the session unchanged)."""
         try:
-            for result in self.session.cell(text):
+            for result in execute_cell(self.session, text):
                 self.console.print(render(result))
         except SysmlError as error:
             self.console.print(Text("\n".join(error_lines(error)), style="red"))

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from engines.check.canon import fingerprint
 from engines.check.properties import Property, resolve_properties
 from engines.check.reduce import Reducer
-from engines.check.witness import replay
 from engines.errors import EngineError, RunError
 from engines.framework import (
     BoundReport,
@@ -33,6 +32,7 @@ from engines.framework import (
 from engines.runtime import Program
 from engines.runtime.behavior import Behavior, Move, Touch
 from engines.runtime.snapshot import Snapshot
+from engines.witness import replay
 from ir.liveness import readable_after_end
 
 _NOTHING: frozenset[tuple[object, ...]] = frozenset()

@@ -4,11 +4,11 @@ through the behavior protocol alone (tests/engines/fake_behavior.py), alone and 
 from __future__ import annotations
 
 from engines.check.search import check_behavior
-from engines.check.witness import replay
 from engines.explore import explore_behavior
 from engines.framework import Bounds, Verdict
 from engines.runtime.behavior import Behavior
 from engines.runtime.ensemble import Ensemble
+from engines.witness import replay
 from tests.engines.fake_behavior import Counter, new_world
 
 

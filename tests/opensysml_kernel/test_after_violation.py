@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from opensysml_kernel.cli import main
+from opensysml_kernel.commands import execute
 from opensysml_kernel.session import Session
 
 # A booking counter: two clerks each read `count` (the if's guard is a move of its own) and book
@@ -67,8 +68,8 @@ def model(tmp_path: Path) -> str:
 
 
 def test_the_violating_outcome_is_listed_beside_the_others(booking: Session) -> None:
-    booking.command("%check-property oneSeat")
-    report = booking.command("%action sell")
+    execute(booking, "%check-property oneSeat")
+    report = execute(booking, "%action sell")
     lines = report.lines
     assert lines[0].startswith("✗ Action Booking::sell: violation")
     assert "  violation: Booking::oneSeat is false after 8 moves (witness 1)" in lines
@@ -78,34 +79,34 @@ def test_the_violating_outcome_is_listed_beside_the_others(booking: Session) -> 
 
 
 def test_the_violating_outcomes_witness_replays_to_its_end(booking: Session) -> None:
-    booking.command("%check-property oneSeat")
-    report = booking.command("%action sell")
+    execute(booking, "%check-property oneSeat")
+    report = execute(booking, "%action sell")
     outcome = next(o for o in report.outcomes if o.violates)
     assert dict(outcome.values) == {"count": "2"}
-    booking.command(f"%replay {outcome.witness}")
-    booking.command("%action sell")
-    booking.command("%continue")
+    execute(booking, f"%replay {outcome.witness}")
+    execute(booking, "%action sell")
+    execute(booking, "%continue")
     assert booking.outputs() == {"count": "2"}
 
 
 def test_a_transient_violation_still_reports_the_final_value(booking: Session) -> None:
-    booking.command("%check-property solvent")
-    lines = booking.command("%action rebalance").lines
+    execute(booking, "%check-property solvent")
+    lines = execute(booking, "%action rebalance").lines
     assert any(line.startswith("  violation: Booking::solvent is false after") for line in lines)
     # the final state holds the requirement: the outcome is not marked
     assert "  outcome: balance = 4" in lines
 
 
 def test_a_property_that_holds_marks_no_outcome(booking: Session) -> None:
-    booking.command("%check-property neverNegative")
-    lines = booking.command("%action sell").lines
+    execute(booking, "%check-property neverNegative")
+    lines = execute(booking, "%action sell").lines
     assert lines[0].startswith("✗ Action Booking::sell: divergent")
     assert "  outcome: count = 1" in lines and "  outcome: count = 2" in lines
 
 
 def test_html_names_the_violating_outcome(booking: Session) -> None:
-    booking.command("%check-property oneSeat")
-    page = booking.command("%action sell").html()
+    execute(booking, "%check-property oneSeat")
+    page = execute(booking, "%action sell").html()
     assert "count = 2 (violates Booking::oneSeat)" in page
     assert "count = 1" in page
 

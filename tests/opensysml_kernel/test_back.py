@@ -11,6 +11,7 @@ from conftest import NOT_BOOLEAN, RACE
 
 from engines.runtime import Program, Run
 from engines.runtime.snapshot import Snapshot
+from opensysml_kernel.commands import execute, execute_cell
 from opensysml_kernel.errors import RunFailedError, UnknownCommandError, UsageError
 from opensysml_kernel.session import Session
 from tests.corpus_cases import CONFORMANCE, Case, cases, entry
@@ -21,13 +22,13 @@ FIRST_ENABLED = "\n\n"  # a witness with no choice lines: a fine run taking the 
 
 
 def text(session: Session, line: str) -> str:
-    return session.command(line).text
+    return execute(session, line).text
 
 
 def said(session: Session, line: str) -> str:
     """What a command prints, a runtime failure included (the run keeps it)."""
     try:
-        return session.command(line).text
+        return execute(session, line).text
     except RunFailedError as failure:
         return str(failure)
 
@@ -36,15 +37,15 @@ def started(model: str, *lines: str) -> Session:
     session = Session()
     session.submit(model)
     for line in lines:
-        session.command(line)
+        execute(session, line)
     return session
 
 
 def replaying(model: str, action: str, witness: Path) -> Session:
     session = Session()
     session.submit(model)
-    session.command(f"%replay {witness}")
-    session.command(f"%action {action}")
+    execute(session, f"%replay {witness}")
+    execute(session, f"%action {action}")
     return session
 
 
@@ -93,11 +94,11 @@ def test_back_over_paused_bodies_is_exact(schedule: str) -> None:
 
 
 def test_back_on_a_replayed_witness_then_on(tank: Session) -> None:
-    tank.command("%engine check")
-    tank.command("%check-property NeverNegative")
-    tank.command("%action Fill")
-    tank.command("%replay last")
-    tank.command("%action Fill")
+    execute(tank, "%engine check")
+    execute(tank, "%check-property NeverNegative")
+    execute(tank, "%action Fill")
+    execute(tank, "%replay last")
+    execute(tank, "%action Fill")
     straight = [said(tank, "%step") for _ in range(5)]
     assert straight[2].endswith("⏸ end of the witness after 3 moves: property: tank::NeverNegative")
     whole = ending(tank)
@@ -121,8 +122,8 @@ def test_back_on_a_fine_run_that_lets_time_pass(tmp_path: Path) -> None:
     moves = len(prints)
     for made in range(1, moves + 1):
         session = replaying(model, "waitsForClock", witness)
-        session.command(f"%step {made}")
-        session.command(f"%back {made}")
+        execute(session, f"%step {made}")
+        execute(session, f"%back {made}")
         assert session.outputs() == replaying(model, "waitsForClock", witness).outputs()
         assert [said(session, "%step") for _ in range(moves)] == prints, made
         assert ending(session) == ending(straight)
@@ -132,13 +133,13 @@ def test_back_across_a_breakpoint(race: Session) -> None:
     straight = started(RACE, "%break j", "%action Race")
     first, second = said(straight, "%continue"), said(straight, "%continue")
     assert first.endswith("⏸ breakpoint j (token 2)")
-    race.command("%break j")
-    race.command("%action Race")
+    execute(race, "%break j")
+    execute(race, "%action Race")
     assert said(race, "%continue") == first
-    race.command("%back 1")
+    execute(race, "%back 1")
     assert said(race, "%continue") == first.splitlines()[-2] + "\n⏸ breakpoint j (token 2)"
     assert said(race, "%continue") == second
-    race.command("%back 3")  # from the end (step 5), back before the breakpoint's step 3
+    execute(race, "%back 3")  # from the end (step 5), back before the breakpoint's step 3
     assert said(race, "%continue").endswith("⏸ breakpoint j (token 2)")
     assert said(race, "%continue") == second
     assert ending(race) == ending(straight)
@@ -147,8 +148,8 @@ def test_back_across_a_breakpoint(race: Session) -> None:
 def test_back_twice_in_a_row(race: Session) -> None:
     straight = started(RACE, "%action Race")
     prints = [said(straight, "%step") for _ in range(5)]
-    race.command("%action Race")
-    race.command("%step 4")
+    execute(race, "%action Race")
+    execute(race, "%step 4")
     assert text(race, "%back").startswith("⏸ back 1 step: race::Race at step 3")
     assert text(race, "%back 2").startswith("⏸ back 2 steps: race::Race at step 1")
     assert [said(race, "%step") for _ in range(4)] == prints[1:]
@@ -156,11 +157,11 @@ def test_back_twice_in_a_row(race: Session) -> None:
 
 
 def test_back_beyond_the_start_is_refused(race: Session) -> None:
-    race.command("%action Race")
-    race.command("%step 2")
+    execute(race, "%action Race")
+    execute(race, "%step 2")
     assert text(race, "%back 2") == "⏸ back 2 steps: race::Race at step 0\ntoken 1@start"
     with pytest.raises(UsageError) as refused:
-        race.command("%back")
+        execute(race, "%back")
     assert str(refused.value) == "%back 1: the run of race::Race has made only 0 steps\nusage: %back [n] with n <= 0"
     assert text(race, "%step") == "step 1: token 1@f"  # the refusal changed nothing
 
@@ -172,7 +173,7 @@ def test_back_from_a_failed_step() -> None:
     assert failed.run is not None and failed.run.status == "failed"
     steps = failed.run.step_number
     straight = started(NOT_BOOLEAN, "%action Seq", f"%step {steps - 1}")
-    assert failed.command("%back").data["status"] == "running"
+    assert execute(failed, "%back").data["status"] == "running"
     assert said(failed, "%continue") == said(straight, "%continue")
     assert ending(failed) == ending(straight)
 
@@ -202,23 +203,23 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
 
 
 def test_back_restores_and_does_not_replay(race: Session, counted: dict[str, int]) -> None:
-    race.command("%action Race")
-    race.command("%step 4")
+    execute(race, "%action Race")
+    execute(race, "%step 4")
     counted["on"] = 1
-    race.command("%back 3")
+    execute(race, "%back 3")
     assert (counted["start_action"], counted["step"], counted["apply"]) == (0, 0, 0)
 
 
 def test_back_on_a_replay_restores_and_does_not_replay(tank: Session, counted: dict[str, int]) -> None:
-    tank.command("%engine check")
-    tank.command("%check-property NeverNegative")
-    tank.command("%action Fill")
-    tank.command("%replay last")
-    tank.command("%action Fill")
-    tank.command("%continue")  # to the end of the witness, after 3 moves
-    tank.command("%continue")  # to the end of the run, after 5
+    execute(tank, "%engine check")
+    execute(tank, "%check-property NeverNegative")
+    execute(tank, "%action Fill")
+    execute(tank, "%replay last")
+    execute(tank, "%action Fill")
+    execute(tank, "%continue")  # to the end of the witness, after 3 moves
+    execute(tank, "%continue")  # to the end of the run, after 5
     counted["on"] = 1
-    tank.command("%back 4")
+    execute(tank, "%back 4")
     assert (counted["start_action"], counted["step"], counted["apply"]) == (0, 0, 0)
 
 
@@ -241,38 +242,38 @@ def taken(monkeypatch: pytest.MonkeyPatch) -> list[Snapshot]:
 
 
 def test_one_snapshot_per_step_and_those_gone_back_over_released(race: Session, taken: list[Snapshot]) -> None:
-    race.command("%action Race")
-    race.command("%step 4")
+    execute(race, "%action Race")
+    execute(race, "%step 4")
     assert len(taken) == 4 and not any(s.released for s in taken)
-    race.command("%back 3")
+    execute(race, "%back 3")
     assert [s.released for s in taken] == [False, True, True, True]
 
 
 @pytest.mark.parametrize("replace", ["%action Race", "%clear", "resubmit"])
 def test_a_replaced_run_releases_its_snapshots(race: Session, taken: list[Snapshot], replace: str) -> None:
-    race.command("%action Race")
-    race.command("%step 3")
+    execute(race, "%action Race")
+    execute(race, "%step 3")
     if replace == "resubmit":
         race.submit(RACE)
     else:
-        race.command(replace)
+        execute(race, replace)
     assert len(taken) == 3 and all(s.released for s in taken)
 
 
 def test_a_failing_cell_gives_back_the_run_it_replaced(race: Session, taken: list[Snapshot]) -> None:
-    list(race.cell("%action Race\n%step 3"))
+    list(execute_cell(race, "%action Race\n%step 3"))
     run = race.run
     with pytest.raises(UsageError):
-        list(race.cell("%action Race\n%step 2\n%back 9"))
+        list(execute_cell(race, "%action Race\n%step 2\n%back 9"))
     assert race.run is run and not any(s.released for s in taken[:3])
     assert all(s.released for s in taken[3:])  # the failed cell's own run is dropped
     assert text(race, "%back 2").startswith("⏸ back 2 steps: race::Race at step 1")
 
 
 def test_a_failing_cell_keeps_what_the_run_did(race: Session) -> None:
-    list(race.cell("%action Race"))
+    list(execute_cell(race, "%action Race"))
     with pytest.raises(UnknownCommandError):
-        list(race.cell("%step 3\n%back 1\n%bogus"))
+        list(execute_cell(race, "%step 3\n%back 1\n%bogus"))
     # A run's own steps are not undone by the cell's failure; its way back agrees with where it is.
     assert race.run is not None and race.run.step_number == 2
     assert text(race, "%back 2").startswith("⏸ back 2 steps: race::Race at step 0")
@@ -302,10 +303,10 @@ def _corpus_session(case: Case, fine: bool, witness: Path) -> Session | None:
     try:
         session.submit(case.text, case.name)
         subject = entry(case, session.model)
-        session.command("%trace on")
+        execute(session, "%trace on")
         if fine:
-            session.command(f"%replay {witness}")
-        session.command(f"%action {subject}")
+            execute(session, f"%replay {witness}")
+        execute(session, f"%action {subject}")
     except Exception:
         return None
     return session
@@ -331,7 +332,7 @@ def test_every_corpus_action_goes_back_to_every_step_exactly(fine: bool, tmp_pat
             continue
         tried += 1
         for back in range(1, made + 1):
-            session.command(f"%back {back}")
+            execute(session, f"%back {back}")
             assert _to_end(session)
             assert ending(session) == whole, f"{case.name}: back {back} of {made}, then on, differs"
     assert tried > 20, tried

@@ -9,13 +9,14 @@ import pytest
 
 from engines.errors import EngineError
 from opensysml_kernel.checking import CheckSettings, ProgressMeter, interrupted_result, parse_duration
+from opensysml_kernel.commands import execute, execute_cell
 from opensysml_kernel.errors import SettingNotReadError, UsageError
 from opensysml_kernel.reports import CheckReport
 from opensysml_kernel.session import Session
 
 
 def text(session: Session, line: str) -> str:
-    return session.command(line).text
+    return execute(session, line).text
 
 
 def test_engine_setting(session: Session) -> None:
@@ -23,12 +24,12 @@ def test_engine_setting(session: Session) -> None:
     assert text(session, "%engine check") == "engine check"
     assert text(session, "%engine") == "engine check"
     with pytest.raises(UsageError, match="one of run, explore, check, all, auto"):
-        session.command("%engine smt")
+        execute(session, "%engine smt")
 
 
 def test_auto_checks_once_a_check_setting_is_set(race: Session) -> None:
     assert text(race, "%action Race").startswith("▶ Action race::Race started")
-    race.command("%check-diverge c")
+    execute(race, "%check-diverge c")
     assert text(race, "%engine") == "engine auto (check: a check setting is set)"
     assert text(race, "%action Race").startswith("✗ Action race::Race: divergent (")
 
@@ -63,7 +64,7 @@ def test_check_bounds(session: Session) -> None:
     assert text(session, "%check-bounds off").startswith("check-bounds depth=10000 (default)")
     for bad in ("depth=0", "depth=x", "runs=3", "timeout=soon", "depth"):
         with pytest.raises(UsageError):
-            session.command(f"%check-bounds {bad}")
+            execute(session, f"%check-bounds {bad}")
 
 
 def test_durations() -> None:
@@ -73,8 +74,8 @@ def test_durations() -> None:
 
 
 def test_check_reports_divergence(race: Session) -> None:
-    race.command("%engine check")
-    report = race.command("%action Race")
+    execute(race, "%engine check")
+    report = execute(race, "%action Race")
     assert isinstance(report, CheckReport)
     lines = report.text.splitlines()
     assert lines[0].startswith("✗ Action race::Race: divergent (")
@@ -86,36 +87,36 @@ def test_check_reports_divergence(race: Session) -> None:
 
 
 def test_check_reports_deadlock_and_property(tank: Session) -> None:
-    tank.command("%engine check")
+    execute(tank, "%engine check")
     lines = text(tank, "%action Handshake").splitlines()
     assert lines[0].startswith("✗ Action tank::Handshake: violation (")
     assert lines[1] == "  deadlock: token 2@j, token 3@ack wait (witness 1)"
-    tank.command("%check-property NeverNegative")
+    execute(tank, "%check-property NeverNegative")
     lines = text(tank, "%action Fill").splitlines()
     assert lines[1] == "  violation: tank::NeverNegative is false after 3 moves (witness 1)"
 
 
 def test_bad_property_is_refused_before_the_search(tank: Session) -> None:
-    tank.command("%engine check")
-    tank.command("%check-property Nope")
+    execute(tank, "%engine check")
+    execute(tank, "%check-property Nope")
     with pytest.raises(EngineError, match="no constraint or requirement named 'Nope'"):
-        tank.command("%action Fill")
+        execute(tank, "%action Fill")
     assert tank.last_check is None
 
 
 def test_explore_refuses_settings_it_does_not_read(tank: Session) -> None:
-    tank.command("%engine explore")
-    tank.command("%check-property NeverNegative")
+    execute(tank, "%engine explore")
+    execute(tank, "%check-property NeverNegative")
     with pytest.raises(SettingNotReadError, match="read by the check engine, not explore"):
-        tank.command("%action Fill")
-    tank.command("%check-property off")
-    tank.command("%check-bounds states=10")
+        execute(tank, "%action Fill")
+    execute(tank, "%check-property off")
+    execute(tank, "%check-bounds states=10")
     with pytest.raises(SettingNotReadError, match="states bound"):
-        tank.command("%action Fill")
+        execute(tank, "%action Fill")
 
 
 def test_explore_answers_with_its_table(race: Session) -> None:
-    race.command("%engine explore")
+    execute(race, "%engine explore")
     lines = text(race, "%action Race").splitlines()
     assert lines[0].startswith("✓ Action race::Race: 2 outcomes (")
     assert lines[1].split() == ["outcome", "linearizations", "witness"]
@@ -123,8 +124,8 @@ def test_explore_answers_with_its_table(race: Session) -> None:
 
 
 def test_all_runs_both_and_compares(race: Session) -> None:
-    race.command("%engine all")
-    report = race.command("%action Race")
+    execute(race, "%engine all")
+    report = execute(race, "%action Race")
     assert isinstance(report, CheckReport)
     assert [c.result.engine for c in report.checks] == ["check", "explore"]
     assert report.text.splitlines()[-1] == "  agree: check and explore reach the same 2 final states"
@@ -134,8 +135,8 @@ def test_all_runs_both_and_compares(race: Session) -> None:
 
 def test_witness_files(race: Session, tmp_path: Path) -> None:
     out = tmp_path / "w"
-    race.command("%engine check")
-    race.command(f"%check-witness {out}")
+    execute(race, "%engine check")
+    execute(race, f"%check-witness {out}")
     lines = text(race, "%action Race").splitlines()
     assert f"  witness 1: {out}/race.Race-1.witness" in lines
     written = sorted(p.name for p in out.iterdir())
@@ -148,8 +149,8 @@ def test_witness_files(race: Session, tmp_path: Path) -> None:
 
 
 def test_witness_step_tables_show_values_changed(race: Session) -> None:
-    race.command("%engine check")
-    report = race.command("%action Race")
+    execute(race, "%engine check")
+    report = execute(race, "%action Race")
     assert isinstance(report, CheckReport)
     rows = report.checks[0].steps[0]
     assert rows[0].step == 1 and rows[0].taken == "1@start"
@@ -165,7 +166,7 @@ def test_interrupt_reports_incomplete(race: Session, monkeypatch: pytest.MonkeyP
         return interrupted_result(engine, subject)
 
     monkeypatch.setattr(module, "run_engine", stopped)
-    race.command("%engine check")
+    execute(race, "%engine check")
     lines = text(race, "%action Race").splitlines()
     assert lines[0] == "? Action race::Race: incomplete (0 states, 0 moves, depth 0)"
     assert lines[1] == "  incomplete: interrupted"
@@ -223,5 +224,5 @@ def test_failing_cell_restores_the_settings(session: Session) -> None:
     from ir.errors import SysmlError
 
     with pytest.raises(SysmlError):
-        list(session.cell("%engine check\n%check-bounds depth=5\n%nope"))
+        list(execute_cell(session, "%engine check\n%check-bounds depth=5\n%nope"))
     assert session.settings == CheckSettings()

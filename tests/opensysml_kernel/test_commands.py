@@ -16,7 +16,7 @@ from opensysml_kernel.session import Session
 
 
 def text(session: Session, line: str) -> str:
-    return session.command(line).text
+    return execute(session, line).text
 
 
 def test_every_command_has_usage_help_and_example() -> None:
@@ -25,13 +25,13 @@ def test_every_command_has_usage_help_and_example() -> None:
 
 
 def test_action_starts_and_lists_tokens(race: Session) -> None:
-    result = race.command("%action Race")
+    result = execute(race, "%action Race")
     assert result.text == "▶ Action race::Race started (schedule reverse)\ntoken 1@start"
     assert result.tone is Tone.STARTED
 
 
 def test_step_prints_step_lines_with_trace_off(race: Session) -> None:
-    race.command("%action race::Race")
+    execute(race, "%action race::Race")
     assert text(race, "%step") == "step 1: token 1@f"
     assert text(race, "%tokens") == "token 1@f"
     assert text(race, "%step 2") == "step 2: token 2@a, token 3@b\nstep 3: token 2@j, token 3@j"
@@ -39,8 +39,8 @@ def test_step_prints_step_lines_with_trace_off(race: Session) -> None:
 
 
 def test_continue_completes_with_outputs(race: Session) -> None:
-    race.command("%action Race")
-    result = race.command("%continue")
+    execute(race, "%action Race")
+    result = execute(race, "%continue")
     assert result.text.splitlines()[-2:] == ["✓ Action race::Race completed", "  c = 1"]
     assert result.tone is Tone.COMPLETED
     assert result.data["outputs"] == {"c": "1"}
@@ -48,18 +48,18 @@ def test_continue_completes_with_outputs(race: Session) -> None:
 
 
 def test_step_after_completion(race: Session) -> None:
-    race.command("%action Race")
-    race.command("%continue")
+    execute(race, "%action Race")
+    execute(race, "%continue")
     with pytest.raises(NoRunError, match="has completed: start another with %action race::Race"):
-        race.command("%step")
+        execute(race, "%step")
 
 
 def test_trace_on_reproduces_the_corpus_golden_trace(session: Session, corpus_dir: Path) -> None:
     case = corpus_dir / "conformance" / "action_explore_body_fork_lost_update"
     session.submit(case.with_suffix(".sysml").read_text())
     assert text(session, "%trace on") == "trace on"
-    session.command("%action test::ForkPlain")
-    result = session.command("%continue")
+    execute(session, "%action test::ForkPlain")
+    result = execute(session, "%continue")
     golden = case.with_suffix(".trace.golden").read_text().splitlines()
     assert list(result.lines[: len(golden)]) == golden
     assert result.lines[len(golden):] == ("✓ Action test::ForkPlain completed", "  a.t = 1", "  b.t = 0", "  c = 2")
@@ -67,8 +67,8 @@ def test_trace_on_reproduces_the_corpus_golden_trace(session: Session, corpus_di
 
 def test_trace_without_argument_shows_setting_and_trace(race: Session) -> None:
     assert text(race, "%trace") == "trace off"
-    race.command("%action Race")
-    race.command("%step")
+    execute(race, "%action Race")
+    execute(race, "%step")
     assert text(race, "%trace") == "trace off\ntrace of race::Race so far:\n  step 1: token 1@f"
     assert text(race, "%trace off") == "trace off"
 
@@ -76,10 +76,10 @@ def test_trace_without_argument_shows_setting_and_trace(race: Session) -> None:
 def test_schedule_setting(race: Session) -> None:
     assert text(race, "%schedule") == "schedule reverse"
     assert text(race, "%schedule seed:007") == "schedule seed:7"
-    assert race.command("%action Race").lines[0] == "▶ Action race::Race started (schedule seed:7)"
+    assert execute(race, "%action Race").lines[0] == "▶ Action race::Race started (schedule seed:7)"
     assert text(race, "%schedule declared") == "schedule declared"
     with pytest.raises(ScheduleError, match="unknown schedule 'sideways'"):
-        race.command("%schedule sideways")
+        execute(race, "%schedule sideways")
     assert race.schedule == "declared"
 
 
@@ -103,9 +103,9 @@ def test_help(session: Session) -> None:
 
 def test_unknown_command_names_close_ones(session: Session) -> None:
     with pytest.raises(UnknownCommandError, match=r"unknown command '%stpe'; did you mean '%step'\?"):
-        session.command("%stpe")
+        execute(session, "%stpe")
     with pytest.raises(UnknownCommandError):
-        session.command("%help nothing")
+        execute(session, "%help nothing")
 
 
 @pytest.mark.parametrize("line, message", [
@@ -127,14 +127,14 @@ def test_usage_errors(race: Session, line: str, message: str) -> None:
 
 def test_action_with_performer_is_named(race: Session) -> None:
     race.submit("package race { part def Heater { attribute c : Integer = 0; perform Race; } part heaterUnit : Heater; }")
-    assert race.command("%action Race heaterUnit").lines[0] == (
+    assert execute(race, "%action Race heaterUnit").lines[0] == (
         "▶ Action race::Race performed by heaterUnit started (schedule reverse)")
 
 
 def test_action_with_an_unknown_performer_names_close_objects(race: Session) -> None:
     race.submit("package race { part def Heater; part heaterUnit : Heater; }")
     with pytest.raises(SysmlError, match="no part named 'heaterUnt'; did you mean 'race::heaterUnit'"):
-        race.command("%action Race heaterUnt")
+        execute(race, "%action Race heaterUnt")
 
 
 def test_load_command(session: Session, tmp_path: Path) -> None:

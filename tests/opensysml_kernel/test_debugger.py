@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from opensysml_kernel.commands import execute
 from opensysml_kernel.errors import (
     MissingFileError,
     NoRunError,
@@ -14,17 +15,16 @@ from opensysml_kernel.errors import (
     UsageError,
 )
 from opensysml_kernel.session import Session
-from opensysml_kernel.witness import parse_witness
 
 
 def text(session: Session, line: str) -> str:
-    return session.command(line).text
+    return execute(session, line).text
 
 
 def test_replay_last_walks_the_violation(tank: Session) -> None:
-    tank.command("%engine check")
-    tank.command("%check-property NeverNegative")
-    tank.command("%action Fill")
+    execute(tank, "%engine check")
+    execute(tank, "%check-property NeverNegative")
+    execute(tank, "%action Fill")
     assert text(tank, "%replay") == "replay off"
     assert text(tank, "%replay last") == (
         "replay witness 1 of tank::Fill (through move 3; ends property: tank::NeverNegative):"
@@ -56,108 +56,95 @@ def test_breakpoint_stops_continue(race: Session) -> None:
                                             "note: no action of the model has a node named 'nowhere' yet")
     assert text(race, "%breaks") == "breakpoint j\nbreakpoint nowhere"
     assert text(race, "%unbreak nowhere") == "breakpoint nowhere removed"
-    race.command("%action Race")
+    execute(race, "%action Race")
     assert text(race, "%continue") == ("step 1: token 1@f\nstep 2: token 2@a, token 3@b\nstep 3: token 2@j, token 3@j\n"
                                        "⏸ breakpoint j (token 2)")
     assert text(race, "%continue").splitlines()[-2:] == ["✓ Action race::Race completed", "  c = 1"]
     assert text(race, "%unbreak all") == "1 breakpoint removed"
     with pytest.raises(UsageError, match="no breakpoint on 'j'"):
-        race.command("%unbreak j")
+        execute(race, "%unbreak j")
 
 
 def test_breakpoint_stops_a_replay_move_by_move(race: Session) -> None:
-    race.command("%engine check")
-    race.command("%action Race")
-    race.command("%replay 2")
-    race.command("%break j")
-    race.command("%action Race")
+    execute(race, "%engine check")
+    execute(race, "%action Race")
+    execute(race, "%replay 2")
+    execute(race, "%break j")
+    execute(race, "%action Race")
     first = text(race, "%continue").splitlines()
     assert first[-1] == "⏸ breakpoint j (token 2)"
     second = text(race, "%continue").splitlines()
     assert second[-1] == "⏸ breakpoint j (token 3)"
-    assert race.command("%continue").data["outputs"] == {"c": "2"}
+    assert execute(race, "%continue").data["outputs"] == {"c": "2"}
 
 
 def test_back_on_a_stepping_run_is_exact(race: Session) -> None:
-    race.command("%action Race")
-    race.command("%step 2")
+    execute(race, "%action Race")
+    execute(race, "%step 2")
     before = race.full_trace()
     assert text(race, "%back") == "⏸ back 1 step: race::Race at step 1\ntoken 1@f"
     assert text(race, "%step") == "step 2: token 2@a, token 3@b"
     assert race.full_trace() == before
-    race.command("%continue")
+    execute(race, "%continue")
     assert text(race, "%back 3").startswith("⏸ back 3 steps: race::Race at step 2")
     with pytest.raises(UsageError, match="has made only 2 steps"):
-        race.command("%back 3")
+        execute(race, "%back 3")
     with pytest.raises(UsageError, match="positive number"):
-        race.command("%back 0")
+        execute(race, "%back 0")
 
 
 def test_back_needs_a_run(session: Session) -> None:
     with pytest.raises(NoRunError):
-        session.command("%back")
+        execute(session, "%back")
 
 
 def test_replay_refuses_a_move_not_enabled(race: Session, tmp_path: Path) -> None:
     witness = tmp_path / "bad.witness"
     witness.write_text("step 1: 1@start first of 1@start\nstep 2: 7@nowhere first of 7@nowhere\n\n")
-    race.command(f"%replay {witness}")
-    race.command("%action Race")
+    execute(race, f"%replay {witness}")
+    execute(race, "%action Race")
     assert text(race, "%step") == "move 1: token 1@start"
     with pytest.raises(ReplayRefusedError) as refused:
-        race.command("%step")
+        execute(race, "%step")
     assert str(refused.value) == (f"replay refused: {witness} moves 7@nowhere at step 2, which is not enabled"
                                   " (enabled: 1@f)")
 
 
 def test_replay_file_written_by_a_check(race: Session, tmp_path: Path) -> None:
-    race.command("%engine check")
-    race.command(f"%check-witness {tmp_path}")
-    race.command("%action Race")
-    race.command(f"%replay {tmp_path}/race.Race-2.witness")
-    race.command("%action Race")
-    assert race.command("%continue").data["outputs"] == {"c": "2"}
+    execute(race, "%engine check")
+    execute(race, f"%check-witness {tmp_path}")
+    execute(race, "%action Race")
+    execute(race, f"%replay {tmp_path}/race.Race-2.witness")
+    execute(race, "%action Race")
+    assert execute(race, "%continue").data["outputs"] == {"c": "2"}
 
 
 def test_replay_errors(race: Session) -> None:
     with pytest.raises(NoWitnessError, match="no check yet"):
-        race.command("%replay last")
+        execute(race, "%replay last")
     with pytest.raises(MissingFileError):
-        race.command("%replay nowhere.witness")
-    race.command("%engine check")
-    race.command("%action Race")
+        execute(race, "%replay nowhere.witness")
+    execute(race, "%engine check")
+    execute(race, "%action Race")
     with pytest.raises(NoWitnessError, match="witnesses 1 to 2, not 3"):
-        race.command("%replay 3")
+        execute(race, "%replay 3")
     assert text(race, "%replay 1").startswith("replay witness 1 of race::Race")
     assert text(race, "%replay off") == "replay off"
 
 
 def test_replay_of_another_action_is_refused(tank: Session) -> None:
-    tank.command("%engine check")
-    tank.command("%action Handshake")
-    tank.command("%replay last")
+    execute(tank, "%engine check")
+    execute(tank, "%action Handshake")
+    execute(tank, "%replay last")
     with pytest.raises(UsageError, match="a witness of tank::Handshake"):
-        tank.command("%action Fill")
+        execute(tank, "%action Fill")
 
 
 def test_replayed_deadlock_stops_with_the_waiting_tokens(tank: Session) -> None:
-    tank.command("%engine check")
-    tank.command("%action Handshake")
-    tank.command("%replay last")
-    tank.command("%action Handshake")
+    execute(tank, "%engine check")
+    execute(tank, "%action Handshake")
+    execute(tank, "%replay last")
+    execute(tank, "%action Handshake")
     lines = text(tank, "%continue").splitlines()
     assert lines[-1] == "⏸ end of the witness after 3 moves: fails: deadlock: token 2@j, token 3@ack wait"
     assert text(tank, "%continue") == "✗ Action tank::Handshake: deadlock: token 2@j, token 3@ack wait (after 3 moves)"
-
-
-def test_parse_witness_sparse_and_dense() -> None:
-    plan = parse_witness("step 3: 2@a first of 2@a, 3@b\nstep 7: 2@j first of 2@j, 3@j\n\ntrace line\n"
-                         "property: a::R\n", "w")
-    assert plan.last_step == 7 and plan.taken_at(3) == "2@a" and plan.taken_at(4) is None
-    assert plan.trace == ("trace line",) and plan.ending == "property: a::R"
-    from opensysml_kernel.errors import WitnessFormatError
-
-    with pytest.raises(WitnessFormatError, match="w:1: not a witness choice line"):
-        parse_witness("go left\n", "w")
-    with pytest.raises(WitnessFormatError, match="steps must increase"):
-        parse_witness("step 2: 1@a first of 1@a\nstep 2: 1@b first of 1@b\n", "w")

@@ -13,6 +13,7 @@ import engines.explore
 import opensysml_kernel.checking as checking
 from engines.framework import Bounds, Question, QuestionKind
 from opensysml_kernel.checking import CheckSettings, Interrupt, ProgressMeter, run_engine
+from opensysml_kernel.commands import execute
 from opensysml_kernel.reports import CheckReport
 from opensysml_kernel.session import Session
 
@@ -35,10 +36,10 @@ def asked(monkeypatch: pytest.MonkeyPatch) -> list[Asked]:
 
 
 def test_each_engine_is_asked_a_question(race: Session, asked: list[Asked]) -> None:
-    race.command("%engine all")
-    race.command("%check-diverge c")
-    race.command("%check-bounds depth=50")
-    race.command("%action Race")
+    execute(race, "%engine all")
+    execute(race, "%check-diverge c")
+    execute(race, "%check-bounds depth=50")
+    execute(race, "%action Race")
     (check, to_check, check_bounds, check_options), (explore, to_explore, explore_bounds, explore_options) = asked
     assert (to_check, to_explore) == ("check", "explore")
     assert check == Question(QuestionKind.SENSITIVE, "race::Race", diverge=("c",))
@@ -52,9 +53,9 @@ def test_each_engine_is_asked_a_question(race: Session, asked: list[Asked]) -> N
 
 def test_properties_are_asked_of_check_only(tank: Session, asked: list[Asked]) -> None:
     """Under %engine all, explore answers the outcomes: it is not asked the properties it refuses."""
-    tank.command("%engine all")
-    tank.command("%check-property NeverNegative")
-    report = tank.command("%action Fill")
+    execute(tank, "%engine all")
+    execute(tank, "%check-property NeverNegative")
+    report = execute(tank, "%action Fill")
     assert isinstance(report, CheckReport)
     assert [c.result.engine for c in report.checks] == ["check", "explore"]
     check, explore = asked[0][0], asked[1][0]
@@ -71,8 +72,8 @@ def test_no_engine_is_called_around_the_seam(race: Session, monkeypatch: pytest.
     monkeypatch.setattr(engines.check, "check", around)
     monkeypatch.setattr(engines.check.search, "check", around)
     monkeypatch.setattr(engines.explore, "explore", around)
-    race.command("%engine all")
-    report = race.command("%action Race")
+    execute(race, "%engine all")
+    report = execute(race, "%action Race")
     assert isinstance(report, CheckReport) and len(report.checks) == 2
 
 

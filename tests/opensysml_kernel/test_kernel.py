@@ -88,7 +88,8 @@ def test_run_failure_shows_its_trace_lines(kernel: BlockingKernelClient) -> None
 
 
 def test_python_cell_uses_the_session(kernel: BlockingKernelClient) -> None:
-    reply, outputs = execute(kernel, "r = session.command('%continue')\nprint(r.data['outputs'])")
+    reply, outputs = execute(kernel, "from opensysml_kernel.commands import execute\n"
+                            "r = execute(session, '%continue')\nprint(r.data['outputs'])")
     assert reply["status"] == "ok"
     assert [o["text"] for o in outputs if o["type"] == "stream"] == ["{'c': '1'}\n"]
 

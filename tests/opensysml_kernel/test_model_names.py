@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from opensysml_kernel.cli import main
+from opensysml_kernel.commands import execute
 from opensysml_kernel.session import Session
 
 # A pipeline of typed stages: `Scale` performed by a named stage and by an anonymous one (named after
@@ -85,8 +86,8 @@ def test_outputs_are_named_by_the_model(model: str, capsys: pytest.CaptureFixtur
 def test_the_session_reports_the_same_names() -> None:
     session = Session()
     session.submit(PIPELINE, "pipeline.sysml")
-    session.command("%action run")
-    session.command("%continue")
+    execute(session, "%action run")
+    execute(session, "%continue")
     assert session.outputs() == EXPECTED
 
 

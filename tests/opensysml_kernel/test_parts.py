@@ -14,6 +14,7 @@ import ir
 from engines.errors import UnknownBehaviorError
 from engines.runtime.objects import NotPerformedError
 from opensysml_kernel.cli import main
+from opensysml_kernel.commands import execute
 from opensysml_kernel.complete import complete
 from opensysml_kernel.session import Session
 
@@ -107,35 +108,35 @@ def model(tmp_path: Path) -> str:
 
 
 def test_a_package_part_written_by_an_action_is_an_output(plant: Session) -> None:
-    plant.command("%action Transfer")
-    plant.command("%continue")
+    execute(plant, "%action Transfer")
+    execute(plant, "%continue")
     assert plant.outputs() == {"tank.level": "5"}  # reverse: double (0*2) first, then fill
 
 
 def test_a_part_the_action_declares_is_an_output_before_it_is_read(plant: Session) -> None:
-    plant.command("%action Batch")
+    execute(plant, "%action Batch")
     assert plant.outputs() == {"batches": "0", "buffer.level": "0"}
-    plant.command("%continue")
+    execute(plant, "%continue")
     assert plant.outputs() == {"batches": "1", "buffer.level": "3"}
 
 
 def test_diverge_names_a_package_part_feature(plant: Session) -> None:
-    plant.command("%check-diverge tank.level")
-    lines = plant.command("%action Transfer").lines
+    execute(plant, "%check-diverge tank.level")
+    lines = execute(plant, "%action Transfer").lines
     assert "  divergent: tank.level ends as 5 or 10" in lines
 
 
 def test_a_declared_part_is_compared_by_default(plant: Session) -> None:
-    plant.command("%engine check")
-    lines = plant.command("%action Batch").lines
+    execute(plant, "%engine check")
+    lines = execute(plant, "%action Batch").lines
     # load and drain commute (+4, -1): the buffer ends at 3 on every schedule
     assert lines[0].startswith("✓ Action Plant::Batch: no violation, exhaustive")
     assert "  outcome: batches = 1, buffer.level = 3" in lines
 
 
 def test_explore_reaches_both_levels(plant: Session) -> None:
-    plant.command("%engine explore")
-    lines = plant.command("%action Transfer").lines
+    execute(plant, "%engine explore")
+    lines = execute(plant, "%action Transfer").lines
     assert any("tank.level = 5" in line for line in lines)
     assert any("tank.level = 10" in line for line in lines)
 
@@ -157,59 +158,59 @@ def test_cli_diverge_on_an_unknown_part_feature_exits_2(model: str, capsys: pyte
 
 
 def test_prime_on_pump_at_the_prompt(plant: Session) -> None:
-    result = plant.command("%action prime on pump")
+    result = execute(plant, "%action prime on pump")
     assert result.lines[0] == "▶ Action Plant::Pump::prime performed by pump started (schedule reverse)"
-    done = plant.command("%continue").lines
+    done = execute(plant, "%continue").lines
     # reverse: vent (1*3) first, then boost (+1)
     assert list(done[-3:]) == ["✓ Action Plant::Pump::prime completed", "  pump.pressure = 4", "  pump.primed = true"]
 
 
 def test_the_old_form_without_on_still_names_the_part(plant: Session) -> None:
-    plant.command("%action Plant::Pump::prime Plant::pump")
-    plant.command("%continue")
+    execute(plant, "%action Plant::Pump::prime Plant::pump")
+    execute(plant, "%continue")
     assert plant.outputs()["pump.pressure"] == "4"
 
 
 def test_prime_on_pump_checked_is_divergent(plant: Session) -> None:
-    plant.command("%engine check")
-    lines = plant.command("%action prime on pump").lines
+    execute(plant, "%engine check")
+    lines = execute(plant, "%action prime on pump").lines
     assert "  divergent: pump.pressure ends as 4 or 6" in lines
     assert "  outcome: pump.pressure = 6, pump.primed = true" in lines
 
 
 def test_an_action_name_two_parts_perform_is_the_named_parts(plant: Session) -> None:
-    plant.command("%action prime on valve")
-    plant.command("%continue")
+    execute(plant, "%action prime on valve")
+    execute(plant, "%continue")
     assert plant.outputs() == {"valve.open": "true"}
 
 
 def test_an_action_of_a_part_usage_runs_on_it(plant: Session) -> None:
-    plant.command("%action heat")
-    plant.command("%continue")
+    execute(plant, "%action heat")
+    execute(plant, "%continue")
     assert plant.outputs() == {"boiler.temp": "30"}
 
 
 def test_this_in_an_action_no_part_performs_is_the_action(plant: Session) -> None:
-    plant.command("%action Tally")
-    plant.command("%continue")
+    execute(plant, "%action Tally")
+    execute(plant, "%continue")
     assert plant.outputs() == {"count": "10"}
 
 
 def test_an_action_of_a_part_def_needs_its_part(plant: Session) -> None:
     with pytest.raises(NotPerformedError, match=r"Plant::Pump::prime is an action of part def Plant::Pump: "
                        r".*the parts that perform it: Plant::pump"):
-        plant.command("%action Plant::Pump::prime")
+        execute(plant, "%action Plant::Pump::prime")
 
 
 def test_a_part_that_does_not_perform_the_action_is_refused(plant: Session) -> None:
     with pytest.raises(NotPerformedError, match=r"part Plant::tank does not perform Plant::Transfer; it performs no"):
-        plant.command("%action Transfer on tank")
+        execute(plant, "%action Transfer on tank")
     assert plant.run is None
 
 
 def test_an_unknown_part_names_close_ones(plant: Session) -> None:
     with pytest.raises(UnknownBehaviorError, match=r"no part named 'pmp'; did you mean 'Plant::pump'"):
-        plant.command("%action prime on pmp")
+        execute(plant, "%action prime on pmp")
 
 
 def test_cli_run_on_a_part(model: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -247,7 +248,7 @@ def test_replay_of_a_witness_on_a_part(model: str, tmp_path: Path, capsys: pytes
 
 
 def test_help_names_the_part_argument(plant: Session) -> None:
-    assert plant.command("%help action").lines[0] == "usage: %action <qualified name> [on <part>]"
+    assert execute(plant, "%help action").lines[0] == "usage: %action <qualified name> [on <part>]"
 
 
 def test_completion_offers_on_then_the_parts_that_perform_the_action(plant: Session) -> None:

@@ -9,6 +9,7 @@ from conftest import NOT_BOOLEAN, RACE, RUNAWAY
 
 from engines.errors import GuardNotBoolean, StepBudgetExceeded
 from ir.errors import ResolveError, SysmlSyntaxError
+from opensysml_kernel.commands import execute, execute_cell
 from opensysml_kernel.errors import MissingFileError, NoRunError, RunFailedError, UnknownActionError
 from opensysml_kernel.session import Session
 
@@ -144,11 +145,11 @@ def test_non_boolean_guard(session: Session) -> None:
 
 
 def test_failing_cell_restores_the_session(race: Session) -> None:
-    race.command("%trace on")
+    execute(race, "%trace on")
     before = state(race)
     cell = "%trace off\npackage more { action M; }\n%action Nope\n"
     with pytest.raises(UnknownActionError):
-        list(race.cell(cell))
+        list(execute_cell(race, cell))
     assert state(race) == before
     assert "more::M" not in names(race)
 
@@ -156,13 +157,13 @@ def test_failing_cell_restores_the_session(race: Session) -> None:
 def test_run_failure_in_a_cell_is_kept(session: Session) -> None:
     cell = NOT_BOOLEAN + "%action Seq\n%continue\n"
     with pytest.raises(RunFailedError):
-        list(session.cell(cell))
+        list(execute_cell(session, cell))
     assert session.subject == "guards::Seq"
     assert session.run is not None and session.run.status == "failed"
 
 
 def test_clear_keeps_settings(race: Session) -> None:
-    race.command("%trace on")
+    execute(race, "%trace on")
     race.start_action("Race")
     race.clear()
     assert race.declarations() == [] and race.run is None and race.trace is True

@@ -16,10 +16,10 @@ import pytest
 from hypothesis import assume, event, example, given, note, settings
 
 import ir
-from engines.check.witness import replay_run
 from engines.explore import explore
 from engines.framework import Bounds, Result, Verdict
 from engines.runtime import Program
+from engines.witness import replay_run
 from tests.engines.check.models import checked, final_states, normal
 from tests.engines.check.test_oracles import complete
 from tests.property import found

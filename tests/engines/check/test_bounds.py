@@ -9,10 +9,10 @@ import pytest
 
 import ir
 from engines.check import check
-from engines.check.witness import parse_witness, replay_run
 from engines.errors import EngineError
 from engines.framework import BoundReport, Bounds, Result, Verdict
 from engines.runtime import Program
+from engines.witness import parse_witness, replay_run
 
 LOOP = """package b {
 	private import ScalarValues::*;

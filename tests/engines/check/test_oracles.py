@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 import ir
-from engines.check.witness import replay_run
 from engines.errors import RunError
 from engines.framework import Result
 from engines.runtime import Program, Run
+from engines.witness import replay_run
 from tests.corpus_cases import Case, cases, entry
 from tests.engines.check.models import checked, normal
 
@@ -115,7 +115,8 @@ def test_every_witness_replays_to_its_claim(case: Case, reduce: bool,
 
 
 def test_a_choice_line_naming_a_statement_node_parses() -> None:
-    from engines.check.witness import parse_witness
+    from engines.witness import parse_witness
 
     parsed = parse_witness("step 1: 2@assign c first of 2@assign c, 3@assign c\n\nstmt assign c\n")
-    assert parsed.moves == ("2@assign c",)
+    assert [c.taken for c in parsed.choices] == ["2@assign c"]
+    assert parsed.trace == ("stmt assign c",)

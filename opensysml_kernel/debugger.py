@@ -1,0 +1,306 @@
+"""The debugger: at most one run stepped at a time (by rounds, or move by move following a witness),
+its way back, the breakpoints that stop it, and the witness the next run follows."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from engines.errors import RunError
+from engines.runtime import Run, parse_schedule
+from opensysml_kernel.errors import NoRunError, RunFailedError, UsageError
+from opensysml_kernel.history import History, Stepping
+from opensysml_kernel.witness import WitnessPlan, diff, next_move
+
+DEFAULT_SCHEDULE = "reverse"
+_STEP_LINE = re.compile(r"(step|move) \d+:|  \S+: .* → ")
+
+
+@dataclass(frozen=True)
+class Token:
+    """Where one token stands: `token 2@a`, and what it waits for, if anything."""
+
+    id: int
+    node: str
+    path: str
+    waiting: str | None
+
+    def __str__(self) -> str:
+        text = f"token {self.id}@{self.node}"
+        return f"{text} (waiting: {self.waiting})" if self.waiting else text
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What one `%action`, `%step` or `%continue` did to the run, and where the run now stands."""
+
+    subject: str
+    lines: tuple[str, ...]
+    status: str
+    step: int
+    outputs: tuple[tuple[str, str], ...]
+    stopped: str | None = None  # `⏸ breakpoint a (token 2)`, the end of a witness, a deadlock
+
+
+@dataclass(frozen=True)
+class Replay:
+    """An installed witness: the next `%action` (of `subject`, when the witness names one) follows it."""
+
+    plan: WitnessPlan
+    subject: str | None
+
+    def describe(self) -> str:
+        ending = f"; ends {self.plan.ending}" if self.plan.ending else ""
+        return f"{self.plan.name} (through move {self.plan.last_step}{ending})"
+
+
+@dataclass(frozen=True)
+class DebuggerState:
+    """The debugger's own fields at one moment, for undoing a failing cell."""
+
+    schedule: str
+    trace: bool
+    run: Run | None
+    subject: str | None
+    breaks: tuple[str, ...]
+    replay: Replay | None
+    stepping: Stepping
+    history: History | None
+
+
+class Debugger:
+    """Steps the current run, goes back through its history, stops at breakpoints and witness ends."""
+
+    def __init__(self) -> None:
+        self.schedule: str = DEFAULT_SCHEDULE
+        self.trace: bool = False
+        self.run: Run | None = None
+        self.subject: str | None = None
+        self.breaks: tuple[str, ...] = ()
+        self.replay: Replay | None = None
+        self.stepping = Stepping()
+        self.history: History | None = None  # the way back through the current run
+        # While a cell runs, the histories of the runs it replaced: the cell may fail and put one back.
+        self._replaced: list[History] | None = None
+
+    def set_schedule(self, text: str) -> str:
+        self.schedule = parse_schedule(text)
+        return self.schedule
+
+    # ------------------------------------------------------------ the current run
+
+    def replay_for(self, subject: str) -> Replay | None:
+        """The installed witness, if the next run of `subject` is to follow it; refused for another action."""
+        replay = self.replay
+        if replay is not None and replay.subject is not None and replay.subject != subject:
+            raise UsageError(f"the replay installed follows {replay.describe()}, a witness of {replay.subject}",
+                             f"%action {replay.subject}, or %replay off")
+        return replay
+
+    def attach(self, run: Run, subject: str, replay: Replay | None) -> Progress:
+        """`run` becomes the current run; following `replay` (which is used up) when one is given."""
+        if replay is not None:
+            self.replay = None
+            self.stepping = Stepping(replay.plan, fine=True)
+        else:
+            self.stepping = Stepping()
+        self.replace(run, subject)
+        return self.progress(run, list(run.trace))
+
+    def replace(self, run: Run | None, subject: str | None) -> None:
+        """The new current run (or none); the old one's snapshots are released, or, inside a cell, once it ends."""
+        if self.history is not None:
+            if self._replaced is not None:
+                self._replaced.append(self.history)
+            else:
+                self.history.release()
+        self.run, self.subject = run, subject
+        self.history = History(run) if run is not None else None
+
+    def _require_run(self) -> Run:
+        if self.run is None:
+            raise NoRunError("no run to step: start one with %action <name>")
+        if self.run.finished:
+            raise NoRunError(f"the run of {self.subject} has {self.run.status}:"
+                             f" start another with %action {self.subject}")
+        return self.run
+
+    # ------------------------------------------------------------ stepping
+
+    def step(self, count: int = 1) -> Progress:
+        """`count` steps (moves, when replaying) of the run, fewer if it ends or stops at a breakpoint."""
+        return self._advance(count)
+
+    def continue_run(self) -> Progress:
+        """Run to completion, a runtime error, a breakpoint, a deadlock or the end of the witness replayed."""
+        return self._advance(None)
+
+    def _advance(self, count: int | None) -> Progress:
+        run = self._require_run()
+        history = self.history
+        assert history is not None, "every run has its history"
+        start = len(run.trace)
+        lines: list[str] = []
+        stopped: str | None = None
+        done = 0
+        with self._failing(run, start, lines):
+            while not run.finished and (count is None or done < count):
+                before = {(t.id, t.node) for t in run.tokens()}
+                # Before next_move, which may let time pass: going back undoes that too.
+                history.before_step(self.stepping)
+                if self.stepping.fine:
+                    mark = len(run.trace)
+                    try:
+                        move = next_move(run, self.stepping.plan)
+                    except Exception:
+                        history.step_not_made()
+                        raise
+                    if move is None:
+                        history.step_not_made()
+                        stopped = f"✗ Action {self.subject}: {run.stuck() or 'no move is enabled'}" \
+                                  f" (after {len(run.moves_taken)} moves)"
+                        break
+                    others = [m.label for m in run.enabled_moves() if m != move]
+                    over = f" (chosen over {', '.join(others)})" if others else ""
+                    lines.append(f"move {len(run.moves_taken) + 1}: token {move.label}{over}")
+                    values = run.outputs()
+                    try:
+                        run.apply(move)
+                    finally:
+                        lines.extend(run.trace[mark:])
+                        lines.extend(f"  {name}: {was} → {now}" for name, was, now in diff(values, run.outputs()))
+                else:
+                    mark = len(run.trace)
+                    try:
+                        run.step()
+                    finally:
+                        lines.extend(run.trace[mark:])
+                done += 1
+                stops = [stop for stop in (self._breakpoint(run, before), self._witness_end(run)) if stop]
+                if stops:
+                    stopped = "\n".join(stops)
+                    break
+        return self.progress(run, lines, stopped)
+
+    def _breakpoint(self, run: Run, before: set[tuple[int, str]]) -> str | None:
+        """`⏸ breakpoint <node> (token N)` when a token arrived at a breakpoint's node."""
+        if not self.breaks or run.finished:
+            return None
+        for token in run.tokens():
+            if token.node in self.breaks and (token.id, token.node) not in before:
+                return f"⏸ breakpoint {token.node} (token {token.id})"
+        return None
+
+    def _witness_end(self, run: Run) -> str | None:
+        plan = self.stepping.plan
+        if plan is None or self.stepping.ended or len(run.moves_taken) != plan.last_step:
+            return None
+        self.stepping = dataclasses.replace(self.stepping, ended=True)
+        if not plan.ending or run.finished:
+            return None
+        return f"⏸ end of the witness after {len(run.moves_taken)} moves: {plan.ending}"
+
+    def back(self, count: int = 1) -> Progress:
+        """Undo the last `count` steps (moves, when replaying): the run is restored from the snapshot
+        taken before them, and goes on from there exactly as it did."""
+        if self.run is None or self.subject is None or self.history is None:
+            raise NoRunError("no run to step back in: start one with %action <name>")
+        unit = "move" if self.stepping.fine else "step"
+        done = len(self.history)
+        if count > done:
+            raise UsageError(f"%back {count}: the run of {self.subject} has made only {done} {unit}s",
+                             f"%back [n] with n <= {done}")
+        self.stepping = self.history.back(count)
+        plural = "" if count == 1 else "s"
+        head = f"⏸ back {count} {unit}{plural}: {self.subject} at {unit} {done - count}"
+        return self.progress(self.run, [], head)
+
+    @contextmanager
+    def _failing(self, run: Run, start: int, shown: list[str] | None = None) -> Iterator[None]:
+        """Turn the engine's runtime failure into a RunFailedError with the trace lines of the failing command."""
+        try:
+            yield
+        except RunError as error:
+            lines = self.filter_trace(shown if shown is not None else run.trace[start:])
+            step = len(run.moves_taken) if run.fine else run.step_number
+            raise RunFailedError(self.subject or "", step, error, lines, "move" if run.fine else "step") from error
+
+    # ------------------------------------------------------------ breakpoints
+
+    def add_break(self, node: str, known: Sequence[str]) -> list[str]:
+        """Set a breakpoint; a note when no action of the model has a node of that name (yet)."""
+        if node not in self.breaks:
+            self.breaks = (*self.breaks, node)
+        lines = [f"breakpoint {node}"]
+        if node not in known:
+            lines.append(f"note: no action of the model has a node named '{node}' yet")
+        return lines
+
+    def remove_break(self, node: str) -> list[str]:
+        if node == "all":
+            removed, self.breaks = len(self.breaks), ()
+            return [f"{removed} breakpoint{'' if removed == 1 else 's'} removed"]
+        if node not in self.breaks:
+            shown = ", ".join(self.breaks) if self.breaks else "none"
+            raise UsageError(f"no breakpoint on '{node}' (breakpoints: {shown})", "%unbreak <node|all>")
+        self.breaks = tuple(b for b in self.breaks if b != node)
+        return [f"breakpoint {node} removed"]
+
+    # ------------------------------------------------------------ what the run shows
+
+    def filter_trace(self, lines: Sequence[str]) -> list[str]:
+        """All of `lines` with trace on; only the `step N:` lines with it off."""
+        return list(lines) if self.trace else [line for line in lines if _STEP_LINE.match(line)]
+
+    def progress(self, run: Run, lines: Sequence[str], stopped: str | None = None) -> Progress:
+        outputs = tuple(sorted(run.outputs().items())) if run.status == "completed" else ()
+        step = len(run.moves_taken) if run.fine else run.step_number
+        return Progress(self.subject or "", tuple(lines), run.status, step, outputs, stopped)
+
+    def tokens(self) -> list[Token]:
+        if self.run is None:
+            raise NoRunError("no run: start one with %action <name>")
+        return [Token(t.id, t.node, t.path, t.waiting) for t in self.run.tokens()]
+
+    def full_trace(self) -> list[str]:
+        """Every trace line of the current run so far."""
+        return list(self.run.trace) if self.run is not None else []
+
+    def outputs(self) -> dict[str, str]:
+        """The feature values of the current run (or its last state), by path."""
+        return dict(sorted(self.run.outputs().items())) if self.run is not None else {}
+
+    # ------------------------------------------------------------ undo of a cell
+
+    def state(self) -> DebuggerState:
+        if self._replaced is None:
+            self._replaced = []
+        return DebuggerState(self.schedule, self.trace, self.run, self.subject, self.breaks, self.replay,
+                             self.stepping, self.history)
+
+    def restore(self, state: DebuggerState) -> None:
+        """Put back what `state` saw (a run's own steps and %back in between are not undone)."""
+        self.schedule, self.trace, self.breaks, self.replay = state.schedule, state.trace, state.breaks, state.replay
+        if state.run is not self.run:
+            # The runs the cell started are dropped; the one it replaced comes back with its way back.
+            dropped = [*(self._replaced or ()), *([self.history] if self.history is not None else [])]
+            for history in dropped:
+                if history is not state.history:
+                    history.release()
+            self.run, self.subject, self.stepping, self.history = state.run, state.subject, state.stepping, state.history
+        else:
+            self._release_replaced()
+        self._replaced = None
+
+    def commit(self) -> None:
+        """The cell begun at `state` is kept: the runs it replaced are released."""
+        self._release_replaced()
+        self._replaced = None
+
+    def _release_replaced(self) -> None:
+        for history in self._replaced or ():
+            if history is not self.history:
+                history.release()
