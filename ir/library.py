@@ -57,7 +57,14 @@ package VerificationCases {
 }
 package Time { part def Clock { attribute currentTime : ScalarValues::Real; } part universalClock : Clock; }
 package Actions { action def Action; }
-package States { state def StateAction; }
+package States {
+    // a state performance dispatches its next event only once the current one ran to completion,
+    // unless it says otherwise (false) or names the occurrence whose completion it waits for
+    state def StateAction {
+        attribute isRunToCompletion : ScalarValues::Boolean default true;
+        ref runToCompletionScope : Occurrences::Occurrence[0..1];
+    }
+}
 package Parts { part def Part; }
 package Items { item def Item; }
 package Requirements { requirement def RequirementCheck; }

@@ -195,11 +195,19 @@ def _check(model: Model) -> None:
                     raise _unknown(model, target, el, decl, "feature")
 
 
+# What a definition or usage of each kind specializes when it names nothing: a state is a
+# StateAction, whose features (isRunToCompletion, runToCompletionScope) it may redefine.
+IMPLICIT_BASE = {"state": "States::StateAction", "action": "Actions::Action", "part": "Parts::Part",
+                 "item": "Items::Item"}
+
+
 def _lookup_feature(model: Model, el: Element, name: str) -> Element | None:
-    """A redefined or subsetted feature: a member of the owner's types, or any visible name."""
+    """A redefined or subsetted feature: a member of the owner's types (or of the library type its
+    kind implicitly specializes), or any visible name."""
     owner = el.owner
     if owner is not None:
-        for type_name in owner.type_names:
+        implicit = IMPLICIT_BASE.get(owner.base_kind)
+        for type_name in (*owner.type_names, *((implicit,) if implicit else ())):
             base = lookup(model, owner.owner, type_name)
             if base is not None:
                 found = member_of(model, base, name)

@@ -145,3 +145,20 @@ def same_value(expected: dict[str, Any], got: str | None) -> bool:
         except (ValueError, ZeroDivisionError):
             return False
     return spelled(expected) == got
+
+
+STATE_PREFIXES = ("state_", "object_", "w6e_")
+
+
+def state_cases() -> list[Case]:
+    """The state-machine and instance cases of both folders: kind state or instance, or a name of the
+    state families (`state_*`, `object_*`, `w6e_*`), in folder then name order."""
+    return [c for folder in FOLDERS for c in cases(folder=folder)
+            if c.kind in ("state", "instance") or c.name.startswith(STATE_PREFIXES)]
+
+
+def reduction_state_models() -> list[Path]:
+    """The reduction folder's models that declare a state machine, and the incomplete cases' ones."""
+    declares = re.compile(r"^\s*(exhibit\s+)?state\b", re.MULTILINE)
+    paths = [*(CORPUS / "reduction").glob("*.sysml"), *(CONFORMANCE / "_incomplete").glob("*.sysml")]
+    return sorted((p for p in paths if declares.search(p.read_text(encoding="utf-8"))), key=lambda p: p.name)

@@ -81,3 +81,19 @@ def test_an_unknown_conjugated_type_is_a_resolve_error() -> None:
     with pytest.raises(ir.ResolveError, match="FeedPrt") as caught:
         submit(RIG.replace("~FeedPort", "~FeedPrt"))
     assert "Rig::FeedPort" in caught.value.suggestions
+
+
+def test_two_ports_of_one_machine_connected_to_each_other_are_not_direction_checked() -> None:
+    """A connection between two ports the connecting element owns loops its own boundary back to
+    itself; the corpus's machine sends via one such port and accepts at the other."""
+    submit("""package Radio {
+        item def Ping;
+        port def PingPort { in item ping : Ping; }
+        state Machine {
+            port outPort : PingPort;
+            port inPort : PingPort;
+            connect outPort to inPort;
+            entry; then idle;
+            state idle;
+        }
+    }""")

@@ -258,6 +258,30 @@ def test_an_unnamed_redefinition_of_an_unknown_feature_is_reported() -> None:
     assert err.name == "xx"
 
 
+def test_a_state_redefines_the_run_to_completion_features_of_state_action() -> None:
+    """A state def or usage is a States::StateAction without saying so: it may redefine
+    isRunToCompletion and runToCompletionScope, and the redefinition is its own member."""
+    model = _model("""package p {
+        state def M {
+            attribute :>> isRunToCompletion = false;
+            state s { ref :>> runToCompletionScope = self; }
+            entry; then s;
+        }
+    }""")
+    assert model.element("p::M::isRunToCompletion") is not None
+    assert model.element("p::M::s::runToCompletionScope") is not None
+
+
+def test_a_state_redefining_what_state_action_lacks_is_refused() -> None:
+    err = _error("package p { state def M { attribute :>> isRunToCompletions = false; } }")
+    assert err.name == "isRunToCompletions" and err.what == "feature"
+
+
+def test_a_part_does_not_have_the_state_features() -> None:
+    err = _error("package p { part def P { attribute :>> isRunToCompletion = false; } }")
+    assert err.name == "isRunToCompletion"
+
+
 @pytest.mark.xfail(strict=True, reason="visible_names leaves library elements out, so a misspelt library name "
                                        "suggests unrelated names ('Rational') instead of the library one")
 def test_a_misspelt_library_type_suggests_the_library_name() -> None:
