@@ -108,3 +108,27 @@ class PortMismatchError(PlacedError):
 
 class LoweringError(PlacedError):
     """A behavior whose structure cannot be made into a graph (a succession to nothing, ...)."""
+
+
+class StateMachineError(LoweringError):
+    """A machine a run cannot follow as written; `hint` says what to do."""
+
+    def __init__(self, message: str, hint: str = "", path: str = "", line: int = 0, column: int = 0) -> None:
+        self.hint = hint
+        super().__init__(message, path, line, column)
+
+    def __str__(self) -> str:
+        text = super().__str__()
+        return f"{text} ({self.hint})" if self.hint else text
+
+
+class NoInitialTransitionError(StateMachineError):
+    """A machine (or a composite state entered by default) that does not say which state it starts in."""
+
+
+class UnknownStateError(StateMachineError):
+    """A transition naming a state the machine does not hold."""
+
+
+class UnknownSignalError(StateMachineError):
+    """A signal sent to a machine none of whose transitions accepts it."""

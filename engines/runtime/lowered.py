@@ -9,8 +9,9 @@ from engines.runtime.objects import find_part
 from engines.runtime.types import TypeRule
 from ir import syntax as s
 from ir.connections import Connection, connections_of, node_names
+from ir.graphs import ActionGraph, Edge, Node, NodeKind
 from ir.inherit import effective_members, merge
-from ir.lower import ActionGraph, Edge, Node, NodeKind, lower_action, lower_block
+from ir.lower import lower_action, lower_block
 from ir.model import Element, Model
 from ir.resolve import member_of
 

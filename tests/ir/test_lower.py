@@ -7,7 +7,8 @@ import pytest
 
 import ir
 from ir import syntax as s
-from ir.lower import ActionGraph, Footprint, Node, NodeKind, lower_action
+from ir.graphs import ActionGraph, Footprint, Node, NodeKind
+from ir.lower import lower_action
 from tests.corpus_cases import CONFORMANCE, CORPUS
 
 pytestmark = pytest.mark.corpus

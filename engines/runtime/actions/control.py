@@ -10,7 +10,7 @@ from engines.runtime.actions.tokens import Flow, FlowKind, LoopPass, Token
 from engines.runtime.evaluate import Frame
 from engines.runtime.values import Sequence, Value, type_name, with_article
 from ir import syntax as s
-from ir.lower import ActionGraph, Node, NodeKind
+from ir.graphs import ActionGraph, Node, NodeKind
 
 
 class Clauses(RunCore):

@@ -16,7 +16,7 @@ from ir.connections import Connection
 from ir.model import Element
 
 if TYPE_CHECKING:
-    from ir.lower import ActionGraph, Attribute, Node
+    from ir.graphs import ActionGraph, Attribute, Node
 
 
 class RunCore(ABC):

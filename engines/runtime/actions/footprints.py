@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engines.runtime.behavior import Touch
-from ir.lower import ActionGraph, Footprint
+from ir.graphs import ActionGraph, Footprint
 
 if TYPE_CHECKING:
     from engines.runtime.actions.tokens import Token

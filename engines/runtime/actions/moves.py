@@ -14,7 +14,7 @@ from engines.runtime.actions.tokens import Flow, Token
 from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Touch
 from engines.runtime.bus import available
 from ir import syntax as s
-from ir.lower import Node, NodeKind
+from ir.graphs import Node, NodeKind
 
 
 def _number(token: Token) -> int:

@@ -10,7 +10,7 @@ from engines.runtime.actions.tokens import BodyRun, Flow, FlowKind, Token, Wait
 from engines.runtime.evaluate import Frame
 from engines.runtime.values import UNSET, Deferred, Value, spell
 from ir import syntax as s
-from ir.lower import ActionGraph, Attribute, Node, NodeKind
+from ir.graphs import ActionGraph, Attribute, Node, NodeKind
 from ir.model import Element
 
 Bindings = tuple[tuple[str, s.Expr], ...]

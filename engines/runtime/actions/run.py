@@ -21,7 +21,7 @@ from engines.runtime.lowered import IMPLICIT_TERMINATE
 from engines.runtime.values import Deferred, spell, type_name
 from engines.runtime.world import Context
 from ir import syntax as s
-from ir.lower import ActionGraph, Edge, Node, NodeKind
+from ir.graphs import ActionGraph, Edge, Node, NodeKind
 from ir.model import Element
 
 if TYPE_CHECKING:

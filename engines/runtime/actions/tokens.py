@@ -12,7 +12,8 @@ from engines.runtime.evaluate import Frame
 from engines.runtime.journal import current_epoch
 from engines.runtime.values import Value
 from ir import syntax as s
-from ir.lower import ActionGraph, NodeKind, statement_label
+from ir.graphs import ActionGraph, NodeKind
+from ir.lower import statement_label
 from ir.model import Element
 
 if TYPE_CHECKING:

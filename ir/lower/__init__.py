@@ -1,0 +1,58 @@
+"""Lowering: behaviors to the frozen graphs of `ir.graphs`, every graph a behavior runs built once.
+
+`actions` lowers an action's members to its flow; `members` reads what those members are; `states`
+lowers a state machine (its behaviors through `actions`). The graph
+types are re-exported here so `ir.lower` still names everything it named as one module.
+"""
+
+from __future__ import annotations
+
+from ir.graphs import ActionGraph, Attribute, Body, Edge, Footprint, Node, NodeKind, accept_of
+from ir.lower.actions import lower_action, lower_block
+from ir.lower.members import (
+    BLOCK_STATEMENTS,
+    FLOW_MEMBERS,
+    SIMPLE_STATEMENTS,
+    attribute_of,
+    is_feature,
+    is_substep,
+    multiplicity_count,
+    parameter_bindings,
+    parameter_direction,
+    performances,
+    performed_action,
+    statement_label,
+    states_a_flow,
+    then_after,
+)
+from ir.lower.states import check_signal, exhibited_machines, lower_state
+
+__all__ = [
+    "BLOCK_STATEMENTS",
+    "FLOW_MEMBERS",
+    "SIMPLE_STATEMENTS",
+    "ActionGraph",
+    "Attribute",
+    "Body",
+    "Edge",
+    "Footprint",
+    "Node",
+    "NodeKind",
+    "accept_of",
+    "attribute_of",
+    "check_signal",
+    "exhibited_machines",
+    "is_feature",
+    "is_substep",
+    "lower_action",
+    "lower_block",
+    "lower_state",
+    "multiplicity_count",
+    "parameter_bindings",
+    "parameter_direction",
+    "performances",
+    "performed_action",
+    "statement_label",
+    "states_a_flow",
+    "then_after",
+]
