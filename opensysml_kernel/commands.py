@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Iterator, Sequence
+import traceback
+from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ir.errors import SysmlError
 from opensysml_kernel.cells import CommandLine, split_cell
 from opensysml_kernel.checking import ENGINES, engine_rows, parse_duration
-from opensysml_kernel.errors import RunFailedError, UnknownCommandError, UsageError
+from opensysml_kernel.errors import CellInterrupted, InternalError, UnknownCommandError, UsageError
 from opensysml_kernel.results import Result, Table, Tone
 
 if TYPE_CHECKING:
@@ -254,6 +256,14 @@ def _breaks(session: Session, args: list[str]) -> Result:
     return Result.of([f"breakpoint {node}" for node in session.breaks])
 
 
+def _debug(session: Session, args: list[str]) -> Result:
+    if args:
+        if len(args) > 1 or args[0] not in ("on", "off"):
+            raise UsageError("%debug takes on or off", COMMANDS["debug"].usage)
+        session.debug = args[0] == "on"
+    return Result.of([f"debug {'on' if session.debug else 'off'}"])
+
+
 def _help(session: Session, args: list[str]) -> Result:
     if len(args) > 1:
         raise UsageError("%help takes at most one command name", COMMANDS["help"].usage)
@@ -313,6 +323,8 @@ COMMANDS: dict[str, Command] = {c.name: c for c in (
             "show every trace line with each step; no argument: the setting and the run's trace so far", "%trace on"),
     Command("schedule", _schedule, "%schedule [reverse|declared|seed:<n>]",
             "the policy of runs started from now on; no argument: the current one", "%schedule seed:7"),
+    Command("debug", _debug, "%debug [on|off]",
+            "show the Python traceback of an internal error (a bug of the tool, not of the model)", "%debug on"),
     Command("help", _help, "%help [command]", "the commands, or one command's usage with an example", "%help step"),
 )}
 
@@ -326,8 +338,28 @@ def lookup(name: str) -> Command:
     return command
 
 
+@contextmanager
+def _reported(session: Session, what: str) -> Iterator[None]:
+    """Typed errors as they are; Ctrl-C and anything else (a bug) as a typed error too, raised after
+    the session was put back as it was."""
+    try:
+        yield
+    except SysmlError:
+        raise
+    except KeyboardInterrupt:
+        raise CellInterrupted(what) from None
+    except Exception as error:
+        shown = traceback.format_exception(error) if session.debug else ()
+        raise InternalError(error, shown) from error
+
+
 def execute(session: Session, line: str) -> Result:
-    """Carry out one command line such as `%step 2`."""
+    """Carry out one command line such as `%step 2`: it completes or changes nothing."""
+    with _reported(session, "the command"), session.atomic():
+        return _dispatch(session, line)
+
+
+def _dispatch(session: Session, line: str) -> Result:
     try:
         words = shlex.split(line.strip())
     except ValueError as error:
@@ -337,30 +369,33 @@ def execute(session: Session, line: str) -> Result:
     return lookup(words[0]).handler(session, words[1:])
 
 
-def execute_cell(session: Session, text: str, path: str | None = None) -> Iterator[Result]:
+def execute_cell(session: Session, text: str, path: str | None = None) -> Generator[Result, None, None]:
     """Each command's and submission's Result in order (the SysML text submitted as `path`, by default
-    the next `<cell n>`); on bad input, restore the session and raise.
+    the next `<cell n>`). All or nothing: on any failure the session is put back as it was before the
+    cell and the failure raised (a typed error; Ctrl-C and a bug of the tool as typed errors too).
 
-    A run that fails at runtime is an outcome, not bad input: the session keeps it to inspect.
+    A run that fails at runtime is an outcome, not bad input: the session keeps it, and the cell
+    up to it, to inspect. A cell whose reader stops reading keeps what it did so far.
     """
     return _cell(session, text, path if path is not None else session.next_path())
 
 
-def _cell(session: Session, text: str, path: str) -> Iterator[Result]:
-    before = session.snapshot()
-    undone = False
-    try:
+def _cell(session: Session, text: str, path: str) -> Generator[Result, None, None]:
+    with _reported(session, "the cell"), session.atomic():
         for chunk in split_cell(text):
             if isinstance(chunk, CommandLine):
-                yield execute(session, chunk.text)
+                yield _dispatch(session, chunk.text)
             else:
                 yield session.submit(chunk.text, path)
-    except RunFailedError:
-        raise
-    except SysmlError:
-        undone = True
-        session.restore(before)
-        raise
-    finally:
-        if not undone:  # also a cell stopped by an interrupt or not read to its end: what it did stays
-            session.commit()
+
+
+def run_cell(session: Session, text: str, show: Callable[[Result], object], path: str | None = None) -> None:
+    """Run a cell, showing each Result as it comes; a failure of `show` itself (Ctrl-C while the
+    terminal prints) fails the cell like any other, so it too is undone."""
+    results = execute_cell(session, text, path)
+    for result in results:
+        try:
+            show(result)
+        except BaseException as error:
+            results.throw(error)
+            raise

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from engines.errors import RunError
 from engines.runtime import Run, parse_schedule
 from opensysml_kernel.errors import NoRunError, RunFailedError, UsageError
-from opensysml_kernel.history import History, Stepping
+from opensysml_kernel.history import History, Stepping, Waypoint
 from opensysml_kernel.witness import WitnessPlan, diff, next_move
 
 DEFAULT_SCHEDULE = "reverse"
@@ -69,6 +69,7 @@ class DebuggerState:
     replay: Replay | None
     stepping: Stepping
     history: History | None
+    waypoint: Waypoint | None  # where the run stood
 
 
 class Debugger:
@@ -144,6 +145,20 @@ class Debugger:
         assert history is not None, "every run has its history"
         start = len(run.trace)
         lines: list[str] = []
+        waypoint, stepping = history.waypoint(), self.stepping
+        try:
+            stopped = self._steps(run, history, count, start, lines)
+        except RunFailedError:
+            raise  # the run failed: an outcome it keeps, to inspect
+        except BaseException:
+            # Anything else (a bug, an interrupt) undoes the whole command, a move cut halfway included.
+            history.return_to(waypoint)
+            self.stepping = stepping
+            raise
+        return self.progress(run, lines, stopped)
+
+    def _steps(self, run: Run, history: History, count: int | None, start: int, lines: list[str]) -> str | None:
+        """Make the steps of one `%step`/`%continue`, their trace lines into `lines`; why it stopped early."""
         stopped: str | None = None
         done = 0
         with self._failing(run, start, lines):
@@ -153,11 +168,7 @@ class Debugger:
                 history.before_step(self.stepping)
                 if self.stepping.fine:
                     mark = len(run.trace)
-                    try:
-                        move = next_move(run, self.stepping.plan)
-                    except Exception:
-                        history.step_not_made()
-                        raise
+                    move = next_move(run, self.stepping.plan)  # a refusal undoes the command, time passed included
                     if move is None:
                         history.step_not_made()
                         stopped = f"✗ Action {self.subject}: {run.stuck() or 'no move is enabled'}" \
@@ -183,7 +194,7 @@ class Debugger:
                 if stops:
                     stopped = "\n".join(stops)
                     break
-        return self.progress(run, lines, stopped)
+        return stopped
 
     def _breakpoint(self, run: Run, before: set[tuple[int, str]]) -> str | None:
         """`⏸ breakpoint <node> (token N)` when a token arrived at a breakpoint's node."""
@@ -276,31 +287,34 @@ class Debugger:
     # ------------------------------------------------------------ undo of a cell
 
     def state(self) -> DebuggerState:
+        """The debugger as it stands, before a cell that `restore` undoes if it fails or `commit` keeps."""
         if self._replaced is None:
             self._replaced = []
+        waypoint = self.history.waypoint() if self.history is not None else None
         return DebuggerState(self.schedule, self.trace, self.run, self.subject, self.breaks, self.replay,
-                             self.stepping, self.history)
+                             self.stepping, self.history, waypoint)
 
     def restore(self, state: DebuggerState) -> None:
-        """Put back what `state` saw (a run's own steps and %back in between are not undone)."""
+        """Put back what `state` saw: the runs the cell started are dropped, the one it replaced comes
+        back, and that run stands where it stood, steps and `%back`s of the cell undone."""
         self.schedule, self.trace, self.breaks, self.replay = state.schedule, state.trace, state.breaks, state.replay
-        if state.run is not self.run:
-            # The runs the cell started are dropped; the one it replaced comes back with its way back.
-            dropped = [*(self._replaced or ()), *([self.history] if self.history is not None else [])]
-            for history in dropped:
-                if history is not state.history:
-                    history.release()
-            self.run, self.subject, self.stepping, self.history = state.run, state.subject, state.stepping, state.history
-        else:
-            self._release_replaced()
+        for history in [*(self._replaced or ()), *([self.history] if self.history is not None else [])]:
+            if history is not state.history:
+                history.release()
         self._replaced = None
+        self.run, self.subject, self.stepping, self.history = state.run, state.subject, state.stepping, state.history
+        if state.history is not None and state.waypoint is not None:
+            try:
+                state.history.return_to(state.waypoint)
+            except BaseException:
+                # The run cannot be put back (remaking its steps failed too): dropped, never left half-restored.
+                state.history.release()
+                self.run, self.subject, self.stepping, self.history = None, None, Stepping(), None
+                raise
 
     def commit(self) -> None:
         """The cell begun at `state` is kept: the runs it replaced are released."""
-        self._release_replaced()
-        self._replaced = None
-
-    def _release_replaced(self) -> None:
         for history in self._replaced or ():
             if history is not self.history:
                 history.release()
+        self._replaced = None

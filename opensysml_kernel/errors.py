@@ -98,3 +98,29 @@ class EngineUnavailableError(KernelError, RuntimeError):
 
 class SettingNotReadError(KernelError, ValueError):
     """A check setting the selected engine does not read: names the setting and the engine that reads it."""
+
+
+class InternalError(KernelError, RuntimeError):
+    """A failure of the tool itself, not of the model: said in one line, asking for a bug report; the
+    Python traceback only when asked for (`%debug on`). What failed changed nothing."""
+
+    def __init__(self, cause: BaseException, traceback: Sequence[str] = ()) -> None:
+        self.cause = cause
+        self.traceback = tuple(traceback)
+        kind = type(cause).__name__
+        what = f"{kind}: {cause}" if str(cause) else kind
+        text = (f"internal error: {what}\n"
+                "this is a bug of opensysml-kernel, not of your model, and it changed nothing in the session;"
+                " please report it with the cell that caused it and its traceback")
+        if self.traceback:
+            text += ":\n" + "".join(self.traceback).rstrip("\n")
+        else:
+            text += " (%debug on shows it)"
+        super().__init__(text)
+
+
+class CellInterrupted(KernelError):
+    """Ctrl-C during a cell or a command: what it had done is undone."""
+
+    def __init__(self, what: str = "the cell") -> None:
+        super().__init__(f"interrupted: {what} changed nothing")

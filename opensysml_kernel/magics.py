@@ -10,10 +10,11 @@ from typing import Any
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.core.magics.code import CodeMagics
+from IPython.core.magics.execution import ExecutionMagics
 from IPython.display import display
 
 from ir.errors import SysmlError
-from opensysml_kernel.commands import COMMANDS, execute, execute_cell
+from opensysml_kernel.commands import COMMANDS, execute, run_cell
 from opensysml_kernel.errors import RunFailedError
 from opensysml_kernel.results import Result
 from opensysml_kernel.session import Session
@@ -51,8 +52,7 @@ class SysmlMagics(Magics):
             # IPython counts the running cell before it runs it (when it stores history).
             count = self.shell.execution_count
             path = f"<cell {count - 1 if count > 1 else count}>"
-        for result in execute_cell(self.session, cell, path):
-            display(result)
+        run_cell(self.session, cell, display, path)
         return None
 
 
@@ -62,6 +62,10 @@ def _command_magic(shell: InteractiveShell, session: Session, name: str) -> Call
             # IPython's own %load (of Python code) stays in charge of anything that is not SysML.
             ipython_load: Callable[[str], Any] = getattr(CodeMagics(shell), "load")  # noqa: B009 (mypy reads the decorator wrongly)
             return ipython_load(line)
+        if name == "debug" and line.strip() not in ("on", "off"):
+            # IPython's own %debug (the Python debugger) too: the session's is `%debug on|off`.
+            ipython_debug: Callable[[str], Any] = getattr(ExecutionMagics(shell), "debug")  # noqa: B009
+            return ipython_debug(line)
         return execute(session, f"%{name} {line}")
 
     magic.__doc__ = f"{COMMANDS[name].usage}: {COMMANDS[name].help}"

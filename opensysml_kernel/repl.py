@@ -22,8 +22,9 @@ from rich.text import Text
 
 from ir.errors import SysmlError
 from opensysml_kernel.cells import open_braces
-from opensysml_kernel.commands import execute_cell
+from opensysml_kernel.commands import run_cell
 from opensysml_kernel.complete import complete
+from opensysml_kernel.errors import InternalError
 from opensysml_kernel.magics import error_lines
 from opensysml_kernel.results import Result
 from opensysml_kernel.session import Session
@@ -106,14 +107,28 @@ class Repl:
             self.session.progress_sink = lambda: TerminalProgress(self.console)
 
     def process(self, text: str) -> bool:
-        """Run one entry; False when it failed (the error is printed, the session unchanged)."""
+        """Run one entry; False when it failed (the error is printed, the session unchanged).
+
+        Whatever goes wrong, the REPL goes on: a typed error is printed as it reads, Ctrl-C undoes the
+        entry, and anything else (a bug) is printed as an internal error."""
         try:
-            for result in execute_cell(self.session, text):
-                self.console.print(render(result))
+            run_cell(self.session, text, lambda result: self.console.print(render(result)))
         except SysmlError as error:
-            self.console.print(Text("\n".join(error_lines(error)), style="red"))
+            self._error(error)
+            return False
+        except KeyboardInterrupt:  # outside the cell's reach (as it ended, say): what it did may stand
+            self.console.print(Text("interrupted", style="bold yellow"))
+            return False
+        except Exception as error:
+            self._error(InternalError(error))
             return False
         return True
+
+    def _error(self, error: SysmlError) -> None:
+        try:
+            self.console.print(Text("\n".join(error_lines(error)), style="red"))
+        except Exception:  # a console that cannot print it: the plain text, not a crash of the REPL
+            print("\n".join(error_lines(error)))
 
     def prompt_session(self, input: Input | None = None, output: Output | None = None) -> PromptSession[str]:
         def braces_open() -> bool:
@@ -136,7 +151,10 @@ class Repl:
             except EOFError:
                 break
             if text.strip():
-                self.process(text)
+                try:
+                    self.process(text)
+                except KeyboardInterrupt:  # a second Ctrl-C while the first one's message was printed
+                    continue
 
 
 def transcript(entries: Iterable[str], session: Session | None = None, width: int = 100) -> str:

@@ -3,10 +3,11 @@ stepped) and the engines (checks); the `%` commands and the faces sit above it."
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import ir
 from engines.runtime import Program, Run
@@ -21,16 +22,30 @@ from opensysml_kernel.checking import (
     run_engine,
 )
 from opensysml_kernel.debugger import DEFAULT_SCHEDULE, Debugger, DebuggerState, Progress, Replay, Token
-from opensysml_kernel.errors import MissingFileError, NoWitnessError
+from opensysml_kernel.errors import MissingFileError, NoWitnessError, RunFailedError
 from opensysml_kernel.history import Stepping
 from opensysml_kernel.reports import Check, CheckReport
 from opensysml_kernel.results import Result
 from opensysml_kernel.witness import WitnessPlan, parse_witness, witness_steps
-from opensysml_kernel.workspace import Submitted, Workspace, WorkspaceState
+from opensysml_kernel.workspace import AllOrNothing, Submitted, Workspace, WorkspaceState
 
 __all__ = ["DEFAULT_SCHEDULE", "Progress", "Replay", "Session", "SessionState", "Token"]
 
 STEP_TABLES = 20  # witnesses of one check given a step table (each is one more replay)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _atomic(method: Callable[P, R]) -> Callable[P, R]:
+    """The method completes, or the session is left as it was (whatever it raised)."""
+    @functools.wraps(method)
+    def atomic(*args: P.args, **kwargs: P.kwargs) -> R:
+        session = args[0]
+        assert isinstance(session, Session)
+        with session.atomic():
+            return method(*args, **kwargs)
+    return atomic
 
 
 @dataclass(frozen=True)
@@ -41,6 +56,7 @@ class SessionState:
     debugger: DebuggerState
     settings: CheckSettings
     last_check: CheckReport | None
+    debug: bool
 
 
 class Session:
@@ -51,6 +67,10 @@ class Session:
         self.debugger = Debugger()
         self.settings = CheckSettings()
         self.last_check: CheckReport | None = None
+        self.debug = False  # internal errors shown with their Python traceback (`%debug on`)
+        # A cell, a command, a step: each completes or leaves the session as it was; a run that fails
+        # at runtime is an outcome, kept to inspect, and a cell its reader stopped reading keeps what it did.
+        self.atomic = AllOrNothing(self.snapshot, self.restore, self._commit, (RunFailedError, GeneratorExit))
         # The face's live progress line for long checks (the notebook's display, the terminal's status).
         self.progress_sink: Callable[[], ProgressSink | None] | None = None
 
@@ -101,14 +121,17 @@ class Session:
     def next_path(self) -> str:
         return self.workspace.next_path()
 
+    @_atomic
     def submit(self, text: str, path: str | None = None) -> Result:
         """Parse and resolve `text` into the model; on any error raise and change nothing."""
         return self._submitted(self.workspace.submit(text, path))
 
+    @_atomic
     def submit_many(self, texts: Sequence[tuple[str, str]], heads: Sequence[str] = ()) -> Result:
         """Submit several texts (text, path) as one atomic change."""
         return self._submitted(self.workspace.submit_many(texts, heads))
 
+    @_atomic
     def load(self, patterns: Sequence[str]) -> Result:
         """Submit the files the patterns name (globs expanded, sorted), all or nothing."""
         return self._submitted(self.workspace.load(patterns))
@@ -124,12 +147,14 @@ class Session:
     def declarations(self) -> list[Declaration]:
         return self.workspace.declarations()
 
+    @_atomic
     def clear(self) -> None:
         """Drop every declaration and the run; the settings stay."""
         self.workspace.clear()
         self.debugger.replace(None, None)
         self.last_check = None
 
+    @_atomic
     def set_schedule(self, text: str) -> str:
         return self.debugger.set_schedule(text)
 
@@ -147,6 +172,7 @@ class Session:
 
     # ------------------------------------------------------------ runs
 
+    @_atomic
     def start_action(self, name: str, performer: str | None = None) -> Progress:
         """A stepping run of the action; with a replay installed, a fine run that follows the witness."""
         subject = self.action_name(name, performer)
@@ -157,21 +183,26 @@ class Session:
             run = self.program().start_action(subject, performer=performer, schedule=self.schedule)
         return self.debugger.attach(run, subject, replay)
 
+    @_atomic
     def step(self, count: int = 1) -> Progress:
         """`count` steps (moves, when replaying) of the run, fewer if it ends or stops at a breakpoint."""
         return self.debugger.step(count)
 
+    @_atomic
     def continue_run(self) -> Progress:
         """Run to completion, a runtime error, a breakpoint, a deadlock or the end of the witness replayed."""
         return self.debugger.continue_run()
 
+    @_atomic
     def back(self, count: int = 1) -> Progress:
         """Undo the last `count` steps (moves, when replaying); the run goes on from there exactly as it did."""
         return self.debugger.back(count)
 
+    @_atomic
     def add_break(self, node: str) -> list[str]:
         return self.debugger.add_break(node, self.node_names())
 
+    @_atomic
     def remove_break(self, node: str) -> list[str]:
         return self.debugger.remove_break(node)
 
@@ -189,6 +220,7 @@ class Session:
 
     # ------------------------------------------------------------ checks
 
+    @_atomic
     def check(self, name: str, performer: str | None = None) -> CheckReport:
         """Ask the selected engines about the action over every schedule; the report, kept as the last check."""
         subject = self.action_name(name, performer)
@@ -229,6 +261,7 @@ class Session:
             paths.append(path)
         return tuple(paths)
 
+    @_atomic
     def install_replay(self, target: str) -> Replay | None:
         """`%replay <file|last|n|off>`: the witness the next `%action` follows."""
         if target == "off":
@@ -264,14 +297,14 @@ class Session:
 
     def snapshot(self) -> SessionState:
         """The session as it stands, before a cell that `restore` undoes if it fails or `commit` keeps."""
-        return SessionState(self.workspace.state(), self.debugger.state(), self.settings, self.last_check)
+        return SessionState(self.workspace.state(), self.debugger.state(), self.settings, self.last_check, self.debug)
 
     def restore(self, state: SessionState) -> None:
-        """Put back what `snapshot` saw (a run's own steps and %back in between are not undone)."""
+        """Put back what `snapshot` saw, the run's steps and `%back`s since included."""
         self.workspace.restore(state.workspace)
+        self.settings, self.last_check, self.debug = state.settings, state.last_check, state.debug
         self.debugger.restore(state.debugger)
-        self.settings, self.last_check = state.settings, state.last_check
 
-    def commit(self) -> None:
+    def _commit(self, state: SessionState) -> None:
         """The cell begun at `snapshot` is kept: the runs it replaced are released."""
         self.debugger.commit()

@@ -1,15 +1,16 @@
-"""The workspace: the submitted documents as one model, submission all or nothing, and the names the
-model offers (actions, the parts performing them, node names)."""
+"""The workspace: the submitted documents as one model, submission all or nothing, the names the
+model offers (actions, the parts performing them, node names), and the all-or-nothing scope a cell,
+a command or a step of the session runs in."""
 
 from __future__ import annotations
 
 import dataclasses
 import glob
 import os
-from collections.abc import Sequence
-from contextlib import suppress
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import ir
 from engines.runtime import Program
@@ -17,6 +18,45 @@ from engines.runtime.objects import action_on, part_usages, performed_actions
 from ir.model import Declaration, Element
 from ir.syntax import Document
 from opensysml_kernel.errors import MissingFileError, UnknownActionError
+
+State = TypeVar("State")
+
+
+class AllOrNothing(Generic[State]):
+    """A scope that either completes or leaves what it guards as it found it, whatever is raised.
+
+    The outermost scope takes the state (`begin`); an exception other than the `kept` kinds (an
+    outcome, like a run that failed at runtime, which the session keeps to inspect) puts it back
+    (`undo`), interrupts and the end of a cell's reading included; otherwise it is kept (`keep`).
+    Scopes opened inside it (a command inside a cell) are part of it."""
+
+    def __init__(self, begin: Callable[[], State], undo: Callable[[State], None], keep: Callable[[State], None],
+                 kept: tuple[type[BaseException], ...] = ()) -> None:
+        self._begin, self._undo, self._keep, self._kept = begin, undo, keep, kept
+        self._depth = 0
+
+    @contextmanager
+    def __call__(self) -> Iterator[None]:
+        if self._depth:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        state = self._begin()
+        self._depth = 1
+        try:
+            yield
+        except BaseException as error:
+            self._depth = 0
+            if isinstance(error, self._kept):
+                self._keep(state)
+            else:
+                self._undo(state)
+            raise
+        self._depth = 0
+        self._keep(state)
 
 
 def _node_ids(document: Document) -> frozenset[int]:

@@ -25,7 +25,7 @@ from ir.lower.members import (
     states_a_flow,
     then_after,
 )
-from ir.lower.states import check_signal, exhibited_machines, lower_state
+from ir.lower.states import check_signal, exhibited_machines, instance_machines, lower_state
 
 __all__ = [
     "BLOCK_STATEMENTS",
@@ -42,6 +42,7 @@ __all__ = [
     "attribute_of",
     "check_signal",
     "exhibited_machines",
+    "instance_machines",
     "is_feature",
     "is_substep",
     "lower_action",

@@ -517,15 +517,17 @@ def exhibited_machines(model: Model, part: Element) -> tuple[StateGraph, ...]:
     or is typed by, each bound as written (`exhibit state life : Life { in ref :>> context = this; }`)."""
     out: list[StateGraph] = []
     seen: set[int] = set()
+    names: set[str] = set()  # a machine exhibited again under one name replaces the general's
     todo = [part]
     while todo:
         at = todo.pop(0)
         if id(at) in seen:
             continue
         seen.add(id(at))
-        for member in at.members.values():
+        for name, member in at.members.items():
             decl = member.decl
-            if isinstance(decl, s.Usage) and decl.kind == "state" and decl.exhibited:
+            if isinstance(decl, s.Usage) and decl.kind == "state" and decl.exhibited and name not in names:
+                names.add(name)
                 machine = member
                 if not decl.has_body and decl.types:
                     machine = lookup(model, at, decl.types[0]) or member
@@ -538,6 +540,41 @@ def exhibited_machines(model: Model, part: Element) -> tuple[StateGraph, ...]:
             if general is not None and not general.library:
                 todo.append(general)
     return tuple(out)
+
+
+def instance_machines(model: Model, part: Element) -> tuple[tuple[str, StateGraph], ...]:
+    """Every machine a part runs once materialized, by the path of the part exhibiting it (`""` for
+    the part itself, `box.peas` for a part of a part): its own, then its parts', depth first in the
+    order declared, through the part definitions each part is typed by."""
+    out: list[tuple[str, StateGraph]] = []
+
+    def walk(el: Element, path: str, visiting: tuple[int, ...]) -> None:
+        out.extend((path, g) for g in exhibited_machines(model, el))
+        for name, member in _parts(model, el):
+            if id(member) not in visiting:
+                walk(member, _join(path, name), (*visiting, id(member)))
+
+    walk(part, "", (id(part),))
+    return tuple(out)
+
+
+def _parts(model: Model, el: Element) -> list[tuple[str, Element]]:
+    """A part's part features, its own and those of the definitions it is typed by or specializes."""
+    out: list[tuple[str, Element]] = []
+    names: set[str] = set()
+    seen: set[int] = set()
+    todo = [el]
+    while todo:
+        at = todo.pop(0)
+        if id(at) in seen:
+            continue
+        seen.add(id(at))
+        for name, member in at.members.items():
+            if member.kind == "part" and name not in names and not name.startswith("$"):
+                names.add(name)
+                out.append((name, member))
+        todo.extend(g for g in (lookup(model, at.owner, n) for n in at.type_names) if g is not None and not g.library)
+    return out
 
 
 def check_signal(graph: StateGraph, name: str, where: tuple[str, int, int] = ("", 0, 0)) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 import ir
 from ir.graphs import StateGraph
-from ir.lower.states import exhibited_machines, lower_state
+from ir.lower.states import exhibited_machines, instance_machines, lower_state
 from tests.corpus_cases import Case, reduction_state_models, state_cases
 
 STATE_CASES = state_cases()
@@ -69,3 +69,19 @@ def test_state_case_lowers(case: Case) -> None:
 def test_other_machine_lowers(path: Path) -> None:
     model = ir.resolve([ir.parse(path.read_text(encoding="utf-8"), str(path))])
     assert machines(model)
+
+
+INSTANCE_CASES = [c for c in STATE_CASES if "instantiate" in c.expected]
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("case", INSTANCE_CASES, ids=[f"{c.folder}/{c.name}" for c in INSTANCE_CASES])
+def test_every_object_with_a_final_state_runs_a_machine(case: Case) -> None:
+    """Each object the case expects a final state of is a part (by its path) exhibiting a machine."""
+    model = ir.resolve([ir.parse(case.text, str(case.path))])
+    part = model.element(case.expected["instantiate"])
+    assert part is not None
+    paths = [path for path, _ in instance_machines(model, part)]
+    for obj in case.expected.get("objects", []):
+        if "finalState" in obj:
+            assert obj.get("path", "") in paths, (obj.get("path", ""), paths)

@@ -9,7 +9,7 @@ import pytest
 import ir
 from ir.errors import NoInitialTransitionError, UnknownSignalError, UnknownStateError
 from ir.graphs import BehaviorKind, StateGraph, StateKind, TriggerKind
-from ir.lower.states import check_signal, exhibited_machines, lower_state
+from ir.lower.states import check_signal, exhibited_machines, instance_machines, lower_state
 
 
 def machine(text: str, name: str) -> StateGraph:
@@ -360,3 +360,30 @@ def test_behaviors_keep_what_was_written() -> None:
     assert opened is not None and opened.entry is not None
     assert opened.entry.wrapped and len(opened.entry.statements) == 1 and opened.entry.action is None
     assert opened.element is not None and opened.element.qualified_name == "Doors::Door::opened"
+
+
+def test_an_instance_runs_the_machines_of_its_parts_by_path() -> None:
+    model = ir.resolve([ir.parse("""package Plant {
+        attribute def Tick;
+        part def Valve { exhibit state v { entry; then shut; state shut; state open;
+                                          transition first shut accept Tick then open; } }
+        part def Pump { part inlet : Valve; exhibit state p { entry; then off; state off; } }
+        part def Skid :> Base { part pump : Pump; part spare : Valve; }
+        part def Base { exhibit state life { entry; then up; state up; } }
+    }""", "m.sysml")])
+    skid = model.element("Plant::Skid")
+    assert skid is not None
+    got = [(path, g.name) for path, g in instance_machines(model, skid)]
+    assert got == [("", "Plant::Base::life"), ("pump", "Plant::Pump::p"), ("pump.inlet", "Plant::Valve::v"),
+                   ("spare", "Plant::Valve::v")]
+
+
+def test_a_specialization_exhibiting_a_machine_again_replaces_the_generals() -> None:
+    model = ir.resolve([ir.parse("""package P {
+        part def Robot { exhibit state life { entry; then idle; state idle; } }
+        part def Arm :> Robot { exhibit state life { entry; then ready; state ready; } }
+    }""", "m.sysml")])
+    arm = model.element("P::Arm")
+    assert arm is not None
+    (life,) = exhibited_machines(model, arm)
+    assert [st.name for st in life.states] == ["life", "ready"]

@@ -270,13 +270,18 @@ def test_a_failing_cell_gives_back_the_run_it_replaced(race: Session, taken: lis
     assert text(race, "%back 2").startswith("⏸ back 2 steps: race::Race at step 1")
 
 
-def test_a_failing_cell_keeps_what_the_run_did(race: Session) -> None:
-    list(execute_cell(race, "%action Race"))
+def test_a_failing_cell_undoes_what_the_run_did(race: Session) -> None:
+    """Issue 9: a failing cell leaves the session as it was, the run's steps and %backs included."""
+    list(execute_cell(race, "%action Race\n%step 1"))
+    trace = race.full_trace()
     with pytest.raises(UnknownCommandError):
         list(execute_cell(race, "%step 3\n%back 1\n%bogus"))
-    # A run's own steps are not undone by the cell's failure; its way back agrees with where it is.
-    assert race.run is not None and race.run.step_number == 2
-    assert text(race, "%back 2").startswith("⏸ back 2 steps: race::Race at step 0")
+    assert race.run is not None and race.run.step_number == 1 and race.full_trace() == trace
+    with pytest.raises(UnknownCommandError):
+        list(execute_cell(race, "%back 1\n%step 2\n%bogus"))  # behind the cell's start, then on: remade
+    assert race.run.step_number == 1 and race.full_trace() == trace
+    assert text(race, "%back 1").startswith("⏸ back 1 step: race::Race at step 0")
+    assert said(race, "%step 5").splitlines()[-2:] == ["✓ Action race::Race completed", "  c = 1"]
 
 
 # ---------------------------------------------------------------- every action of the corpus

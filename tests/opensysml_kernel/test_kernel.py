@@ -117,3 +117,23 @@ def test_completion_and_is_complete(kernel: BlockingKernelClient) -> None:
 ])
 def test_which_cells_are_sysml(cell: str, sysml: bool) -> None:
     assert is_sysml_cell(cell, {"load_ext", "time"}) is sysml
+
+
+def test_a_bug_is_an_internal_error_and_the_kernel_lives_on(kernel: BlockingKernelClient) -> None:
+    """A failure of the tool (injected from a Python cell) in the middle of a SysML cell: a readable
+    internal error, no traceback but under %debug on, the session as before, the kernel still up."""
+    execute(kernel, RACE + "%action Race\n%step 2\n")
+    reply, _ = execute(kernel, "from engines.runtime.actions.statements import StatementRunner as R\n"
+                               "kept = R._assign\nR._assign = lambda *a: 1 / 0")
+    assert reply["status"] == "ok"
+    reply, outputs = execute(kernel, "%trace on\n%step\n")
+    assert reply["ename"] == "InternalError"
+    assert reply["traceback"][0] == "internal error: ZeroDivisionError: division by zero"
+    assert not any("Traceback" in line for line in reply["traceback"])
+    execute(kernel, "%debug on")
+    reply, _ = execute(kernel, "%step")
+    assert any("Traceback (most recent call last)" in line for line in reply["traceback"])
+    execute(kernel, "R._assign = kept\n%sysml debug off")
+    reply, outputs = execute(kernel, "%trace\n%step\n")
+    assert texts(outputs) == ["trace off\ntrace of race::Race so far:\n  step 1: token 1@f\n"
+                              "  step 2: token 2@a, token 3@b", "step 3: token 2@j, token 3@j"]
