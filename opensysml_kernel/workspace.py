@@ -15,6 +15,7 @@ from typing import Any, Generic, TypeVar
 import ir
 from engines.runtime import Program
 from engines.runtime.objects import action_on, part_usages, performed_actions
+from ir.lower.states import check_machines
 from ir.model import Declaration, Element
 from ir.syntax import Document
 from opensysml_kernel.errors import MissingFileError, UnknownActionError
@@ -164,6 +165,8 @@ class Workspace:
             lines.append("declared " + ", ".join(f"{el.kind} {el.qualified_name}" for el in declared))
         elif not heads:
             lines.append("declared nothing new")
+        # A machine no run could start (no initial transition, a path to no state) is refused now.
+        check_machines(model, declared)
         shown = {el.qualified_name for el in declared}
         lines.extend(f"note: {name} redeclared" for name in redeclared if name in shown)
         # Commit: nothing above changed the workspace.

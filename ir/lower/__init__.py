@@ -25,7 +25,7 @@ from ir.lower.members import (
     states_a_flow,
     then_after,
 )
-from ir.lower.states import check_signal, exhibited_machines, instance_machines, lower_state
+from ir.lower.states import check_machines, check_signal, exhibited_machines, instance_machines, lower_state
 
 __all__ = [
     "BLOCK_STATEMENTS",
@@ -40,6 +40,7 @@ __all__ = [
     "NodeKind",
     "accept_of",
     "attribute_of",
+    "check_machines",
     "check_signal",
     "exhibited_machines",
     "instance_machines",

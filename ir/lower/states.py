@@ -11,6 +11,7 @@ state of that name is declared.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from ir import syntax as s
@@ -575,6 +576,18 @@ def _parts(model: Model, el: Element) -> list[tuple[str, Element]]:
                 out.append((name, member))
         todo.extend(g for g in (lookup(model, at.owner, n) for n in at.type_names) if g is not None and not g.library)
     return out
+
+
+def check_machines(model: Model, elements: Iterable[Element]) -> None:
+    """Lower every machine among `elements` (a package's state definitions and usages, and what the
+    parts among them exhibit), so a machine a run could not start is refused when it is submitted."""
+    for el in elements:
+        if el.owner is None or el.owner.kind not in ("package", "root"):
+            continue
+        if el.base_kind == "state":
+            lower_state(model, el)
+        elif el.base_kind == "part":
+            exhibited_machines(model, el)
 
 
 def check_signal(graph: StateGraph, name: str, where: tuple[str, int, int] = ("", 0, 0)) -> None:

@@ -8,7 +8,7 @@ import pytest
 from conftest import NOT_BOOLEAN, RACE, RUNAWAY
 
 from engines.errors import GuardNotBoolean, StepBudgetExceeded
-from ir.errors import ResolveError, SysmlSyntaxError
+from ir.errors import NoInitialTransitionError, ResolveError, SysmlSyntaxError, UnknownStateError
 from opensysml_kernel.commands import execute, execute_cell
 from opensysml_kernel.errors import MissingFileError, NoRunError, RunFailedError, UnknownActionError
 from opensysml_kernel.session import Session
@@ -41,6 +41,25 @@ def test_resolve_error_changes_nothing(race: Session) -> None:
     before = state(race)
     with pytest.raises(ResolveError, match="unknown type 'Missing'"):
         race.submit("package other { part p : Missing; }")
+    assert state(race) == before
+
+
+def test_a_machine_without_an_initial_transition_is_refused_at_submission(race: Session) -> None:
+    before = state(race)
+    with pytest.raises(NoInitialTransitionError) as caught:
+        race.submit("package door {\n  attribute def Open;\n  state def Door {\n    state shut;\n    state open;\n"
+                    "    transition first shut accept Open then open;\n  }\n}\n")
+    err = caught.value
+    assert (err.path, err.line) == ("<cell 2>", 3) and "entry; then shut;" in err.hint
+    assert state(race) == before
+
+
+def test_a_part_exhibiting_a_machine_with_a_path_to_no_state_is_refused(race: Session) -> None:
+    before = state(race)
+    with pytest.raises(UnknownStateError, match=r"'idle\.zz'"):
+        race.submit("package door { attribute def Go; part def Door { exhibit state life {\n"
+                    "  entry; then idle; state idle { state a; entry; then a; }\n"
+                    "  transition first idle accept Go then idle.zz; } } }")
     assert state(race) == before
 
 
