@@ -10,9 +10,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from engines.errors import RunError
-from engines.runtime import Run, parse_schedule
+from engines.runtime import parse_schedule
 from opensysml_kernel.errors import NoRunError, RunFailedError, UsageError
-from opensysml_kernel.history import History, Stepping, Waypoint
+from opensysml_kernel.history import Deed, DeedKind, History, Stepped, Stepping, Waypoint
 from opensysml_kernel.witness import WitnessPlan, diff, next_move
 
 DEFAULT_SCHEDULE = "reverse"
@@ -63,7 +63,7 @@ class DebuggerState:
 
     schedule: str
     trace: bool
-    run: Run | None
+    run: Stepped | None
     subject: str | None
     breaks: tuple[str, ...]
     replay: Replay | None
@@ -78,7 +78,7 @@ class Debugger:
     def __init__(self) -> None:
         self.schedule: str = DEFAULT_SCHEDULE
         self.trace: bool = False
-        self.run: Run | None = None
+        self.run: Stepped | None = None
         self.subject: str | None = None
         self.breaks: tuple[str, ...] = ()
         self.replay: Replay | None = None
@@ -101,7 +101,7 @@ class Debugger:
                              f"%action {replay.subject}, or %replay off")
         return replay
 
-    def attach(self, run: Run, subject: str, replay: Replay | None) -> Progress:
+    def attach(self, run: Stepped, subject: str, replay: Replay | None) -> Progress:
         """`run` becomes the current run; following `replay` (which is used up) when one is given."""
         if replay is not None:
             self.replay = None
@@ -111,7 +111,7 @@ class Debugger:
         self.replace(run, subject)
         return self.progress(run, list(run.trace))
 
-    def replace(self, run: Run | None, subject: str | None) -> None:
+    def replace(self, run: Stepped | None, subject: str | None) -> None:
         """The new current run (or none); the old one's snapshots are released, or, inside a cell, once it ends."""
         if self.history is not None:
             if self._replaced is not None:
@@ -121,7 +121,7 @@ class Debugger:
         self.run, self.subject = run, subject
         self.history = History(run) if run is not None else None
 
-    def _require_run(self) -> Run:
+    def _require_run(self) -> Stepped:
         if self.run is None:
             raise NoRunError("no run to step: start one with %action <name>")
         if self.run.finished:
@@ -157,7 +157,7 @@ class Debugger:
             raise
         return self.progress(run, lines, stopped)
 
-    def _steps(self, run: Run, history: History, count: int | None, start: int, lines: list[str]) -> str | None:
+    def _steps(self, run: Stepped, history: History, count: int | None, start: int, lines: list[str]) -> str | None:
         """Make the steps of one `%step`/`%continue`, their trace lines into `lines`; why it stopped early."""
         stopped: str | None = None
         done = 0
@@ -165,7 +165,7 @@ class Debugger:
             while not run.finished and (count is None or done < count):
                 before = {(t.id, t.node) for t in run.tokens()}
                 # Before next_move, which may let time pass: going back undoes that too.
-                history.before_step(self.stepping)
+                checkpoint = history.before_step(self.stepping)
                 if self.stepping.fine:
                     mark = len(run.trace)
                     move = next_move(run, self.stepping.plan)  # a refusal undoes the command, time passed included
@@ -178,6 +178,7 @@ class Debugger:
                     over = f" (chosen over {', '.join(others)})" if others else ""
                     lines.append(f"move {len(run.moves_taken) + 1}: token {move.label}{over}")
                     values = run.outputs()
+                    checkpoint.deed = Deed(DeedKind.MOVE, move)
                     try:
                         run.apply(move)
                     finally:
@@ -185,6 +186,7 @@ class Debugger:
                         lines.extend(f"  {name}: {was} → {now}" for name, was, now in diff(values, run.outputs()))
                 else:
                     mark = len(run.trace)
+                    checkpoint.deed = Deed(DeedKind.ROUND)
                     try:
                         run.step()
                     finally:
@@ -196,7 +198,7 @@ class Debugger:
                     break
         return stopped
 
-    def _breakpoint(self, run: Run, before: set[tuple[int, str]]) -> str | None:
+    def _breakpoint(self, run: Stepped, before: set[tuple[int, str]]) -> str | None:
         """`⏸ breakpoint <node> (token N)` when a token arrived at a breakpoint's node."""
         if not self.breaks or run.finished:
             return None
@@ -205,7 +207,7 @@ class Debugger:
                 return f"⏸ breakpoint {token.node} (token {token.id})"
         return None
 
-    def _witness_end(self, run: Run) -> str | None:
+    def _witness_end(self, run: Stepped) -> str | None:
         plan = self.stepping.plan
         if plan is None or self.stepping.ended or len(run.moves_taken) != plan.last_step:
             return None
@@ -230,7 +232,7 @@ class Debugger:
         return self.progress(self.run, [], head)
 
     @contextmanager
-    def _failing(self, run: Run, start: int, shown: list[str] | None = None) -> Iterator[None]:
+    def _failing(self, run: Stepped, start: int, shown: list[str] | None = None) -> Iterator[None]:
         """Turn the engine's runtime failure into a RunFailedError with the trace lines of the failing command."""
         try:
             yield
@@ -266,7 +268,7 @@ class Debugger:
         """All of `lines` with trace on; only the `step N:` lines with it off."""
         return list(lines) if self.trace else [line for line in lines if _STEP_LINE.match(line)]
 
-    def progress(self, run: Run, lines: Sequence[str], stopped: str | None = None) -> Progress:
+    def progress(self, run: Stepped, lines: Sequence[str], stopped: str | None = None) -> Progress:
         outputs = tuple(sorted(run.outputs().items())) if run.status == "completed" else ()
         step = len(run.moves_taken) if run.fine else run.step_number
         return Progress(self.subject or "", tuple(lines), run.status, step, outputs, stopped)

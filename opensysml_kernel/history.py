@@ -1,17 +1,83 @@
 """The debugger's way back: a snapshot of the stepping run before each step (move, when replaying a
-witness), with the session's bookkeeping as it stood then, so `%back n` puts both back at once."""
+witness), with the session's bookkeeping as it stood then and the deed done after it, so `%back n`
+puts both back at once, and a run whose snapshots are gone can be remade deed by deed."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from enum import Enum
+from typing import TYPE_CHECKING, Protocol
 
 from engines.errors import RunError
-from engines.runtime import Move, Run
+from engines.runtime import Move, TokenView
 from opensysml_kernel.witness import WitnessPlan
 
 if TYPE_CHECKING:
     from engines.runtime.snapshot import Snapshot
+
+
+class Stepped(Protocol):
+    """What the debugger needs of the behavior it steps: the engines' behavior protocol (moves,
+    snapshots, outputs), a step of its fixed schedule, and a reset to its start. Nothing here is an
+    action's own: a machine's performance offers the same."""
+
+    fine: bool
+    status: str
+    moves_taken: list[Move]
+
+    @property
+    def finished(self) -> bool: ...
+
+    @property
+    def trace(self) -> list[str]: ...
+
+    @property
+    def step_number(self) -> int: ...
+
+    def enabled_moves(self) -> list[Move]: ...
+
+    def apply(self, move: Move) -> list[str]: ...
+
+    def step(self) -> list[str]: ...
+
+    def let_time_pass(self) -> bool: ...
+
+    def stuck(self) -> str | None: ...
+
+    def outputs(self) -> dict[str, str]: ...
+
+    def tokens(self) -> list[TokenView]:
+        """Where it stands: the positions of what may still move (an action's tokens)."""
+        ...
+
+    def snapshot(self, allow_replay: bool = False) -> Snapshot: ...
+
+    def reset(self) -> None: ...
+
+
+class DeedKind(Enum):
+    """What the debugger did to the run between two checkpoints (machines add their own: a send, the
+    clock advanced)."""
+
+    ROUND = "round"  # one step of the run's fixed schedule
+    MOVE = "move"  # one move chosen (by a witness followed, or the first enabled)
+
+
+@dataclass(frozen=True)
+class Deed:
+    kind: DeedKind
+    move: Move | None = None
+
+    def redo(self, run: Stepped) -> None:
+        """Do it again on a run remade from its start, as it was done the first time."""
+        if self.kind is DeedKind.ROUND:
+            run.step()
+            return
+        assert self.move is not None
+        enabled = run.enabled_moves()
+        while self.move not in enabled and run.let_time_pass():  # the time let pass before it, the first time
+            enabled = run.enabled_moves()
+        run.apply(next((m for m in enabled if m == self.move), self.move))
 
 
 @dataclass(frozen=True)
@@ -24,37 +90,39 @@ class Stepping:
     ended: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass
 class Checkpoint:
-    """The run as it stood before one step, and the session's bookkeeping of it then."""
+    """The run as it stood before one step, the session's bookkeeping of it then, and what was done
+    after (set once chosen: a witness's move is chosen after time was let pass)."""
 
     snapshot: Snapshot
     stepping: Stepping
+    deed: Deed | None = None
 
 
 @dataclass(frozen=True)
 class Waypoint:
     """Where a run stood when a command or cell began, to put it back there if that fails: its
-    checkpoints then (the way back), and its moves then (to remake the steps when those are gone)."""
+    checkpoints then: the way back, and the deeds that remake the run when their snapshots are gone."""
 
     checkpoints: tuple[Checkpoint, ...]
-    moves: tuple[Move, ...]
 
 
 class History:
     """The checkpoints of one run, oldest first: one per step made, so their number is the steps made."""
 
-    def __init__(self, run: Run) -> None:
+    def __init__(self, run: Stepped) -> None:
         self.run = run
         self._checkpoints: list[Checkpoint] = []
 
     def __len__(self) -> int:
         return len(self._checkpoints)
 
-    def before_step(self, stepping: Stepping) -> None:
+    def before_step(self, stepping: Stepping) -> Checkpoint:
         """Keep the run as it stands, about to step (between moves, where a snapshot can be taken)."""
-        snapshot = self.run.snapshot(allow_replay=True)
-        self._checkpoints.append(Checkpoint(snapshot, stepping))
+        checkpoint = Checkpoint(self.run.snapshot(allow_replay=True), stepping)
+        self._checkpoints.append(checkpoint)
+        return checkpoint
 
     def step_not_made(self) -> None:
         """The step `before_step` prepared did not happen (no move was enabled, or the witness refused one)."""
@@ -72,14 +140,14 @@ class History:
         return target.stepping
 
     def waypoint(self) -> Waypoint:
-        return Waypoint(tuple(self._checkpoints), tuple(self.run.moves_taken))
+        return Waypoint(tuple(self._checkpoints))
 
     def return_to(self, waypoint: Waypoint) -> None:
         """Put the run back exactly where it stood at `waypoint`, with the way back it had then.
 
         While the checkpoints of then are all still here, the steps made since are undone from the
         snapshot taken right after them; once a `%back` went behind the waypoint, those snapshots
-        are gone, and the run is remade from its start, step by step as it went (a run is a function
+        are gone, and the run is remade from its start, deed by deed as it went (a run is a function
         of its moves and its schedule's draws, which a reset starts again)."""
         kept = len(waypoint.checkpoints)
         now = self._checkpoints
@@ -94,23 +162,14 @@ class History:
         self.release()
         run = self.run
         run.reset()
-        for index, then in enumerate(waypoint.checkpoints):
-            self._checkpoints.append(Checkpoint(run.snapshot(allow_replay=True), then.stepping))
+        for then in waypoint.checkpoints:
+            self._checkpoints.append(Checkpoint(run.snapshot(allow_replay=True), then.stepping, then.deed))
+            if then.deed is None:
+                break  # a step that failed before anything was done: the command that made it is undone
             try:
-                if run.fine:
-                    self._remake(waypoint.moves[index])
-                else:
-                    run.step()
+                then.deed.redo(run)
             except RunError:
                 break  # the failure the run ended in: its last step
-
-    def _remake(self, move: Move) -> None:
-        """Make `move` again, letting time pass first where the first time it did (before it was enabled)."""
-        run = self.run
-        enabled = run.enabled_moves()
-        while move not in enabled and run.let_time_pass():
-            enabled = run.enabled_moves()
-        run.apply(next((m for m in enabled if m == move), move))
 
     def release(self) -> None:
         """The run is dropped or replaced: its snapshots stop holding the run's undo journal open."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
 
 import ir
-from engines.runtime import Program, Run
+from engines.runtime import Program
 from ir.model import Declaration
 from ir.syntax import Document
 from opensysml_kernel.checking import (
@@ -23,7 +23,7 @@ from opensysml_kernel.checking import (
 )
 from opensysml_kernel.debugger import DEFAULT_SCHEDULE, Debugger, DebuggerState, Progress, Replay, Token
 from opensysml_kernel.errors import MissingFileError, NoWitnessError, RunFailedError
-from opensysml_kernel.history import Stepping
+from opensysml_kernel.history import Stepped, Stepping
 from opensysml_kernel.reports import Check, CheckReport
 from opensysml_kernel.results import Result
 from opensysml_kernel.witness import WitnessPlan, parse_witness, witness_steps
@@ -85,7 +85,7 @@ class Session:
         return self.workspace.model
 
     @property
-    def run(self) -> Run | None:
+    def run(self) -> Stepped | None:
         return self.debugger.run
 
     @property

@@ -4,12 +4,16 @@ its steps tabulated (move taken, alternatives, values changed) for the notebook.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 from engines import witness as engine_witness
 from engines.errors import RunError
 from engines.runtime import Move, Program, Run
 from engines.witness import Witness
 from opensysml_kernel.errors import ReplayRefusedError
+
+if TYPE_CHECKING:
+    from opensysml_kernel.history import Stepped
 
 ROWS_SHOWN = 500
 
@@ -42,11 +46,13 @@ def parse_witness(text: str, name: str) -> WitnessPlan:
     return WitnessPlan(name, engine_witness.parse_witness(text, name))
 
 
-def next_move(run: Run, plan: WitnessPlan | None) -> Move | None:
-    """The move a replay of `plan` makes next (see engines.witness.next_move)."""
+def next_move(run: Stepped, plan: WitnessPlan | None) -> Move | None:
+    """The move a replay of `plan` makes next (see engines.witness.next_move, which reads only the
+    behavior protocol of the run: its enabled moves, the moves taken, time let pass)."""
+    behavior = cast(Run, run)
     if plan is None:
-        return engine_witness.next_move(run, None)
-    return engine_witness.next_move(run, plan.witness, plan.name)
+        return engine_witness.next_move(behavior, None)
+    return engine_witness.next_move(behavior, plan.witness, plan.name)
 
 
 @dataclass(frozen=True)

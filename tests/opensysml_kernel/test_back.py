@@ -341,3 +341,28 @@ def test_every_corpus_action_goes_back_to_every_step_exactly(fine: bool, tmp_pat
             assert _to_end(session)
             assert ending(session) == whole, f"{case.name}: back {back} of {made}, then on, differs"
     assert tried > 20, tried
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("fine", [False, True], ids=["steps", "moves"])
+def test_a_failing_cell_behind_its_start_remakes_the_run_exactly(fine: bool, tmp_path: Path) -> None:
+    """A cell that went back behind where it began, stepped on and failed: the run is remade from its
+    start, deed by deed (time let pass before a move included), and goes on as if never touched."""
+    witness = tmp_path / "first.witness"
+    witness.write_text(FIRST_ENABLED)
+    model = WAITS_FOR_CLOCK.read_text(encoding="utf-8")
+    straight = replaying(model, "waitsForClock", witness) if fine else started(model, "%action waitsForClock")
+    prints: list[str] = []
+    while straight.run is not None and not straight.run.finished:
+        prints.append(said(straight, "%step"))
+    half = len(prints) // 2
+    for back in range(1, half + 1):
+        session = replaying(model, "waitsForClock", witness) if fine else started(model, "%action waitsForClock")
+        execute(session, f"%step {half}")
+        seen = (session.full_trace(), session.outputs(), [str(t) for t in session.tokens()])
+        with pytest.raises(UnknownCommandError):
+            list(execute_cell(session, f"%back {back}\n%step {back + 1}\n%bogus"))
+        assert (session.full_trace(), session.outputs(), [str(t) for t in session.tokens()]) == seen, back
+        assert [said(session, "%step") for _ in range(len(prints) - half)] == prints[half:], back
+        assert ending(session) == ending(straight)
+        assert said(session, f"%back {len(prints)}").startswith(f"⏸ back {len(prints)}")
