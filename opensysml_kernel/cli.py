@@ -8,10 +8,14 @@ import os
 import sys
 from collections.abc import Sequence
 
+from engines.errors import RunError
+from engines.runtime.states import parse_duration as parse_time
+from engines.runtime.states import parse_send
 from ir.errors import SysmlError
 from opensysml_kernel import __version__
 from opensysml_kernel.checking import CheckSettings, deterministic, parse_duration, refuse_unread
 from opensysml_kernel.errors import RunFailedError, UsageError
+from opensysml_kernel.machines import MachineSession, read_events
 from opensysml_kernel.reports import CheckReport, check_document
 from opensysml_kernel.session import Session
 
@@ -34,10 +38,16 @@ def _parser() -> argparse.ArgumentParser:
     repl = commands.add_parser("repl", help="the terminal REPL")
     repl.add_argument("files", nargs="*", metavar="FILE", help="SysML files to load first")
 
-    run = commands.add_parser("run", help="run an action to completion under one schedule")
+    run = commands.add_parser("run", help="run an action or a state machine to completion under one schedule")
     run.add_argument("files", nargs="+", metavar="FILE", help="SysML files (globs allowed)")
-    run.add_argument("--action", required=True, metavar="NAME", help="the action (qualified, or unique unqualified)")
+    subject = run.add_mutually_exclusive_group(required=True)
+    subject.add_argument("--action", metavar="NAME", help="the action (qualified, or unique unqualified)")
+    subject.add_argument("--state", metavar="NAME", help="the state machine (qualified, or unique unqualified)")
     run.add_argument("--on", metavar="PART", help="the part usage that performs the action (qualified, or unique)")
+    run.add_argument("--send", action="append", default=[], metavar="EVENT",
+                     help="an event the environment sends the machine, in order: Go, Set(speed=3); repeatable")
+    run.add_argument("--events", metavar="FILE", help="a JSON list of events (the corpus's `events` field)")
+    run.add_argument("--advance", metavar="T", help="let T of time pass (seconds, or 5 [s], 300 ms): timers due fire")
     run.add_argument("--schedule", metavar="P", default="reverse", help="reverse (default), declared or seed:<n>")
     run.add_argument("--trace", action="store_true", help="print the whole trace before the result")
     run.add_argument("--json", action="store_true", help="print one JSON document instead of text")
@@ -98,6 +108,11 @@ def _repl(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.state is not None:
+        return _run_state(args)
+    if args.send or args.events or args.advance:
+        print("--send, --events and --advance drive a state machine: use them with --state", file=sys.stderr)
+        return EXIT_BAD_INPUT
     session = Session()
     session.trace = True
     subject, status, code, error = args.action, "error", EXIT_BAD_INPUT, None
@@ -119,6 +134,49 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         document = {"status": status, "exit": code, "subject": subject, "outputs": session.outputs(),
                     "error": error, "trace": trace}
+        print(json.dumps(document, indent=2, ensure_ascii=False))
+    else:
+        lines = [*trace, *head] if args.trace else head
+        if lines:
+            print("\n".join(lines))
+    return code
+
+
+def _run_state(args: argparse.Namespace) -> int:
+    """`run FILE --state M [--send E]... [--events F] [--advance T]`: the machine, its events in the
+    pool in the order given (--events first), run until it rests, then the time given passes."""
+    session = Session()
+    subject, status, code, error = args.state, "error", EXIT_BAD_INPUT, None
+    machine: MachineSession | None = None
+    head: list[str] = []
+    try:
+        session.load(args.files)
+        machine = MachineSession.start(session.program(), args.state, session.schedule, args.on)
+        machine.run.ctx.trace.enabled = True
+        subject = machine.subject
+        events = read_events(args.events) if args.events else []
+        events += [parse_send(text) for text in args.send]
+        advance = parse_time(args.advance) if args.advance else None
+        for event in events:
+            machine.send(event)
+        machine.settle()
+        if advance is not None:
+            machine.advance(advance)
+        status, code = "completed", EXIT_COMPLETED
+        head = [f"✓ State machine {subject}: {machine.run.final_state() or '(no active state)'}",
+                f"  visits: {', '.join(machine.run.visits)}",
+                *(f"  {k} = {v}" for k, v in machine.run.outputs().items())]
+    except RunError as failure:
+        status, code, error = "failed", EXIT_FAILED, str(failure)
+        head = [f"✗ State machine {subject} failed: {failure}"]
+    except SysmlError as bad:
+        error = str(bad)
+        print(error, file=sys.stderr)
+    trace = list(machine.run.trace) if machine is not None else []
+    if args.json:
+        document = machine.document(error, status, code, trace) if machine is not None else {
+            "status": status, "exit": code, "subject": subject, "outputs": {}, "finalState": "",
+            "stateVisits": [], "error": error, "trace": trace}
         print(json.dumps(document, indent=2, ensure_ascii=False))
     else:
         lines = [*trace, *head] if args.trace else head

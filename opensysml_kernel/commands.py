@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from engines.runtime.values import spell
 from ir.errors import SysmlError
 from opensysml_kernel.cells import CommandLine, split_cell
 from opensysml_kernel.checking import ENGINES, engine_rows, parse_duration
@@ -16,6 +17,7 @@ from opensysml_kernel.errors import CellInterrupted, InternalError, UnknownComma
 from opensysml_kernel.results import Result, Table, Tone
 
 if TYPE_CHECKING:
+    from opensysml_kernel.machines import MachineSession
     from opensysml_kernel.session import Progress, Session
 
 Handler = Callable[["Session", list[str]], Result]
@@ -113,11 +115,107 @@ def _action(session: Session, args: list[str]) -> Result:
     return _with_tokens(session, _run_result(session, progress, [head]))
 
 
+# ---------------------------------------------------------------- state machines
+
+
+def _machine(session: Session, name: str) -> MachineSession:
+    if session.machine is None:
+        raise UsageError(f"%{name} drives a state machine: start one with %state", COMMANDS["state"].usage)
+    return session.machine
+
+
+def _machine_lines(machine: MachineSession, lines: Sequence[str]) -> list[str]:
+    run = machine.run
+    out = list(lines)
+    if run.status == "failed" and run.error is not None:
+        out.append(f"✗ State machine {machine.subject} failed: {run.error}")
+    elif run.finished:
+        out.append(f"✓ State machine {machine.subject} {run.status}: {run.final_state() or '(no active state)'}")
+    else:
+        out.append(f"● {run.final_state() or '(no active state)'} at t={spell(run.ctx.clock.now)}")
+    return out
+
+
+def _machine_trace(session: Session, lines: Sequence[str]) -> list[str]:
+    """All of `lines` with trace on; with it off, what the machine did (enter, exit, transition,
+    choice lines), not the statements and evaluations of its bodies."""
+    if session.trace:
+        return list(lines)
+    return [line for line in lines if not line.startswith((" ", "stmt ", "eval "))]
+
+
+def _machine_result(machine: MachineSession, lines: Sequence[str], tone: Tone = Tone.PAUSED) -> Result:
+    run = machine.run
+    if run.finished:
+        tone = Tone.FAILED if run.status == "failed" else Tone.COMPLETED
+    return Result.of(_machine_lines(machine, lines), tone, status=run.status, finalState=run.final_state(),
+                     stateVisits=list(run.visits), outputs=run.outputs())
+
+
+def _state(session: Session, args: list[str]) -> Result:
+    if len(args) == 3 and args[1] == "on":
+        args = [args[0], args[2]]
+    if not 1 <= len(args) <= 2 or args[-1] == "on":
+        raise UsageError("%state needs a state machine name and at most one part (`on <part>`)",
+                         COMMANDS["state"].usage)
+    machine = session.start_machine(args[0], args[1] if len(args) == 2 else None)
+    head = f"▶ State machine {machine.subject} started (schedule {session.schedule})"
+    tree = [f"{'  ' * depth}{name}" for depth, name in machine.run.configuration()]
+    return _machine_result(machine, [head, *tree], Tone.STARTED)
+
+
+def _send(session: Session, args: list[str]) -> Result:
+    machine = _machine(session, "send")
+    if not args:
+        raise UsageError("%send needs a signal, e.g. %send Go or %send Set(speed=3)", COMMANDS["send"].usage)
+    text = " ".join(args)
+    if " to " in f" {text} ":
+        text, _, target = text.partition(" to ")
+        if target.strip() not in (machine.subject, machine.subject.rsplit("::", 1)[-1], "this"):
+            raise UsageError(f"%send to '{target.strip()}': the only machine running is {machine.subject}",
+                             COMMANDS["send"].usage)
+    event = machine.send(text)
+    pool = ", ".join(e.name for e in machine.run.pool)
+    return Result.of([f"sent {event.text()} (pool: {pool}); %continue or %step dispatches it"], Tone.PAUSED)
+
+
+def _advance(session: Session, args: list[str]) -> Result:
+    machine = _machine(session, "advance")
+    if not args:
+        raise UsageError("%advance needs a duration, e.g. %advance 5 or %advance 500 ms", COMMANDS["advance"].usage)
+    lines = machine.advance(" ".join(args))
+    return _machine_result(machine, _machine_trace(session, lines))
+
+
+def _current(session: Session, args: list[str]) -> Result:
+    _no_args("current", args)
+    machine = _machine(session, "current")
+    return Result.of(machine.current(), Tone.PAUSED, finalState=machine.run.final_state())
+
+
+def _events(session: Session, args: list[str]) -> Result:
+    _no_args("events", args)
+    return Result.of(_machine(session, "events").events(), Tone.PAUSED)
+
+
 def _step(session: Session, args: list[str]) -> Result:
-    return _run_result(session, session.step(_count("step", args, "steps")))
+    count = _count("step", args, "steps")
+    if session.machine_focus and session.machine is not None:
+        lines, made = session.machine.step(count)
+        if not made:
+            lines = [*lines, "nothing to do now: the machine waits (%send an event or %advance the clock)"]
+        return _machine_result(session.machine, _machine_trace(session, lines))
+    return _run_result(session, session.step(count))
 
 
 def _back(session: Session, args: list[str]) -> Result:
+    if session.machine_focus and session.machine is not None:
+        wanted = _count("back", args, "steps")
+        undone = session.machine.back(wanted)
+        head = f"back {undone} move{'s' if undone != 1 else ''}"
+        if undone < wanted:
+            head += " (the moves before the last %advance stay: time that passed is not undone)"
+        return _machine_result(session.machine, [head, *session.machine.current()])
     progress = session.back(_count("back", args, "steps"))
     result = _run_result(session, progress)
     return _with_tokens(session, Result.of(result.lines, Tone.PAUSED, **result.data))
@@ -125,6 +223,9 @@ def _back(session: Session, args: list[str]) -> Result:
 
 def _continue(session: Session, args: list[str]) -> Result:
     _no_args("continue", args)
+    if session.machine_focus and session.machine is not None:
+        lines, _ = session.machine.settle()
+        return _machine_result(session.machine, _machine_trace(session, lines))
     return _run_result(session, session.continue_run())
 
 
@@ -284,6 +385,18 @@ COMMANDS: dict[str, Command] = {c.name: c for c in (
             " that part usage, which must perform it: `this.<feature>` and the part's features are the part's,"
             " reported as <part>.<feature>",
             "%action prime on Plant::pump"),
+    Command("state", _state, "%state <qualified name> [on <part>]",
+            "start a run of the state machine (its initial configuration entered); %send, %step, %continue, "
+            "%advance, %back drive it", "%state Plant::Controller"),
+    Command("send", _send, "%send <signal>[(p=value, ...)] [to <machine>]",
+            "post an event to the machine's pool (arrival order); %step or %continue dispatches it",
+            "%send Go(speed=3)"),
+    Command("advance", _advance, "%advance <time>",
+            "run what is due now, then let the time pass (seconds, 5 [s], 300 ms): the timers due fire",
+            "%advance 5 [s]"),
+    Command("current", _current, "%current", "the machine's active states (a tree, regions in order) and features",
+            "%current"),
+    Command("events", _events, "%events", "the machine's pool, deferred events, clock and timers", "%events"),
     Command("step", _step, "%step [n]",
             "advance the run one step (one move, when replaying a witness), or n; stops at a breakpoint", "%step 2"),
     Command("continue", _continue, "%continue",

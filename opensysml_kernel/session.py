@@ -24,6 +24,7 @@ from opensysml_kernel.checking import (
 from opensysml_kernel.debugger import DEFAULT_SCHEDULE, Debugger, DebuggerState, Progress, Replay, Token
 from opensysml_kernel.errors import MissingFileError, NoWitnessError, RunFailedError
 from opensysml_kernel.history import Stepped, Stepping
+from opensysml_kernel.machines import MachineSession
 from opensysml_kernel.reports import Check, CheckReport
 from opensysml_kernel.results import Result
 from opensysml_kernel.witness import WitnessPlan, parse_witness, witness_steps
@@ -57,6 +58,8 @@ class SessionState:
     settings: CheckSettings
     last_check: CheckReport | None
     debug: bool
+    machine: MachineSession | None = None
+    machine_focus: bool = False
 
 
 class Session:
@@ -67,6 +70,10 @@ class Session:
         self.debugger = Debugger()
         self.settings = CheckSettings()
         self.last_check: CheckReport | None = None
+        # The state machine run the `%state` family drives; %step, %back and %continue move it while
+        # it is the run most recently started.
+        self.machine: MachineSession | None = None
+        self.machine_focus = False
         self.debug = False  # internal errors shown with their Python traceback (`%debug on`)
         # A cell, a command, a step: each completes or leaves the session as it was; a run that fails
         # at runtime is an outcome, kept to inspect, and a cell its reader stopped reading keeps what it did.
@@ -153,6 +160,7 @@ class Session:
         self.workspace.clear()
         self.debugger.replace(None, None)
         self.last_check = None
+        self.machine, self.machine_focus = None, False
 
     @_atomic
     def set_schedule(self, text: str) -> str:
@@ -172,9 +180,17 @@ class Session:
 
     # ------------------------------------------------------------ runs
 
+    def start_machine(self, name: str, performer: str | None = None) -> MachineSession:
+        """A state machine run the `%state` family drives, under the session's schedule."""
+        self.machine = MachineSession.start(self.program(), name, self.schedule, performer)
+        self.machine.run.ctx.trace.enabled = True
+        self.machine_focus = True
+        return self.machine
+
     @_atomic
     def start_action(self, name: str, performer: str | None = None) -> Progress:
         """A stepping run of the action; with a replay installed, a fine run that follows the witness."""
+        self.machine_focus = False
         subject = self.action_name(name, performer)
         replay = self.debugger.replay_for(subject)
         if replay is not None:
@@ -297,13 +313,15 @@ class Session:
 
     def snapshot(self) -> SessionState:
         """The session as it stands, before a cell that `restore` undoes if it fails or `commit` keeps."""
-        return SessionState(self.workspace.state(), self.debugger.state(), self.settings, self.last_check, self.debug)
+        return SessionState(self.workspace.state(), self.debugger.state(), self.settings, self.last_check,
+                            self.debug, self.machine, self.machine_focus)
 
     def restore(self, state: SessionState) -> None:
         """Put back what `snapshot` saw, the run's steps and `%back`s since included."""
         self.workspace.restore(state.workspace)
         self.settings, self.last_check, self.debug = state.settings, state.last_check, state.debug
         self.debugger.restore(state.debugger)
+        self.machine, self.machine_focus = state.machine, state.machine_focus
 
     def _commit(self, state: SessionState) -> None:
         """The cell begun at `snapshot` is kept: the runs it replaced are released."""

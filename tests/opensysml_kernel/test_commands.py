@@ -102,7 +102,7 @@ def test_help(session: Session) -> None:
 
 
 def test_unknown_command_names_close_ones(session: Session) -> None:
-    with pytest.raises(UnknownCommandError, match=r"unknown command '%stpe'; did you mean '%step'\?"):
+    with pytest.raises(UnknownCommandError, match=r"unknown command '%stpe'; did you mean '%step'"):
         execute(session, "%stpe")
     with pytest.raises(UnknownCommandError):
         execute(session, "%help nothing")

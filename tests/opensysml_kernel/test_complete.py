@@ -12,7 +12,7 @@ def matches(session: Session, text: str) -> tuple[str, ...]:
 
 
 def test_command_names(race: Session) -> None:
-    assert matches(race, "%st") == ("%step",)
+    assert matches(race, "%ste") == ("%step",)
     assert matches(race, "package p {}\n%t") == ("%tokens", "%trace")
     found = complete(race, "%st", 3)
     assert found is not None and found.start == 0

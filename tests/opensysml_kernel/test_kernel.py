@@ -74,7 +74,7 @@ def test_failing_cell_is_a_readable_error_and_changes_nothing(kernel: BlockingKe
 
 def test_unknown_command_and_python_errors(kernel: BlockingKernelClient) -> None:
     reply, _ = execute(kernel, "%stpe")
-    assert reply["ename"] == "UnknownCommandError" and "did you mean '%step'?" in reply["evalue"]
+    assert reply["ename"] == "UnknownCommandError" and "did you mean '%step'" in reply["evalue"]
     reply, _ = execute(kernel, "1 / 0")
     assert reply["ename"] == "ZeroDivisionError"
 

@@ -42,7 +42,7 @@ def test_errors_read_as_messages(shell: InteractiveShell, capsys: pytest.Capture
     result = shell.run_cell("%sysml stpe")
     assert isinstance(result.error_in_exec, UnknownCommandError)
     out = capsys.readouterr().out
-    assert "unknown command '%stpe'; did you mean '%step'?" in out
+    assert "unknown command '%stpe'; did you mean '%step'" in out
     assert "Traceback" not in out
     result = shell.run_cell("%%sysml\npackage p {\n  action a \n}\n")
     assert not result.success and "Traceback" not in capsys.readouterr().out

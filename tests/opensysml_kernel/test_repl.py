@@ -39,7 +39,7 @@ def test_errors_are_printed_and_change_nothing() -> None:
     session = Session()
     out = transcript(["package p {\n  action a \n}", "%stpe", "%step"], session)
     assert "syntax error: expected ';' or '{' after 'action a'" in out
-    assert "unknown command '%stpe'; did you mean '%step'?" in out
+    assert "unknown command '%stpe'; did you mean '%step'" in out
     assert "no run to step: start one with %action <name>" in out
     assert session.documents == ()
 

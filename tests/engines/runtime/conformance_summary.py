@@ -19,7 +19,7 @@ def table() -> list[str]:
     if not RESULTS:
         return []
     folders = sorted({folder for folder, _, _, _ in RESULTS.values()})
-    lines = ["conformance (action cases, default schedule):",
+    lines = ["conformance (action, state and instance cases, default schedule):",
              f"  {'':<15}" + "".join(f"{f + ' det':>22}{'nondet':>8}" for f in folders) + f"{'all':>6}"]
     for status in STATUSES:
         row = [sum(1 for fo, st, _, d in RESULTS.values() if fo == f and st == status and d == det)

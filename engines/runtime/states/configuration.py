@@ -1,0 +1,318 @@
+"""The configuration: entering states (paths, regions, initial states, history restored, forks),
+leaving them innermost first (history recorded), joins, completion, final states and timers armed."""
+
+from __future__ import annotations
+
+from engines.runtime.actions.statements import _seconds
+from engines.runtime.evaluate import Frame
+from engines.runtime.states.bodies import Bodies
+from engines.runtime.states.core import DoRun, Event, MachineError, Timer, transition_line
+from engines.runtime.states.layout import Transition, Vertex, VertexKind
+from ir import syntax as s
+
+
+class Configuration(Bodies):
+    def _start(self) -> None:
+        machine = self.shape.machine
+        self.active.add(machine)
+        if machine.do:
+            self.dos[machine] = DoRun(machine, machine.do[0].statements, self.frame, machine.do[0].wrapped)
+        self._enter_default(machine)
+        self._arm_timers()
+        self._deliver()
+
+    def _enter_path(self, target: Vertex, lca: Vertex, regions: bool = True) -> None:
+        """Enter `target` and the states between the transition's scope and it (leaving what a region
+        held before); then, unless a fork enters more, the other regions of a parallel state passed."""
+        path = [v for v in reversed(target.ancestors()) if v is not lca and lca in v.ancestors()] + [target]
+        for v in path:
+            if v in self.active:
+                continue
+            parent = v.parent
+            if parent is not None and not parent.parallel:
+                for sibling in parent.children:
+                    if sibling in self.active and sibling is not v:
+                        self._exit(sibling)
+            self._enter_one(v)
+        self._enter_default(target)
+        if regions:
+            self._enter_other_regions(target, lca)
+
+    def _enter_other_regions(self, target: Vertex, lca: Vertex) -> None:
+        """A parallel state entered on the way down to `target`: its other regions start by default."""
+        for v in reversed(target.ancestors()):
+            if v.parallel and lca in v.ancestors():
+                for region in v.children:
+                    if region.is_state and region not in self.active:
+                        self._enter_one(region)
+                        self._enter_default(region)
+
+    def _enter_one(self, v: Vertex) -> None:
+        self.active.add(v)
+        region = v.parent is not None and v.parent.parallel
+        if (v.kind is VertexKind.STATE and not region) or v.kind is VertexKind.FINAL:
+            self.visits.append(v.name)
+        trace = self.ctx.trace
+        if v.entry:
+            trace.flush_left(f"enter: {v.name} (entry action)")
+            for b in v.entry:
+                self._behavior(b, v)
+        elif not region:
+            trace.flush_left(f"enter: {v.name}")
+        self._entered_now.append(v)
+        if v.do:
+            b = v.do[0]
+            self.dos[v] = DoRun(v, b.statements, self.frame, b.wrapped)
+
+    def _enter_default(self, v: Vertex) -> None:
+        """What entering `v` enters below it: every region of a parallel state, a composite's initial
+        state; a simple state (or one whose body is done) completes."""
+        if v.kind is VertexKind.FINAL:
+            return
+        if v.parallel:
+            regions = [c for c in v.children if c.is_state and c not in self.active]
+            if len(regions) > 1:
+                labels = [self._entry_label(r) for r in regions]
+                self.ctx.trace.flush_left(f"choice entering {v.name}: next {', '.join(labels)} "
+                                          f"(unordered; took {labels[0]} first)")
+            for r in regions:
+                self._enter_one(r)
+                self._enter_default(r)
+            return
+        if v.substates() or v.initial is not None:
+            if any(c in self.active for c in v.children):
+                return
+            if v.initial is None:
+                if v is self.shape.machine:
+                    raise MachineError(f"state machine {v.name} has no initial state (write `entry; then S;`)")
+                return
+            target = v.initial
+            path = [a for a in reversed(target.ancestors()) if v in a.ancestors()] + [target]
+            for a in path:
+                if a not in self.active:
+                    self._enter_one(a)
+            self._enter_default(target)
+            return
+        if v not in self.dos:
+            self._completed(v)
+
+    def _entry_label(self, region: Vertex) -> str:
+        if region.entry:
+            return f"{region.name}(entry)"
+        first = region.initial
+        return f"{first.name}(entry)" if first is not None else f"{region.name}(entry)"
+
+    def _completed(self, v: Vertex) -> None:
+        if v.is_state and v is not self.shape.machine:
+            self.completions.append(v)
+            self.complete.add(v)
+
+    def _exit(self, v: Vertex) -> None:
+        """Leave `v` and everything active below it, innermost first, recording history."""
+        inner = [c for c in v.children if c in self.active]
+        if v.parallel and sum(1 for c in inner if any(x in self.active for x in c.children)) > 1:
+            labels = [f"{self._exit_label(c)}(exit)" for c in inner]
+            self.ctx.trace.flush_left(f"choice exiting {v.name}: next {', '.join(labels)} "
+                                      f"(unordered; took {labels[0]} first)")
+        for c in v.children:
+            if c.kind in (VertexKind.HISTORY, VertexKind.DEEP_HISTORY):
+                self.history[c] = self._leaves(v) if c.kind is VertexKind.DEEP_HISTORY else inner[:]
+        for c in inner:
+            self._exit(c)
+        self.dos.pop(v, None)
+        region = v.parent is not None and v.parent.parallel
+        trace = self.ctx.trace
+        if v.exit:
+            trace.flush_left(f"exit: {v.name} (exit action)")
+            for b in v.exit:
+                self._behavior(b, v)
+        elif not region:
+            trace.flush_left(f"exit: {v.name}")
+        self.active.discard(v)
+        self.complete.discard(v)
+
+    def _leaves(self, v: Vertex) -> list[Vertex]:
+        inner = [c for c in v.children if c in self.active]
+        if not inner:
+            return [] if v is self.shape.machine else [v]
+        out: list[Vertex] = []
+        for c in inner:
+            out.extend(self._leaves(c))
+        return out
+
+    def _restore(self, history: Vertex, lca: Vertex, frame: Frame) -> Vertex:
+        recorded = self.history.get(history)
+        owner = history.parent
+        assert owner is not None
+        if not recorded:
+            for t in history.outgoing:
+                if self._guard(t):
+                    self._effect(t, frame)
+                    target = t.target
+                    if target.kind is VertexKind.CHOICE:
+                        target = self._through_choices(target, frame)
+                    self._enter_path(target, lca)
+                    return target
+            self._enter_path(owner, lca)
+            return owner
+        for target in recorded:
+            self._enter_path(target, lca)
+        return recorded[0]
+
+    def _fork(self, fork: Vertex, lca: Vertex, frame: Frame) -> None:
+        branches = list(fork.outgoing)
+        if len(branches) > 1:
+            labels = [f"{b.label()}(effect)" for b in branches]
+            self.ctx.trace.flush_left(f"choice fork {fork.name}: next {', '.join(labels)} "
+                                      f"(unordered; took {labels[0]} first)")
+        for b in branches:
+            self._effect(b, frame)
+            self._enter_path(b.target, lca, regions=False)
+        for b in branches:
+            self._enter_other_regions(b.target, lca)
+
+    def _incoming(self, join: Vertex) -> list[Transition]:
+        return [x for x in self.shape.transitions if x.target is join]
+
+    def _join_ready(self, join: Vertex) -> bool:
+        """Every segment into the join can go now: its source active and complete (a completion
+        segment) and its guard holding."""
+        arrived = self.joined.get(join, set())
+        segments = [x for x in self._incoming(join) if x not in arrived]
+        return len(segments) > 1 and all(
+            x.trigger is None and x.source in self.active and x.source in self.complete
+            and self._guard(x, quiet=True) for x in segments) and self._way_out(join) is not None
+
+    def _way_out(self, join: Vertex) -> Transition | None:
+        """The join's outgoing segment whose guard holds now, if any."""
+        return next((out for out in join.outgoing if self._guard(out, quiet=True)), None)
+
+    def _arrive(self, join: Vertex, segment: Transition, source_label: str, event: Event | None) -> None:
+        """A segment into a join has left its source and run its effect: it has arrived. The last
+        arrival leaves the state holding the sources and takes the join's outgoing segment."""
+        arrived = self.joined.setdefault(join, set())
+        arrived.add(segment)
+        if any(x not in arrived for x in self._incoming(join)):
+            self.ctx.trace.flush_left(transition_line(source_label, join.name, event))
+            return
+        del self.joined[join]
+        self._leave_join(join, segment.source)
+
+    def _leave_join(self, join: Vertex, source: Vertex) -> None:
+        out = self._way_out(join)
+        if out is None:
+            raise MachineError(f"join {join.name}: no outgoing transition's guard holds")
+        lca = self._lca(source, out.target)
+        root = self._child_toward(lca, source)
+        if root is not None and root in self.active:
+            self._exit(root)
+        self._entered_now = []
+        self._effect(out, self.frame)
+        self._enter_path(out.target, lca)
+        self._arm_timers()
+        shown = root.name if root is not None else join.name
+        self.ctx.trace.flush_left(transition_line(shown, out.target.name, None))
+        self._check_final()
+
+    def _fire_join(self, join: Vertex) -> None:
+        """The segments into a join fire together: each source left and its effect run, then the
+        state holding them, then the join's outgoing segment."""
+        segments = self._incoming(join)
+        if len(segments) > 1:
+            names = ", ".join(x.source.name for x in segments)
+            self.ctx.trace.flush_left(f"choice join {join.name}: states {names} react "
+                                      f"(unordered; took {segments[0].source.name} first)")
+        for x in segments:
+            if x.source in self.active:
+                self._exit(x.source)
+            self._effect(x, self.frame)
+        self.joined.pop(join, None)
+        self._leave_join(join, segments[0].source)
+        self._requeue_deferred()
+        self._deliver()
+
+    def _arm_timers(self) -> None:
+        entered, self._entered_now = self._entered_now, []
+        for v in entered:
+            for t in v.outgoing:
+                trig = t.trigger
+                if trig is None or trig.expression is None:
+                    continue
+                if trig.kind is s.TriggerKind.AFTER:
+                    duration = self.host.evaluator.eval(trig.expression, self.frame, 0)
+                    due = self.ctx.clock.now + _seconds(duration)
+                elif trig.kind is s.TriggerKind.AT:
+                    due = _seconds(self.host.evaluator.eval(trig.expression, self.frame, 0))
+                else:
+                    continue
+                self.timer_seq += 1
+                self.timers.append(Timer(due, self.timer_seq, t))
+
+    def _check_final(self) -> None:
+        """A region whose final state is active is done; a composite all of whose regions are done
+        completes; the machine's done ends the performance."""
+        machine = self.shape.machine
+        for v in [x for x in self.active if x.kind is VertexKind.FINAL]:
+            owner = v.parent
+            if owner is machine:
+                self.status = "completed"
+                return
+            if owner is None:
+                continue
+            grand = owner.parent
+            if grand is not None and grand.parallel:
+                regions = [c for c in grand.children if c.is_state]
+                done = all(any(x.kind is VertexKind.FINAL and x in self.active for x in r.children) for r in regions)
+                if done and grand not in self.completions:
+                    self._completed(grand)
+            elif owner not in self.completions:
+                self._completed(owner)
+
+    def _requeue_deferred(self) -> None:
+        if self.deferred:
+            self.pool[:0] = self.deferred
+            self.deferred = []
+
+    def _exit_label(self, state: Vertex) -> str:
+        """The state a transition out of `state` is shown leaving: down its single active path."""
+        v = state
+        while not v.parallel:
+            inner = [c for c in v.children if c in self.active and c.is_state]
+            if len(inner) != 1:
+                break
+            v = inner[0]
+        return v.name
+
+    def _lca(self, a: Vertex, b: Vertex) -> Vertex:
+        """The innermost state containing both, and neither of them (a transition is external)."""
+        ancestors = a.ancestors()
+        for v in b.ancestors():
+            if v in ancestors:
+                return v
+        return self.shape.machine
+
+    @staticmethod
+    def _region_state(v: Vertex, lca: Vertex) -> Vertex:
+        """The state holding `v` directly in its region: what a segment into a join leaves."""
+        while v.parent is not None and v.parent is not lca and not v.parent.parallel:
+            v = v.parent
+        return v
+
+    @staticmethod
+    def _child_toward(lca: Vertex, v: Vertex) -> Vertex | None:
+        while v.parent is not None and v.parent is not lca:
+            v = v.parent
+        return v if v.parent is lca else None
+
+    def _through_choices(self, vertex: Vertex, frame: Frame) -> Vertex:
+        while vertex.kind is VertexKind.CHOICE:
+            nxt = None
+            for seg in vertex.outgoing:
+                if self._guard(seg):
+                    nxt = seg
+                    break
+            if nxt is None:
+                raise MachineError(f"choice {vertex.name}: no branch's guard holds and none is unguarded")
+            self._effect(nxt, frame)
+            vertex = nxt.target
+        return vertex

@@ -1,0 +1,240 @@
+"""Dispatch: which transitions an event (a completion, a pool event, a change, a timer) fires, read
+against the configuration (innermost first, the first declared whose guard holds, junction routes
+read statically), and firing them unit by unit (exit, effect, entry) in region declaration order."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from engines.runtime.actions.tokens import Terminated
+from engines.runtime.bus import Message
+from engines.runtime.evaluate import Frame
+from engines.runtime.states.configuration import Configuration
+from engines.runtime.states.core import Event, Firing, MachineError, transition_line
+from engines.runtime.states.layout import PSEUDO, Transition, Vertex, VertexKind
+from ir import syntax as s
+
+
+class Dispatch(Configuration):
+    def _accepts(self, t: Transition, event: Event) -> bool:
+        trig = t.trigger
+        if trig is None:
+            return False
+        if event.kind == "call":
+            return trig.kind is s.TriggerKind.CALL and (trig.signal or "").rsplit("::", 1)[-1] == event.name
+        if event.kind != "signal":
+            return False
+        if trig.kind is s.TriggerKind.SIGNAL:
+            return (trig.signal or "").rsplit("::", 1)[-1] == event.name
+        return False
+
+    def _select(self, event: Event) -> list[Firing]:
+        """The transitions one event fires: per active state, innermost first (a substate's outranks
+        its ancestors'), the first declared whose guard holds; regions in declaration order."""
+        candidates: list[Firing] = []
+        for state in sorted(self.active, key=lambda v: (-v.depth, v.order)):
+            if any(f.transition.source.is_within(state) or state.is_within(f.transition.source)
+                   for f in candidates):
+                continue
+            for t in state.outgoing:
+                if not self._accepts(t, event):
+                    continue
+                if not self._guard(t):
+                    continue
+                route = self._route(t)
+                if route is None:
+                    continue
+                candidates.append(Firing(t, event, route))
+                break
+        candidates.sort(key=lambda f: f.transition.source.order)
+        return candidates
+
+    def _route(self, t: Transition, shown: bool = False, depth: int = 0) -> list[Transition] | None:
+        """The segments a compound transition takes through junctions, read now (statically); None when
+        no way through. The guards of a junction with several branches are read as its draw (traced)."""
+        route: list[Transition] = []
+        target = t.target
+        if target.kind is VertexKind.JOIN:
+            arrived = self.joined.get(target, set())
+            completes = all(x is t or x in arrived for x in self._incoming(target))
+            # the segment that would complete a join with no way out is not enabled
+            return None if completes and self._way_out(target) is None else route
+        while target.kind is VertexKind.JUNCTION:
+            depth += 1
+            if depth > len(self.shape.vertices):
+                raise MachineError(f"junction {target.name}: the segments through it form a cycle")
+            nxt = None
+            draw = shown or len(target.outgoing) > 1
+            for seg in target.outgoing:
+                if self._guard(seg, quiet=not draw) and self._route(seg, draw, depth) is not None:
+                    nxt = seg
+                    break
+            if nxt is None:
+                return None
+            route.append(nxt)
+            target = nxt.target
+        owner = target.parent
+        # a history with no record yet, entered from outside its owner: the way through is its default's
+        unrecorded = (target.kind in (VertexKind.HISTORY, VertexKind.DEEP_HISTORY) and not self.history.get(target)
+                      and owner is not None and not t.source.is_within(owner) and bool(target.outgoing))
+        if unrecorded and not any(self._guard(d, quiet=True) and self._route(d, shown, depth + 1) is not None
+                                  for d in target.outgoing):
+            return None
+        return route
+
+    def _dispatch_completion(self, state: Vertex) -> None:
+        for t in state.outgoing:
+            if t.trigger is not None:
+                continue
+            if t.source.kind in PSEUDO:
+                continue
+            if t.target.kind is VertexKind.JOIN and self._join_ready(t.target):
+                self._fire_join(t.target)
+                return
+            if not self._guard(t):
+                continue
+            route = self._route(t)
+            if route is None:
+                continue
+            self._fire([Firing(t, None, route)])
+            return
+
+    def _dispatch(self, event: Event) -> None:
+        firings = self._select(event)
+        if firings:
+            self._fire(firings)
+            return
+        if self._to_waiting_do(event):
+            return
+        if any(event.name in v.defers for v in self.active):
+            self.deferred.append(event)
+            return
+        self.unmatched.append(event)
+
+    def _to_waiting_do(self, event: Event) -> bool:
+        """An event no transition takes goes to a do behavior parked at an accept that takes it."""
+        if event.kind != "signal":
+            return False
+        bus = self.ctx.bus
+        for run in self.dos.values():
+            if run.waiting is None or run.state not in self.active:
+                continue
+            self.ctx.journal.touch(bus)
+            bus.append(Message(event.payload, None, 0))
+            if run.waiting.ready():
+                return True
+            bus.pop()
+        return False
+
+    def _change_event(self) -> bool:
+        """A `when` condition that rose since it was last read: one change occurrence."""
+        fired: list[Firing] = []
+        for state in sorted(self.active, key=lambda v: v.order):
+            for t in state.outgoing:
+                trig = t.trigger
+                if trig is None or trig.kind is not s.TriggerKind.WHEN or trig.expression is None:
+                    continue
+                with self.ctx.trace.quiet():
+                    now = self.host.evaluator.eval(trig.expression, self.frame, 0)
+                before = self.change_seen.get(t.index, False)
+                self.change_seen[t.index] = now is True
+                rose = now is True and not before and not any(f.transition.source is state for f in fired)
+                if rose and self._guard(t):
+                    route = self._route(t)
+                    if route is not None:
+                        fired.append(Firing(t, Event("change", "change"), route))
+        if fired:
+            self._fire(fired)
+            return True
+        return False
+
+    def _fire_timers(self, horizon: Fraction | None) -> bool:
+        """Move the clock to the next timer due (not past the horizon) and dispatch what is due then."""
+        live = [tm for tm in self.timers if tm.transition.source in self.active]
+        self.timers = live
+        if not live:
+            return False
+        due = min(tm.due for tm in live)
+        if horizon is not None and due > horizon:
+            return False
+        self.ctx.clock.advance_to(due)
+        now = sorted((tm for tm in live if tm.due == due), key=lambda tm: tm.seq)
+        for tm in now:
+            self.timers.remove(tm)
+        for tm in now:
+            t = tm.transition
+            if t.source not in self.active or self.finished:
+                continue
+            self.ctx.charge_step()
+            if self._guard(t):
+                route = self._route(t)
+                if route is not None:
+                    self._fire([Firing(t, Event("time", "time", None, t), route)])
+        return True
+
+    def _fire(self, firings: list[Firing]) -> None:
+        """Fire the selected transitions, one whole firing after another in region declaration order;
+        while others wait, each unit (the source's exit, the effect, the target's entry) is a choice."""
+        for i, f in enumerate(firings):
+            if f.transition.source not in self.active:
+                continue
+            waiting = [f"{self._exit_label(g.transition.source)}(exit)" for g in firings[i + 1:]
+                       if g.transition.source in self.active]
+            self._fire_one(f, waiting)
+            if self.finished:
+                return
+        self._requeue_deferred()
+        self._deliver()
+
+    def _unit(self, label: str, event: Event | None, waiting: list[str]) -> None:
+        if waiting:
+            what = event.label() if event is not None else "completion"
+            self.ctx.trace.flush_left(f"choice on {what}: next {', '.join([label, *waiting])} "
+                                      f"(unordered; took {label} first)")
+
+    def _fire_one(self, f: Firing, waiting: list[str] | None = None) -> None:
+        t = f.transition
+        waiting = waiting or []
+        if not self._guard(t):
+            return
+        payload_frame = self.frame
+        if t.trigger is not None and t.trigger.payload and f.event is not None:
+            payload_frame = Frame(self.frame.label, self.frame.scope, self.frame, {t.trigger.payload: f.event.payload},
+                                  block=True)
+        source_label = self._exit_label(t.source)
+        segments = [t, *f.route]
+        final = segments[-1].target
+        self._entered_now = []
+        lca = self._lca(t.source, final)
+        root = self._child_toward(lca, t.source)
+        if final.kind is VertexKind.JOIN:
+            root = self._region_state(t.source, lca)
+        self._unit(f"{source_label}(exit)", f.event, waiting)
+        if root is not None and root in self.active:
+            self._exit(root)
+        for seg in segments:
+            if seg.effect:
+                self._unit(f"{seg.label()}(effect)", f.event, waiting)
+            self._effect(seg, payload_frame)
+        target = final
+        shown = target
+        if target.kind is VertexKind.CHOICE:
+            target = self._through_choices(target, payload_frame)
+            shown = target
+        if target.kind not in (VertexKind.JOIN, VertexKind.TERMINATE):
+            self._unit(f"{target.name}(entry)", f.event, waiting)
+        if target.kind is VertexKind.FORK:
+            self._fork(target, lca, payload_frame)
+        elif target.kind in (VertexKind.HISTORY, VertexKind.DEEP_HISTORY):
+            shown = self._restore(target, lca, payload_frame)
+        elif target.kind is VertexKind.JOIN:
+            self._arrive(target, t, source_label, f.event)
+            return
+        elif target.kind is VertexKind.TERMINATE:
+            self.ctx.trace.flush_left(transition_line(source_label, target.name, f.event))
+            raise Terminated()
+        else:
+            self._enter_path(target, lca)
+        self._arm_timers()
+        self.ctx.trace.flush_left(transition_line(source_label, shown.name, f.event))
+        self._check_final()

@@ -1,0 +1,166 @@
+"""A machine's shape as the runtime walks it: the lowered StateGraph (ir/graphs.py) as a tree of
+vertices (a parallel state's regions are its children), each with the transitions out of it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from ir import syntax as s
+from ir.graphs import Behavior as GraphBehavior
+from ir.graphs import StateGraph, StateKind
+from ir.lower.states import lower_state
+from ir.model import Element, Model
+
+
+class VertexKind(Enum):
+    STATE = "state"
+    FINAL = "final"  # `done`: the region's end
+    CHOICE = "choice"
+    JUNCTION = "junction"
+    HISTORY = "history"
+    DEEP_HISTORY = "deep history"
+    FORK = "fork"
+    JOIN = "join"
+    TERMINATE = "terminate"
+
+
+PSEUDO = {VertexKind.CHOICE, VertexKind.JUNCTION, VertexKind.HISTORY, VertexKind.DEEP_HISTORY,
+          VertexKind.FORK, VertexKind.JOIN, VertexKind.TERMINATE}
+
+
+@dataclass(eq=False)
+class Behavior:
+    """An entry, do or exit behavior: statements run in the machine's frame, or an action performed."""
+
+    kind: str  # entry, do, exit
+    statements: tuple[s.Member, ...]
+    action: s.Usage | None = None  # `entry action a { ... }` / `do action a : T;`
+    wrapped: bool = True  # written as a body: its statements run as one anonymous action
+
+
+@dataclass(eq=False)
+class Transition:
+    source: Vertex
+    target: Vertex
+    trigger: s.Trigger | None
+    guard: s.Expr | None
+    effect: tuple[s.Member, ...]
+    index: int  # declaration order over the machine
+    name: str | None = None
+    effect_body: bool = False  # written `do { ... }`: its statements run as one anonymous action
+
+    @property
+    def completion(self) -> bool:
+        return self.trigger is None
+
+    def label(self) -> str:
+        return f"{self.source.name}->{self.target.name}"
+
+
+@dataclass(eq=False)
+class Vertex:
+    """A state (simple, composite or parallel), a final state or a pseudostate."""
+
+    name: str
+    kind: VertexKind
+    parent: Vertex | None
+    order: int = 0  # pre-order position in the machine: region declaration order
+    parallel: bool = False
+    children: list[Vertex] = field(default_factory=list)  # substates, or regions of a parallel state
+    initial: Vertex | None = None  # `entry; then X;`
+    initial_effect: tuple[s.Member, ...] = ()
+    entry: list[Behavior] = field(default_factory=list)
+    exit: list[Behavior] = field(default_factory=list)
+    do: list[Behavior] = field(default_factory=list)
+    outgoing: list[Transition] = field(default_factory=list)
+    defers: tuple[str, ...] = ()
+    element: Element | None = None
+
+    @property
+    def is_state(self) -> bool:
+        return self.kind in (VertexKind.STATE, VertexKind.FINAL)
+
+    @property
+    def depth(self) -> int:
+        d, v = 0, self.parent
+        while v is not None:
+            d, v = d + 1, v.parent
+        return d
+
+    def ancestors(self) -> list[Vertex]:
+        """Parent first, up to the machine."""
+        out, v = [], self.parent
+        while v is not None:
+            out.append(v)
+            v = v.parent
+        return out
+
+    def is_within(self, other: Vertex) -> bool:
+        return self is other or other in self.ancestors()
+
+    def substates(self) -> list[Vertex]:
+        return [c for c in self.children if c.is_state]
+
+    @property
+    def composite(self) -> bool:
+        return bool(self.substates())
+
+    def __repr__(self) -> str:
+        return f"<{self.kind.value} {self.name}>"
+
+
+@dataclass(eq=False)
+class Shape:
+    machine: Vertex
+    vertices: list[Vertex]
+    transitions: list[Transition]
+
+    def signals(self) -> set[str]:
+        """Every signal or call name some transition's trigger names."""
+        out: set[str] = set()
+        for t in self.transitions:
+            if t.trigger is not None and t.trigger.signal:
+                out.add(t.trigger.signal.rsplit("::", 1)[-1])
+        return out
+
+
+_KINDS = {StateKind.SIMPLE: VertexKind.STATE, StateKind.COMPOSITE: VertexKind.STATE,
+          StateKind.PARALLEL: VertexKind.STATE, StateKind.FINAL: VertexKind.FINAL,
+          StateKind.SHALLOW_HISTORY: VertexKind.HISTORY, StateKind.DEEP_HISTORY: VertexKind.DEEP_HISTORY,
+          StateKind.JUNCTION: VertexKind.JUNCTION, StateKind.CHOICE: VertexKind.CHOICE,
+          StateKind.FORK: VertexKind.FORK, StateKind.JOIN: VertexKind.JOIN, StateKind.TERMINATE: VertexKind.TERMINATE}
+
+
+def _runs(behavior: GraphBehavior | None, kind: str) -> list[Behavior]:
+    if behavior is None:
+        return []
+    return [Behavior(kind, behavior.statements, behavior.action, behavior.wrapped)]
+
+
+def shape_of(model: Model, machine: Element) -> Shape:
+    """The machine's lowered StateGraph (ir/lower/states.py) as the tree the runtime walks."""
+    return shape_from_graph(lower_state(model, machine))
+
+
+def shape_from_graph(graph: StateGraph) -> Shape:
+    vertices = [Vertex(st.name, _KINDS[st.kind], None, order=st.index, parallel=st.kind is StateKind.PARALLEL,
+                       element=st.element) for st in graph.states]
+    for st, v in zip(graph.states, vertices, strict=True):
+        v.parent = vertices[st.parent] if st.parent is not None else None
+        v.children = [vertices[i] for r in st.regions for i in graph.regions[r].states]
+        if st.kind is not StateKind.PARALLEL and st.regions:
+            first = graph.regions[st.regions[0]].initial
+            v.initial = vertices[first] if first is not None else None
+        v.entry, v.do, v.exit = _runs(st.entry, "entry"), _runs(st.do, "do"), _runs(st.exit, "exit")
+        v.defers = st.defers
+    transitions = []
+    for t in graph.transitions:
+        effect = t.effect
+        trigger = None if t.is_completion else t.trigger.written
+        transitions.append(Transition(vertices[t.source], vertices[t.target], trigger, t.guard,
+                                      effect.statements if effect is not None else (), t.index, t.name,
+                                      effect.wrapped if effect is not None else False))
+    for x in transitions:
+        x.source.outgoing.append(x)
+    return Shape(vertices[0], vertices, transitions)

@@ -1,0 +1,83 @@
+"""`run FILE --state M [--send E]... [--events F] [--advance T] [--json]`: a machine driven by the
+environment, its final configuration, visits and values; bad input exits 2 with a clear message."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from opensysml_kernel.cli import main
+
+DOOR = """
+package door {
+    private import SI::*;
+    attribute def Open; attribute def Close; attribute def Lock;
+    attribute def Code { attribute digits : ScalarValues::Integer; }
+    state Door {
+        attribute opened : ScalarValues::Integer = 0;
+        attribute last : ScalarValues::Integer = 0;
+        entry; then closed;
+        state closed;
+        state open { entry { assign opened := opened + 1; } }
+        state locked;
+        transition first closed accept Open then open;
+        transition first open accept Close then closed;
+        transition first open accept after 10 [s] then closed;
+        transition first closed accept c : Code do assign last := c.digits then locked;
+    }
+}
+"""
+
+
+@pytest.fixture
+def door(tmp_path: Path) -> str:
+    path = tmp_path / "door.sysml"
+    path.write_text(DOOR)
+    return str(path)
+
+
+def test_sends_in_order_and_reports_the_configuration(door: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", door, "--state", "Door", "--send", "Open", "--send", "Close", "--send", "Open"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "✓ State machine door::Door: open", "  visits: closed, open, closed, open", "  last = 0", "  opened = 2"]
+
+
+def test_advance_lets_the_timer_fire(door: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", door, "--state", "Door", "--send", "Open", "--advance", "10 [s]", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["finalState"] == "closed"
+    assert document["stateVisits"] == ["closed", "open", "closed"]
+    assert "transition: open -> closed (event: time)" in document["trace"]
+
+
+def test_advance_short_of_the_timer_leaves_the_door_open(door: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", door, "--state", "Door", "--send", "Open", "--advance", "9.5", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["finalState"] == "open"
+
+
+def test_events_file_with_arguments(door: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    events = tmp_path / "events.json"
+    events.write_text(json.dumps([{"signal": "Code", "args": {"digits": {"type": "Integer", "value": 42}}}]))
+    assert main(["run", door, "--state", "Door", "--events", str(events), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["finalState"] == "locked" and document["outputs"]["last"] == "42"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--send", "Opne"], "names the signal 'Opne'"),
+    (["--advance", "-1"], "time only moves forward"),
+    (["--advance", "abc"], "'abc' is not a duration"),
+    (["--send", "Open("], "is not an event"),
+])
+def test_bad_input_exits_2_and_says_what(door: str, capsys: pytest.CaptureFixture[str], args: list[str],
+                                         message: str) -> None:
+    assert main(["run", door, "--state", "Door", *args]) == 2
+    out = capsys.readouterr()
+    assert message in out.err and out.out == ""
+
+
+def test_send_without_a_machine_is_refused(door: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", door, "--action", "Door", "--send", "Open"]) == 2
+    assert "use them with --state" in capsys.readouterr().err
