@@ -103,19 +103,19 @@ class MachineSeen:
 
 def run_ours(case: MachineCase) -> MachineSeen:
     """Submit, start the machine (or materialize the part), drive it as the CLI and %send/%advance do."""
-    import ir
     from engines.errors import RunError
-    from engines.runtime import Program
     from ir.errors import SysmlError
     from opensysml_kernel.machines import MachineSession
+    from opensysml_kernel.session import Session
 
     seen = MachineSeen()
-    try:
-        model = ir.resolve([ir.parse(case.text, case.path.name)])
+    session = Session()
+    try:  # submitted as a cell or `run FILE` submits it: parsed, resolved and every machine lowered
+        session.submit(case.text, case.path.name)
     except SysmlError as error:
         seen.refused = f"{type(error).__name__}: {error}"
         return seen
-    program = Program(model)
+    program = session.program()
     try:
         if "instantiate" in case.spec:
             return _instance_ours(case, program, seen)
