@@ -209,7 +209,7 @@ def _driven_lines(driven: Driven) -> list[str]:
     if isinstance(driven, InstanceStepping):
         lines = [f"✓ Instance of {driven.subject}"]
         for obj in driven.object_documents():
-            lines.append(f"  {obj['path'] or driven.world.root_name}: {obj['finalState'] or '(no active state)'}")
+            lines.append(f"  {obj['path'] or driven.subject.rsplit('::', 1)[-1]}: {obj['finalState'] or '(no active state)'}")
             lines.append(f"    visits: {', '.join(obj['stateVisits'])}")
             lines += [f"    {k} = {v}" for k, v in obj["slots"].items()]
         return lines

@@ -412,7 +412,10 @@ class InstanceStepping(Driven):
     def _fresh(self) -> None:
         self.world = Instantiation(self.program, self.part, self.schedule)
         self.world.ctx.trace.enabled = True
-        self.world.perform_actions()
+        # The actions each object performs first, as the corpus's instances run (Instantiation.run).
+        for obj in self.world.objects:
+            for action in self.world._ordered(obj.actions):
+                self.world._perform(obj, action)
         self._cursor = 0
 
     @property
@@ -442,7 +445,7 @@ class InstanceStepping(Driven):
         return None
 
     def _delivered(self, sender: MachineRun) -> None:
-        self.world.route(sender)
+        self.world._route(sender)
 
     def _holder(self, machine: MachineRun) -> str:
         owner = next(o for o in self.objects if machine in o.machines)
@@ -453,7 +456,7 @@ class InstanceStepping(Driven):
         return f"{self._name(owner)} {machine.element.name}: "
 
     def _name(self, obj: InstanceObject) -> str:
-        return obj.path or self.world.root_name
+        return obj.path or self.part.rsplit("::", 1)[-1]
 
     def _send(self, event: EnvEvent, target: str | None) -> None:
         objects = self.objects

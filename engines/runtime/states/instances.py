@@ -39,7 +39,6 @@ class Instantiation:
         self.program = program
         self.ctx = Context(program, make_scheduler(schedule))
         self.objects: list[InstanceObject] = []
-        self.root_name = el.name
         self._make(el, "")
         self.machines = [m for o in self.objects for m in o.machines]
 
@@ -114,32 +113,29 @@ class Instantiation:
         trace.flush_left(f"run: performed action {action.name} of #{obj.ref.id}")
         run.run_to_end()
 
-    def perform_actions(self) -> None:
-        """The actions each object performs, one after another as the successions between them order them."""
+    def run(self) -> list[str]:
+        """The actions each object performs, one after another as the successions between them
+        order them; then every machine until none can move, messages going to the machines that
+        accept them."""
         for obj in self.objects:
             for action in self._ordered(obj.actions):
                 self._perform(obj, action)
-
-    def run(self) -> list[str]:
-        """The actions each object performs (`perform_actions`); then every machine until none can
-        move, messages going to the machines that accept them."""
-        self.perform_actions()
         for obj in self.objects:
             for machine in obj.machines:
                 self.ctx.trace.flush_left(f"run: exhibited state machine {machine.element.name} of #{obj.ref.id}")
                 machine.run_to_end()
-                self.route(machine)
+                self._route(machine)
         moved = True
         while moved:
             moved = False
             for machine in self.machines:
                 if machine.pool or machine.completions:
                     machine.run_to_end()
-                    self.route(machine)
+                    self._route(machine)
                     moved = True
         return self.ctx.trace.lines
 
-    def route(self, sender: MachineRun) -> None:
+    def _route(self, sender: MachineRun) -> None:
         bus = self.ctx.bus
         for message in list(bus):
             name = signal_name(message.payload, self.ctx)
