@@ -184,6 +184,16 @@ class StatementRunner(RunCore):
             if performed is not None:
                 self._connect_out(performed)
             return
+        own = tuple(m for m in usage.members if not is_feature(m))
+        if performs is not None and performs.base_kind == "action" and usage.action_body is None and own:
+            # a typed usage stating statements of its own: the action it performs, its statements
+            # beside that action's steps (unordered with them), its outputs returned as it ends
+            ins, outs, _ = parameter_bindings(self.ctx.program.model, performs, usage.members,
+                                              scope.path if scope is not None else "")
+            trace.at(depth, f"stmt node {name}")
+            graph = self.ctx.program.typed_usage_flow(usage, performs, own, name)
+            yield from self._perform_action(performs, frame, ins, depth + 1, frame, name, outs, graph)
+            return
         trace.at(depth, f"stmt node {name}")
         node_scope = scope.members.get(name, scope) if scope is not None else None
         anonymous = not usage.name and not usage.types
