@@ -345,18 +345,19 @@ class _Builder:
 def _as_written(kind: BehaviorKind, what: s.Member | s.Block) -> tuple[tuple[s.Member, ...], s.Usage | None, bool]:
     """A behavior's statements as the machine runtime runs them, the action usage it performs as a
     flow of its own, and whether the statements run as one anonymous action (wrapped): a body runs
-    wrapped; an untyped action of statements (any untyped do action) runs its members wrapped; a
-    typed or performed action, a do action stating a flow and an action of features alone run as the
-    one node they are; an action stating a flow runs its members as that action's flow; a statement
-    runs as itself. An effect runs its body wrapped, else the one member it is."""
+    wrapped; an untyped action of statements, and an anonymous do action, runs its members wrapped
+    (a do step performs one of them); a typed or performed do action and an action of features alone
+    run as the one node they are; a named action stating a flow (an entry's, an exit's or a do
+    behavior's) runs its members as that action's flow; a statement runs as itself. An effect runs its body wrapped, else the one member it is."""
     if isinstance(what, s.Block):
         return what.members, None, True
     if kind is BehaviorKind.EFFECT or not isinstance(what, s.Usage):
         return (what,), None, False
     members = what.members or ((what.action_body,) if what.action_body is not None else ())
-    if not what.types and not what.performed and (kind is BehaviorKind.DO or not states_a_flow(members)):
+    untyped = not what.types and not what.performed
+    if untyped and (not states_a_flow(members) or (kind is BehaviorKind.DO and not what.name)):
         return members, None, True
-    if kind is BehaviorKind.DO or all(is_feature(x) for x in what.members):
+    if (kind is BehaviorKind.DO and not untyped) or all(is_feature(x) for x in what.members):
         return (what,), None, False
     return members, what, True
 

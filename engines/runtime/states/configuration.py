@@ -16,7 +16,8 @@ class Configuration(Bodies):
         machine = self.shape.machine
         self.active.add(machine)
         if machine.do:
-            self.dos[machine] = DoRun(machine, machine.do[0].statements, self.frame, machine.do[0].wrapped)
+            b = machine.do[0]
+            self.dos[machine] = DoRun(machine, b.statements, self.frame, b.wrapped, b.action)
         self._enter_default(machine)
         self._arm_timers()
         self._deliver()
@@ -56,7 +57,7 @@ class Configuration(Bodies):
         self._entered_now.append(v)
         if v.do:
             b = v.do[0]
-            self.dos[v] = DoRun(v, b.statements, self.frame, b.wrapped)
+            self.dos[v] = DoRun(v, b.statements, self.frame, b.wrapped, b.action)
 
     def _perform(self, v: Vertex, verb: str, kind: str, behaviors: list[Behavior], region: bool) -> None:
         """`enter: S (entry action)` and its behaviors, or `enter: S` alone (a region says nothing)."""

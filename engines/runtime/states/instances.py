@@ -10,7 +10,7 @@ from engines.errors import UnknownBehaviorError
 from engines.runtime.actions import Run
 from engines.runtime.lowered import LoweredModel
 from engines.runtime.schedule import make_scheduler
-from engines.runtime.states.core import signal_name
+from engines.runtime.states.core import MachineError, signal_name
 from engines.runtime.states.machine import MachineRun
 from engines.runtime.values import ObjectRef, spell
 from engines.runtime.world import Context
@@ -136,13 +136,41 @@ class Instantiation:
         return self.ctx.trace.lines
 
     def _route(self, sender: MachineRun) -> None:
+        """The messages a machine sent: one addressed (`to this`, `to peer`) to the machines of the
+        object it names, whatever they accept (what none takes is unmatched there); one addressed to
+        no one to every other machine whose transitions accept its signal."""
         bus = self.ctx.bus
         for message in list(bus):
             name = signal_name(message.payload, self.ctx)
+            if message.to is not None:
+                for machine in self._addressed(sender, message.to).machines:
+                    machine.post(message.payload)
+                continue
             for machine in self.machines:
                 if machine is not sender and machine.accepts(name):
                     machine.post(message.payload)
         bus.clear()
+
+    def _addressed(self, sender: MachineRun, to: str) -> InstanceObject:
+        """The object a send's `to` names, read from the sending machine's object: `this` (or the
+        machine's own name), a feature of that object holding an object, or one of the instance's
+        objects by its path (from the root, or from the sender's object or its owner)."""
+        own = next(o for o in self.objects if sender in o.machines)
+        if to in ("this", "self", sender.element.name):
+            return own
+        by_id = {o.ref.id: o for o in self.objects}
+        held = self.ctx.objects[own.ref.id].values.get(to)
+        if isinstance(held, ObjectRef) and held.id in by_id:
+            return by_id[held.id]
+        owner = own.path.rsplit(".", 1)[0] if "." in own.path else ""
+        for path in (f"{own.path}.{to}" if own.path else to, f"{owner}.{to}" if owner else to, to):
+            found = next((o for o in self.objects if o.path == path), None)
+            if found is not None:
+                return found
+        raise MachineError(
+            f"state machine {sender.element.name} of {own.path or 'the instance'}: send ... to {to}: "
+            f"no object of the instance is named {to!r} (objects: "
+            f"{', '.join(o.path or '(root)' for o in self.objects)}); send to this, a part, or a feature holding one")
 
     def slots(self, obj: InstanceObject) -> dict[str, str]:
         return {k: spell(v) for k, v in self.ctx.objects[obj.ref.id].values.items()}

@@ -1,0 +1,384 @@
+"""Machines of our own whose entry, exit and do bodies perform actions: a typed usage written among a
+body's statements performs the action it is typed by, its own statements beside that action's steps,
+and returns its outputs as it ends (the same rule as a typed node in an action's flow)."""
+
+from __future__ import annotations
+
+import pytest
+
+import ir
+from engines.runtime import Program
+from engines.runtime.states import MachineError, MachineRun, parse_send, start_machine
+from engines.runtime.states.instances import Instantiation
+
+
+def machine(text: str, name: str) -> MachineRun:
+    return start_machine(Program(ir.resolve([ir.parse(text, "t.sysml")])), name)
+
+
+DOOR = """
+package Doors {
+    private import ScalarValues::*;
+    attribute def Open;
+    action def Swing {
+        in angle : Integer;
+        out opened : Integer;
+        first start;
+        then action turn { assign opened := angle; }
+        then done;
+    }
+    state Door {
+        attribute opened : Integer = 0;
+        attribute openings : Integer = 0;
+        entry; then closed;
+        state closed;
+        state open {
+            entry {
+                action swing : Swing {
+                    in angle = 90;
+                    assign openings := openings + 1;
+                }
+            }
+        }
+        transition first closed accept Open then open;
+    }
+}
+"""
+
+
+def test_a_typed_usage_in_an_entry_body_performs_its_action_and_returns_its_output() -> None:
+    run = machine(DOOR, "Doors::Door")
+    run.send(parse_send("Open"))
+    run.run_to_end()
+    assert run.final_state() == "open"
+    out = run.outputs()
+    # Swing's step ran (opened is its out, returned to the same-named feature) and so did the
+    # usage's own statement: the two touch different features, so every order gives this
+    assert (out["opened"], out["openings"]) == ("90", "1")
+    assert "step 1: token 1@turn" in "\n".join(run.trace)
+
+
+HEATER = """
+package Heat {
+    private import ScalarValues::*;
+    action def Plan {
+        in demand : Integer;
+        out power : Integer;
+        first start;
+        then action size { assign power := demand * 5; }
+        then done;
+    }
+    state Heater {
+        attribute power : Integer = 0;
+        attribute planned : Integer = 0;
+        entry; then idle;
+        state idle;
+        state heating {
+            entry {
+                if planned == 0 {
+                    action plan : Plan {
+                        in demand = 4;
+                        assign power := power + 1;
+                    }
+                    assign planned := power;
+                }
+            }
+        }
+        succession first idle then heating;
+    }
+}
+"""
+
+
+def test_a_typed_usage_in_a_branch_returns_its_output_before_the_next_statement_reads_it() -> None:
+    run = machine(HEATER, "Heat::Heater")
+    run.run_to_end()
+    out = run.outputs()
+    # Plan writes power := 20; the usage's own `power := power + 1` is unordered with that step, so
+    # power ends 20 (own statement first: it wrote the performance's power, which Plan overwrites) or
+    # 21 (Plan's step first). The default policy takes the higher token first: the own statement.
+    assert out["power"] == "20"
+    assert out["planned"] == out["power"]  # the branch's next statement reads the returned output
+
+
+COUNTER = """
+package Tally {
+    private import ScalarValues::*;
+    attribute def Stop;
+    action def Count {
+        in n : Integer;
+        out result : Integer;
+        first start;
+        then action r { assign result := n * 10; }
+        then done;
+    }
+    state Meter {
+        attribute score : Integer = 0;
+        attribute log : Integer = 0;
+        entry; then counting;
+        state counting {
+            exit {
+                action c : Count {
+                    in n = 2;
+                    out result = score;
+                    assign log := log + 1;
+                }
+            }
+        }
+        state stopped;
+        transition first counting accept Stop then stopped;
+    }
+}
+"""
+
+
+def test_a_typed_usage_in_an_exit_body_writes_a_bound_output_to_the_feature_it_names() -> None:
+    run = machine(COUNTER, "Tally::Meter")
+    run.run_to_end()
+    assert run.outputs()["score"] == "0"  # nothing left `counting` yet
+    run.send(parse_send("Stop"))
+    run.run_to_end()
+    assert run.final_state() == "stopped"
+    assert (run.outputs()["score"], run.outputs()["log"]) == ("20", "1")
+
+
+GATE = """
+package Gates {
+    private import ScalarValues::*;
+    action def Swing {
+        in angle : Integer;
+        out opened : Integer;
+        first start;
+        then action turn { assign opened := angle; }
+        then done;
+    }
+    action def Gate {
+        attribute opened : Integer = 0;
+        attribute openings : Integer = 0;
+        first start;
+        then action swing : Swing { in angle = 45; assign openings := openings + 1; }
+        then done;
+    }
+}
+"""
+
+
+def test_the_same_usage_as_a_node_of_an_action_flow_reads_the_features_around_it() -> None:
+    """The usage's own statements are written in its scope: `openings` is the enclosing action's."""
+    run = Program(ir.resolve([ir.parse(GATE, "t.sysml")])).start_action("Gates::Gate")
+    run.run_to_end()
+    out = run.outputs()
+    assert (out["opened"], out["openings"]) == ("45", "1")
+
+
+# A do behavior given as a named action stating a flow runs as that flow: a do step is one round of
+# it (a start, a bodiless control node or an accept taking its occurrence only routes and does not end
+# the step); an event no transition takes goes to the flow parked at its accept; the state completes
+# only when the flow ends; a dispatch that leaves the state cuts the flow wherever it stands.
+
+POLLER = """
+package Poll {
+    private import ScalarValues::*;
+    item def Ping; attribute def Stop;
+    state Poller {
+        attribute hits : Integer = 0;
+        entry; then polling;
+        state polling {
+            do action poll {
+                first start;
+                then action listen accept p : Ping;
+                then action count assign hits := hits + 1;
+                then listen;
+            }
+        }
+        state idle;
+        transition first polling accept Stop then idle;
+    }
+}
+"""
+
+
+def test_events_no_transition_takes_go_to_the_do_flow_parked_at_its_accept() -> None:
+    run = machine(POLLER, "Poll::Poller")
+    for name in ("Ping", "Ping", "Stop", "Ping"):
+        run.send(parse_send(name))
+    run.run_to_end()
+    assert run.final_state() == "idle"
+    assert run.outputs()["hits"] == "2"  # the Ping after Stop finds no do behavior: unmatched
+    trace = "\n".join(run.trace)
+    assert trace.count("do: polling") == 3  # the flow's start, then one step per Ping taken
+    assert trace.count("materialize: Ping #") == 2  # an item occurrence taken is an object
+
+
+DOOR_MOTOR = """
+package Motor {
+    private import ScalarValues::*;
+    attribute def Limit;
+    state Door {
+        attribute moving : Boolean = false;
+        entry; then closed;
+        state closed;
+        state opening {
+            entry { assign moving := true; }
+            do action drive {
+                first start;
+                then action reach accept Limit;
+                then action halt assign moving := false;
+                then done;
+            }
+        }
+        state open;
+        succession first closed then opening;
+        transition first opening then open;
+    }
+}
+"""
+
+
+def test_a_completion_waits_for_the_do_flow_to_end() -> None:
+    run = machine(DOOR_MOTOR, "Motor::Door")
+    run.run_to_end()
+    assert (run.final_state(), run.outputs()["moving"]) == ("opening", "true")
+    run.send(parse_send("Limit"))
+    run.run_to_end()
+    assert (run.final_state(), run.outputs()["moving"]) == ("open", "false")
+    assert "materialize" not in "\n".join(run.trace)  # an attribute value has no identity to take
+
+
+WORKER = """
+package Work {
+    private import ScalarValues::*;
+    attribute def Stop;
+    state Worker {
+        attribute n : Integer = 0;
+        entry; then busy;
+        state busy {
+            do action job {
+                first start;
+                then action a assign n := n + 1;
+                then action b assign n := n + 10;
+                then done;
+            }
+        }
+        state idle;
+        transition first busy accept Stop then idle;
+    }
+}
+"""
+
+
+def test_a_dispatch_cuts_the_do_flow_after_the_round_the_fixed_policy_took() -> None:
+    run = machine(WORKER, "Work::Worker")
+    run.send(parse_send("Stop"))
+    run.run_to_end()
+    # admissible: 0 (cut before a), 1 (after a), 11 (after the flow ended); the fixed policies run
+    # one round of the do flow (the start routes, `a` is performed) and dispatch after it
+    assert (run.final_state(), run.outputs()["n"]) == ("idle", "1")
+
+
+def test_without_a_dispatch_the_do_flow_runs_to_its_end_and_the_state_rests() -> None:
+    run = machine(WORKER, "Work::Worker")
+    run.run_to_end()
+    assert (run.final_state(), run.outputs()["n"]) == ("busy", "11")
+
+
+COUNTING_FORK = """
+package Forks {
+    private import ScalarValues::*;
+    action tally {
+        attribute count : Integer = 0;
+        first start;
+        then fork split { assign count := count + 1; }
+        succession first split then a;
+        succession first split then b;
+        action a assign count := count + 10;
+        action b assign count := count + 100;
+        join sync;
+        succession first a then sync;
+        succession first b then sync;
+        then merge m { assign count := count + 1000; }
+        then done;
+    }
+}
+"""
+
+
+def test_a_control_node_body_is_performed_by_the_token_passing_through() -> None:
+    run = Program(ir.resolve([ir.parse(COUNTING_FORK, "t.sysml")])).start_action("Forks::tally")
+    run.run_to_end()
+    assert run.outputs()["count"] == "1111"  # the fork's and the merge's bodies ran once each
+
+
+# In an instance, a send addressed to `this` or a part goes to the machines of that object, and only
+# there; one it cannot address is refused naming it, never lost.
+
+PARTS = """
+package Parts {
+    private import ScalarValues::*;
+    attribute def Ping; attribute def Pong;
+    part def Pinger {
+        attribute got : Integer := 0;
+        exhibit state life {
+            entry; then arming;
+            state arming { entry { send new Ping() to this; } }
+            state serving { entry { send new Ping() to echo; } }
+            state done { entry { assign got := got + 1; } }
+            transition first arming accept Ping then serving;
+            transition first serving accept Pong then done;
+        }
+    }
+    part def Echo {
+        attribute heard : Integer := 0;
+        exhibit state life {
+            entry; then waiting;
+            state waiting;
+            state answered { entry { assign heard := heard + 1; send new Pong() to pinger; } }
+            transition first waiting accept Ping then answered;
+        }
+    }
+    part def Pair {
+        part pinger : Pinger;
+        part echo : Echo;
+    }
+    part def Selfie {
+        attribute got : Integer := 0;
+        exhibit state life {
+            entry; then arming;
+            state arming { entry { send new Ping() to this; } }
+            state armed { entry { assign got := got + 1; } }
+            transition first arming accept Ping then armed;
+        }
+    }
+    part def Lonely {
+        exhibit state life {
+            entry; then s; state s { entry { send new Ping() to nobody; } }
+        }
+    }
+}
+"""
+
+
+def _instance(root: str) -> Instantiation:
+    world = Instantiation(Program(ir.resolve([ir.parse(PARTS, "t.sysml")])), root)
+    world.run()
+    return world
+
+
+def test_a_send_to_this_goes_to_the_sending_objects_own_machine() -> None:
+    world = _instance("Parts::Selfie")
+    (obj,) = world.objects
+    assert (obj.machines[0].final_state(), world.slots(obj)["got"]) == ("armed", "1")
+
+
+def test_two_parts_signal_each_other_by_part_name() -> None:
+    world = _instance("Parts::Pair")
+    by_path = {o.path: o for o in world.objects}
+    assert by_path["pinger"].machines[0].final_state() == "done"
+    assert by_path["echo"].machines[0].final_state() == "answered"
+    assert world.slots(by_path["echo"])["heard"] == "1"
+    assert world.slots(by_path["pinger"])["got"] == "1"
+
+
+def test_a_send_to_a_name_no_object_answers_to_is_refused_naming_it() -> None:
+    with pytest.raises(MachineError, match=r"send \.\.\. to nobody: no object of the instance is named 'nobody'"):
+        _instance("Parts::Lonely")
