@@ -22,17 +22,28 @@ STILL = "do flow waits"  # the reason a do flow's round that moved nothing gives
 
 
 class Bodies(MachineCore):
-    def _guard(self, t: Transition, quiet: bool = False) -> bool:
+    def _guard(self, t: Transition, quiet: bool = False, frame: Frame | None = None) -> bool:
+        """The transition's guard, read in `frame` (the machine's, or one binding the accepted
+        payload: the trigger's acceptance precedes the guard)."""
         if t.guard is None:
             return True
+        frame = frame or self.frame
         if quiet:
             with self.ctx.trace.quiet():
-                value = self.host.evaluator.eval(t.guard, self.frame, 0)
+                value = self.host.evaluator.eval(t.guard, frame, 0)
         else:
-            value = self.host.evaluator.eval(t.guard, self.frame, 0)
+            value = self.host.evaluator.eval(t.guard, frame, 0)
         if not isinstance(value, bool):
             raise GuardNotBoolean(f"the guard of transition {t.label()} must be Boolean, got {spell(value)}")
         return value
+
+    def _payload_frame(self, t: Transition, event: Event | None) -> Frame:
+        """The frame a transition's guard and effect read: the machine's, with the accepted
+        occurrence bound to the trigger's payload name (`accept o : Order if o.qty > 0`)."""
+        if t.trigger is not None and t.trigger.payload and event is not None:
+            return Frame(self.frame.label, self.frame.scope, self.frame, {t.trigger.payload: event.payload},
+                         block=True)
+        return self.frame
 
     def _effect(self, t: Transition, frame: Frame) -> None:
         if t.effect and t.effect_body:

@@ -112,6 +112,7 @@ class Instantiation:
             run.init_attributes(self.program.graph(action).attributes, run.root.frame, 0)
         trace.flush_left(f"run: performed action {action.name} of #{obj.ref.id}")
         run.run_to_end()
+        self._route(obj)
 
     def run(self) -> list[str]:
         """The actions each object performs, one after another as the successions between them
@@ -124,26 +125,27 @@ class Instantiation:
             for machine in obj.machines:
                 self.ctx.trace.flush_left(f"run: exhibited state machine {machine.element.name} of #{obj.ref.id}")
                 machine.run_to_end()
-                self._route(machine)
+                self._route(obj, machine)
         moved = True
         while moved:
             moved = False
             for machine in self.machines:
                 if machine.pool or machine.completions:
                     machine.run_to_end()
-                    self._route(machine)
+                    self._route(self._object_of(machine), machine)
                     moved = True
         return self.ctx.trace.lines
 
-    def _route(self, sender: MachineRun) -> None:
-        """The messages a machine sent: one addressed (`to this`, `to peer`) to the machines of the
-        object it names, whatever they accept (what none takes is unmatched there); one addressed to
-        no one to every other machine whose transitions accept its signal."""
+    def _route(self, own: InstanceObject, sender: MachineRun | None = None) -> None:
+        """The messages a machine of `own` (or an action it performs) sent: one addressed (`to this`,
+        `to peer`) to the machines of the object it names, whatever they accept (what none takes is
+        unmatched there); one addressed to no one to every other machine whose transitions accept
+        its signal."""
         bus = self.ctx.bus
         for message in list(bus):
             name = signal_name(message.payload, self.ctx)
             if message.to is not None:
-                for machine in self._addressed(sender, message.to).machines:
+                for machine in self._addressed(own, sender, message.to).machines:
                     machine.post(message.payload)
                 continue
             for machine in self.machines:
@@ -151,12 +153,14 @@ class Instantiation:
                     machine.post(message.payload)
         bus.clear()
 
-    def _addressed(self, sender: MachineRun, to: str) -> InstanceObject:
-        """The object a send's `to` names, read from the sending machine's object: `this` (or the
+    def _object_of(self, machine: MachineRun) -> InstanceObject:
+        return next(o for o in self.objects if machine in o.machines)
+
+    def _addressed(self, own: InstanceObject, sender: MachineRun | None, to: str) -> InstanceObject:
+        """The object a send's `to` names, read from the sending object: `this` (or the sending
         machine's own name), a feature of that object holding an object, or one of the instance's
         objects by its path (from the root, or from the sender's object or its owner)."""
-        own = next(o for o in self.objects if sender in o.machines)
-        if to in ("this", "self", sender.element.name):
+        if to in ("this", "self") or (sender is not None and to == sender.element.name):
             return own
         by_id = {o.ref.id: o for o in self.objects}
         held = self.ctx.objects[own.ref.id].values.get(to)
@@ -168,7 +172,7 @@ class Instantiation:
             if found is not None:
                 return found
         raise MachineError(
-            f"state machine {sender.element.name} of {own.path or 'the instance'}: send ... to {to}: "
+            f"{own.path or 'the instance'}: send ... to {to}: "
             f"no object of the instance is named {to!r} (objects: "
             f"{', '.join(o.path or '(root)' for o in self.objects)}); send to this, a part, or a feature holding one")
 

@@ -349,6 +349,38 @@ package Parts {
             transition first arming accept Ping then armed;
         }
     }
+    attribute def Token;
+    part def Relay {
+        attribute passed : Integer := 0;
+        exhibit state life {
+            entry; then waiting;
+            state waiting;
+            state passing { entry { assign passed := passed + 1; send new Token() to last; } }
+            transition first waiting accept Token then passing;
+        }
+    }
+    part def Sink {
+        attribute got : Integer := 0;
+        exhibit state life {
+            entry; then waiting; state waiting;
+            state full { entry { assign got := got + 1; } }
+            transition first waiting accept Token then full;
+        }
+    }
+    part def Chain {
+        part first : Starter;
+        part next : Relay;
+        part last : Sink;
+    }
+    part def Starter {
+        perform action kick { send new Token() to next; }
+        attribute woke : Integer := 0;
+        exhibit state life {
+            entry; then s; state s; state t { entry { assign woke := 1; } }
+            transition first s accept Ping then t;
+        }
+        perform action self_ping { send new Ping() to this; }
+    }
     part def Lonely {
         exhibit state life {
             entry; then s; state s { entry { send new Ping() to nobody; } }
@@ -382,3 +414,66 @@ def test_two_parts_signal_each_other_by_part_name() -> None:
 def test_a_send_to_a_name_no_object_answers_to_is_refused_naming_it() -> None:
     with pytest.raises(MachineError, match=r"send \.\.\. to nobody: no object of the instance is named 'nobody'"):
         _instance("Parts::Lonely")
+
+
+def test_a_relay_passes_a_token_along_and_a_performed_action_sends_to_its_own_machine() -> None:
+    world = _instance("Parts::Chain")
+    by_path = {o.path: o for o in world.objects}
+    # first -> next (addressed), next -> last (addressed): the token reaches last once, through next
+    assert world.slots(by_path["next"])["passed"] == "1"
+    assert world.slots(by_path["last"])["got"] == "1"
+    # the action `first` performs sends Ping to this: the part's own machine takes it
+    assert (by_path["first"].machines[0].final_state(), world.slots(by_path["first"])["woke"]) == ("t", "1")
+
+
+SHOP = """
+package Shops {
+    private import ScalarValues::*;
+    item def Order { attribute qty : Integer; }
+    state Shop {
+        attribute served : Integer = 0;
+        entry; then open;
+        state open;
+        transition first open accept o : Order if o.qty > 0 do assign served := served + o.qty then open;
+    }
+}
+"""
+
+
+def test_a_guard_reads_the_occurrence_its_trigger_accepted() -> None:
+    run = machine(SHOP, "Shops::Shop")
+    for e in ("Order(qty=3)", "Order(qty=0)", "Order(qty=4)"):
+        run.send(parse_send(e))
+    run.run_to_end()
+    assert run.outputs()["served"] == "7"
+    assert [e.name for e in run.unmatched] == ["Order"]  # the empty order: no guard held
+
+
+STATION = """
+package Stations {
+    attribute def Ping; attribute def Done;
+    state Station {
+        entry; then station;
+        state station {
+            entry; then busy;
+            state busy { defer Ping; }
+            state idle;
+            state served;
+            transition first busy accept Done then idle;
+            transition first idle accept Ping then served;
+        }
+        state away;
+        transition first station accept Ping then away;
+    }
+}
+"""
+
+
+def test_an_inner_state_deferring_an_event_holds_it_back_from_its_enclosing_states_transitions() -> None:
+    run = machine(STATION, "Stations::Station")
+    run.send(parse_send("Ping"))
+    run.run_to_end()
+    assert run.final_state() == "busy"  # deferred: `station -> away` does not take it
+    run.send(parse_send("Done"))
+    run.run_to_end()
+    assert run.final_state() == "served"  # released on leaving busy: idle's own transition is innermost
