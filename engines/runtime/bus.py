@@ -20,6 +20,7 @@ class Message:
     payload: Value
     to: str | None
     sender: int
+    via: str | None = None  # the sender's port it goes out through (`send x via outPort`)
 
 
 def available(ctx: Context, trigger: s.Trigger, receiver: str | None) -> bool:

@@ -99,7 +99,7 @@ class StatementRunner(RunCore):
             payload = self.evaluator.eval(stmt.payload, frame, depth + 1)
             to = _target_text(stmt.to)
             self.ctx.journal.touch(self.ctx.bus)
-            self.ctx.bus.append(Message(payload, to, self.mover))
+            self.ctx.bus.append(Message(payload, to, self.mover, stmt.via))
             return
         if isinstance(stmt, s.Accept):
             yield from self._accept_statement(stmt, frame)

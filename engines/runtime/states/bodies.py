@@ -210,7 +210,7 @@ class Bodies(MachineCore):
                 continue
             self.ctx.journal.touch(bus)
             ref = self.ctx.materialize(el.name, el.qualified_name, dict(payload.fields))
-            bus[i] = Message(ref, message.to, message.sender)
+            bus[i] = Message(ref, message.to, message.sender, message.via)
 
     def accepts(self, name: str) -> bool:
         """Whether some transition of the machine is triggered by the signal `name`."""

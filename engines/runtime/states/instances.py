@@ -39,6 +39,9 @@ class Instantiation:
         self.program = program
         self.ctx = Context(program, make_scheduler(schedule))
         self.objects: list[InstanceObject] = []
+        # each `connect a.p to b.q` of a part, its ends as (object path, port): a message sent via
+        # one end goes to the object at the other
+        self.links: list[tuple[tuple[str, str], tuple[str, str]]] = []
         self._make(el, "")
         self.machines = [m for o in self.objects for m in o.machines]
 
@@ -59,6 +62,9 @@ class Instantiation:
         parts: list[Element] = []
         for source in dict.fromkeys(sources):
             for member in effective_members(self.program.model, source):
+                if isinstance(member, s.ConnectMember):
+                    self.links.append((_end(path, member.source), _end(path, member.target)))
+                    continue
                 if not isinstance(member, s.Usage) or not member.name or member.name in seen:
                     continue
                 seen.add(member.name)
@@ -148,10 +154,22 @@ class Instantiation:
                 for machine in self._addressed(own, sender, message.to).machines:
                     machine.post(message.payload)
                 continue
+            linked = self._linked(own, message.via) if message.via is not None else []
+            if linked:
+                for obj in linked:
+                    for machine in obj.machines:
+                        machine.post(message.payload)
+                continue
             for machine in self.machines:
                 if machine is not sender and machine.accepts(name):
                     machine.post(message.payload)
         bus.clear()
+
+    def _linked(self, own: InstanceObject, port: str) -> list[InstanceObject]:
+        """The objects at the far end of the connections from `own`'s port `port`."""
+        here = (own.path, port)
+        far = [b if a == here else a for a, b in self.links if here in (a, b)]
+        return [o for path, _ in far for o in self.objects if o.path == path]
 
     def _object_of(self, machine: MachineRun) -> InstanceObject:
         return next(o for o in self.objects if machine in o.machines)
@@ -178,3 +196,12 @@ class Instantiation:
 
     def slots(self, obj: InstanceObject) -> dict[str, str]:
         return {k: spell(v) for k, v in self.ctx.objects[obj.ref.id].values.items()}
+
+
+def _end(path: str, written: str) -> tuple[str, str]:
+    """A connection end written in the part at `path` (`a.outp`, or `outp` of the part itself), as
+    (object path, port)."""
+    owner, _, port = written.replace("::", ".").rpartition(".")
+    if not owner:
+        return path, port
+    return (f"{path}.{owner}" if path else owner), port

@@ -477,3 +477,42 @@ def test_an_inner_state_deferring_an_event_holds_it_back_from_its_enclosing_stat
     run.send(parse_send("Done"))
     run.run_to_end()
     assert run.final_state() == "served"  # released on leaving busy: idle's own transition is innermost
+
+
+PLANT = """
+package Plant {
+    private import ScalarValues::*;
+    item def Open;
+    port def Cmd { out item open : Open; }
+    part def Controller {
+        port out1 : Cmd;
+        exhibit state life {
+            entry; then start;
+            state start { entry send new Open() via out1; }
+        }
+    }
+    part def Valve {
+        attribute opened : Integer := 0;
+        port inp : ~Cmd;
+        exhibit state life {
+            entry; then shut; state shut;
+            state open { entry { assign opened := opened + 1; } }
+            transition first shut accept Open via inp then open;
+        }
+    }
+    part def Rig {
+        part ctl : Controller;
+        part main : Valve;
+        part spare : Valve;
+        connect ctl.out1 to main.inp;
+    }
+}
+"""
+
+
+def test_a_message_sent_via_a_port_goes_over_its_connection_only() -> None:
+    world = Instantiation(Program(ir.resolve([ir.parse(PLANT, "t.sysml")])), "Plant::Rig")
+    world.run()
+    by_path = {o.path: o for o in world.objects}
+    assert world.slots(by_path["main"])["opened"] == "1"
+    assert world.slots(by_path["spare"])["opened"] == "0"  # not connected: it hears nothing
