@@ -337,6 +337,14 @@ class _Builder:
         if t is None:
             return COMPLETION
         kind = TriggerKind(t.kind.value)
+        at = t.expression
+        if kind is TriggerKind.AT and isinstance(at, s.Index) and not at.positional and isinstance(at.index, s.Name):
+            # TriggerAt takes a TimeInstantValue: a quantity in a unit (`40 [s]`) is a duration
+            raise StateMachineError(
+                f"'accept at' takes a time instant, and {at.index.name!r} makes a duration of it",
+                "write `accept after` with that duration for a time after the state is entered, or `accept at` an instant "
+                "on the run's clock (a number of seconds, as localClock.currentTime reads)",
+                self.path, t.span.line, t.span.column)
         signal = t.signal or t.subsets
         found = lookup(self.model, scope, signal) if signal else None
         return Trigger(kind, signal, t.payload, t.expression, t.via, found, t)

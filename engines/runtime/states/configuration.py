@@ -8,6 +8,7 @@ from engines.runtime.evaluate import Frame
 from engines.runtime.states.bodies import Bodies
 from engines.runtime.states.core import DoRun, Event, MachineError, Timer, transition_line
 from engines.runtime.states.layout import Behavior, Transition, Vertex, VertexKind
+from engines.runtime.values import Quantity, spell
 from ir import syntax as s
 
 
@@ -239,7 +240,11 @@ class Configuration(Bodies):
                     duration = self.host.evaluator.eval(trig.expression, self.frame, 0)
                     due = self.ctx.clock.now + seconds(duration)
                 elif trig.kind is s.TriggerKind.AT:
-                    due = seconds(self.host.evaluator.eval(trig.expression, self.frame, 0))
+                    instant = self.host.evaluator.eval(trig.expression, self.frame, 0)
+                    if isinstance(instant, Quantity):
+                        raise MachineError(f"transition {t.label()}: 'accept at' takes a time instant, got the "
+                                           f"duration {spell(instant)} (write 'accept after' for a time after entry)")
+                    due = seconds(instant)
                 else:
                     continue
                 self.timer_seq += 1

@@ -11,6 +11,7 @@ from engines.runtime.actions import Run
 from engines.runtime.lowered import LoweredModel
 from engines.runtime.schedule import make_scheduler
 from engines.runtime.states.core import MachineError, signal_name
+from engines.runtime.states.environment import EnvEvent
 from engines.runtime.states.machine import MachineRun
 from engines.runtime.values import ObjectRef, spell
 from engines.runtime.world import Context
@@ -64,6 +65,10 @@ class Instantiation:
             for member in effective_members(self.program.model, source):
                 if isinstance(member, s.ConnectMember):
                     self.links.append((_end(path, member.source), _end(path, member.target)))
+                    continue
+                if isinstance(member, s.BindMember) and self._is_port(source, member.left):
+                    # `bind toM1 = peas.toM1;`: the part's port delegates to its part's
+                    self.links.append((_end(path, member.left), _end(path, member.right)))
                     continue
                 if not isinstance(member, s.Usage) or not member.name or member.name in seen:
                     continue
@@ -142,6 +147,16 @@ class Instantiation:
                     moved = True
         return self.ctx.trace.lines
 
+    def send(self, path: str, event: EnvEvent) -> None:
+        """The environment sends an event to the machine of the object at `path` (`""`: the root)."""
+        obj = next((o for o in self.objects if o.path == path), None)
+        if obj is None:
+            raise MachineError(f"no object of the instance is at {path!r} (objects: "
+                               f"{', '.join(o.path or '(root)' for o in self.objects)})")
+        if not obj.machines:
+            raise MachineError(f"{path or 'the instance'} exhibits no state machine to send {event.name} to")
+        obj.machines[0].send(event)
+
     def _route(self, own: InstanceObject, sender: MachineRun | None = None) -> None:
         """The messages a machine of `own` (or an action it performs) sent: one addressed (`to this`,
         `to peer`) to the machines of the object it names, whatever they accept (what none takes is
@@ -165,11 +180,35 @@ class Instantiation:
                     machine.post(message.payload)
         bus.clear()
 
-    def _linked(self, own: InstanceObject, port: str) -> list[InstanceObject]:
-        """The objects at the far end of the connections from `own`'s port `port`."""
-        here = (own.path, port)
-        far = [b if a == here else a for a, b in self.links if here in (a, b)]
-        return [o for path, _ in far for o in self.objects if o.path == path]
+    def _linked(self, own: InstanceObject, via: str) -> list[InstanceObject]:
+        """The objects with a machine at the far ends of the connections (through the bindings that
+        delegate one port to another) from the port `via` names: a port of `own`, or of the object a
+        feature of `own` names (`context.toM1`, `context` bound to the part performing)."""
+        holder, _, port = via.rpartition(".")
+        start = own
+        if holder:
+            held = self.ctx.objects[own.ref.id].values.get(holder)
+            by_path = next((o for o in self.objects if o.path == (f"{own.path}.{holder}" if own.path else holder)), None)
+            if by_path is not None:
+                start = by_path
+            elif isinstance(held, ObjectRef):
+                start = next((o for o in self.objects if o.ref.id == held.id), own)
+        seen = {(start.path, port)}
+        todo = [(start.path, port)]
+        while todo:
+            here = todo.pop()
+            for a, b in self.links:
+                for x, y in ((a, b), (b, a)):
+                    if x == here and y not in seen:
+                        seen.add(y)
+                        todo.append(y)
+        paths = {p for p, _ in seen if p != start.path}
+        return [o for o in self.objects if o.path in paths and o.machines]
+
+    def _is_port(self, owner: Element, written: str) -> bool:
+        name = written.replace("::", ".").split(".")[0]
+        el = member_of(self.program.model, owner, name)
+        return el is not None and el.base_kind == "port"
 
     def _object_of(self, machine: MachineRun) -> InstanceObject:
         return next(o for o in self.objects if machine in o.machines)

@@ -53,6 +53,9 @@ def _instance_run(case: Case, model: ir.Model) -> MachineResult:
     out = MachineResult()
     try:
         world = Instantiation(Program(model), str(case.expected["instantiate"]))
+        for spec in case.expected.get("objects") or []:
+            for event in events_from_json(spec.get("events") or []):
+                world.send(spec.get("path", ""), event)
         world.run()
     except (ir.SysmlError, RunError) as err:
         out.error = str(err)
@@ -75,9 +78,6 @@ def _instance_problems(expected: dict[str, Any], got: MachineResult) -> list[str
             problems.append(f"slot {key}: expected {value.get('value')!r}, got {got.outputs.get(key)!r}")
     for spec in expected.get("objects") or []:
         path = spec.get("path", "")
-        if "events" in spec:
-            problems.append(f"object {path!r}: events sent to one object of an instance are not driven yet")
-            continue
         if path not in got.objects:
             problems.append(f"object {path!r}: no machine ran on it")
             continue

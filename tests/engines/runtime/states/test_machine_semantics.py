@@ -1,8 +1,11 @@
-"""Machines of our own whose entry, exit and do bodies perform actions: a typed usage written among a
-body's statements performs the action it is typed by, its own statements beside that action's steps,
-and returns its outputs as it ends (the same rule as a typed node in an action's flow)."""
+"""Machines of our own, answers derived from the semantics: bodies that perform actions (a typed usage
+among a body's statements performs the action it is typed by beside its own statements and returns
+its outputs as it ends; a named do action runs as its flow), addressed messages between the parts of
+an instance, guards reading the accepted occurrence, deferral, and time triggers."""
 
 from __future__ import annotations
+
+from fractions import Fraction
 
 import pytest
 
@@ -10,6 +13,7 @@ import ir
 from engines.runtime import Program
 from engines.runtime.states import MachineError, MachineRun, parse_send, start_machine
 from engines.runtime.states.instances import Instantiation
+from ir.errors import StateMachineError
 
 
 def machine(text: str, name: str) -> MachineRun:
@@ -516,3 +520,88 @@ def test_a_message_sent_via_a_port_goes_over_its_connection_only() -> None:
     by_path = {o.path: o for o in world.objects}
     assert world.slots(by_path["main"])["opened"] == "1"
     assert world.slots(by_path["spare"])["opened"] == "0"  # not connected: it hears nothing
+
+
+LAUNCH = """
+package Launch {{
+    private import ScalarValues::*;
+    private import SI::*;
+    state Launch {{
+        attribute window : Real = 40.0;
+        entry; then armed;
+        state armed;
+        state launched;
+        transition first armed accept at {at} then launched;
+    }}
+}}
+"""
+
+
+def test_accept_at_an_instant_fires_when_the_clock_reaches_it() -> None:
+    run = machine(LAUNCH.format(at="window"), "Launch::Launch")
+    run.advance(Fraction(39))
+    assert run.final_state() == "armed"
+    run.advance(Fraction(1))
+    assert run.final_state() == "launched"
+
+
+def test_accept_at_a_duration_is_refused_at_submission_naming_the_trigger() -> None:
+    with pytest.raises(StateMachineError, match="'accept at' takes a time instant"):
+        machine(LAUNCH.format(at="40 [s]"), "Launch::Launch")
+
+
+BOXED = """
+package Boxed {
+    private import ScalarValues::*;
+    item def Go; item def Query; item def Ack;
+    port def Out { out item q : Query; in item a : Ack; }
+    part def Asker {
+        port link : Out;
+        ref item last : Ack[0..1];
+        exhibit state life {
+            entry; then idle;
+            state idle;
+            state asking {
+                do action ask {
+                    first start;
+                    then action put { send new Query() via link; }
+                    then action hear accept a : Ack via link;
+                    then action keep { assign last := hear.a; }
+                    then done;
+                }
+            }
+            state answered;
+            transition first idle accept Go then asking;
+            transition first asking then answered;
+        }
+    }
+    part def Box { port link : Out; part inner : Asker; bind link = inner.link; }
+    part def Server {
+        port cmd : ~Out;
+        exhibit state life {
+            entry; then idle; state idle; state served;
+            transition first idle accept Query via cmd do send new Ack() via cmd then served;
+        }
+    }
+    part def Rig { part box : Box; part server : Server; connect box.link to server.cmd; }
+}
+"""
+
+
+def test_an_object_sent_its_own_event_asks_through_a_delegated_port_and_keeps_the_answer() -> None:
+    world = Instantiation(Program(ir.resolve([ir.parse(BOXED, "t.sysml")])), "Boxed::Rig")
+    world.send("box.inner", parse_send("Go"))
+    world.run()
+    by_path = {o.path: o for o in world.objects}
+    inner = by_path["box.inner"]
+    assert inner.machines[0].final_state() == "answered"
+    assert world.slots(inner)["last"].startswith("instance#")  # an optional item: empty until assigned
+    assert by_path["server"].machines[0].final_state() == "served"
+
+
+def test_an_event_for_an_object_that_is_not_there_is_refused() -> None:
+    world = Instantiation(Program(ir.resolve([ir.parse(BOXED, "t.sysml")])), "Boxed::Rig")
+    with pytest.raises(MachineError, match=r"no object of the instance is at 'box\.outer'"):
+        world.send("box.outer", parse_send("Go"))
+    with pytest.raises(MachineError, match="box exhibits no state machine"):
+        world.send("box", parse_send("Go"))
