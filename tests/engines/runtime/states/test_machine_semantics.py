@@ -605,3 +605,24 @@ def test_an_event_for_an_object_that_is_not_there_is_refused() -> None:
         world.send("box.outer", parse_send("Go"))
     with pytest.raises(MachineError, match="box exhibits no state machine"):
         world.send("box", parse_send("Go"))
+
+
+SELF_ACTION = """
+package Selves {
+    attribute def Ping;
+    action echo {
+        first start;
+        then action s { send new Ping() to this; }
+        then action r accept Ping;
+        then done;
+    }
+}
+"""
+
+
+def test_an_action_sending_to_this_is_taken_by_its_own_accept() -> None:
+    """`this` in an action no object performs is the performance itself: its accept takes the message
+    (it used to wait for a receiver named `this`, a deadlock)."""
+    run = Program(ir.resolve([ir.parse(SELF_ACTION, "t.sysml")])).start_action("Selves::echo")
+    run.run_to_end()
+    assert run.finished and run.error is None
