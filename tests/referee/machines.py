@@ -106,8 +106,8 @@ def run_ours(case: MachineCase) -> MachineSeen:
     import ir
     from engines.errors import RunError
     from engines.runtime import Program
+    from engines.runtime.states import parse_duration, parse_send, start_machine
     from ir.errors import SysmlError
-    from opensysml_kernel.machines import MachineSession
 
     seen = MachineSeen()
     try:
@@ -120,26 +120,24 @@ def run_ours(case: MachineCase) -> MachineSeen:
         if "instantiate" in case.spec:
             return _instance_ours(case, program, seen)
         try:
-            machine = MachineSession.start(program, case.spec["state"])
+            run = start_machine(program, case.spec["state"])
         except RunError as error:  # an entry, or a timer armed as the machine starts, failed
             seen.run_error = f"{type(error).__name__}: {error}"
             return seen
         try:
-            machine.settle()
+            run.run_to_end(horizon=run.ctx.clock.now)  # to rest at the present instant
             for verb, arg in case.drive:
-                if verb == "post":
-                    machine.send(arg)
-                elif verb == "send":
-                    machine.send(arg)
-                    machine.settle()
+                if verb in ("post", "send"):
+                    run.send(parse_send(arg))
+                    if verb == "send":
+                        run.run_to_end(horizon=run.ctx.clock.now)
                 elif verb == "advance":
-                    machine.advance(arg)
+                    run.advance(parse_duration(arg))
                 else:
                     raise ValueError(f"{case.name}: unknown drive verb {verb!r}")
-            machine.settle()
+            run.run_to_end(horizon=run.ctx.clock.now)
         except RunError as error:
             seen.run_error = f"{type(error).__name__}: {error}"
-        run = machine.run
         seen.final_state = run.final_state()
         seen.visits = list(run.visits)
         seen.outputs = run.outputs()

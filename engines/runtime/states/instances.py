@@ -123,7 +123,7 @@ class Instantiation:
             run.init_attributes(self.program.graph(action).attributes, run.root.frame, 0)
         trace.flush_left(f"run: performed action {action.name} of #{obj.ref.id}")
         run.run_to_end()
-        self._route(obj)
+        self._route(own=obj)
 
     def run(self) -> list[str]:
         """The actions each object performs, one after another as the successions between them
@@ -136,14 +136,14 @@ class Instantiation:
             for machine in obj.machines:
                 self.ctx.trace.flush_left(f"run: exhibited state machine {machine.element.name} of #{obj.ref.id}")
                 machine.run_to_end()
-                self._route(obj, machine)
+                self._route(machine)
         moved = True
         while moved:
             moved = False
             for machine in self.machines:
                 if machine.pool or machine.completions:
                     machine.run_to_end()
-                    self._route(self._object_of(machine), machine)
+                    self._route(machine)
                     moved = True
         return self.ctx.trace.lines
 
@@ -157,11 +157,14 @@ class Instantiation:
             raise MachineError(f"{path or 'the instance'} exhibits no state machine to send {event.name} to")
         obj.machines[0].send(event)
 
-    def _route(self, own: InstanceObject, sender: MachineRun | None = None) -> None:
-        """The messages a machine of `own` (or an action it performs) sent: one addressed (`to this`,
-        `to peer`) to the machines of the object it names, whatever they accept (what none takes is
-        unmatched there); one addressed to no one to every other machine whose transitions accept
-        its signal."""
+    def _route(self, sender: MachineRun | None = None, own: InstanceObject | None = None) -> None:
+        """The messages a machine (or an action the object `own` performs) sent: one addressed (`to
+        this`, `to peer`) to the machines of the object it names, whatever they accept (what none
+        takes is unmatched there); one sent via a connected port over the connection; one addressed
+        to no one to every other machine whose transitions accept its signal."""
+        if own is None:
+            assert sender is not None
+            own = self._object_of(sender)
         bus = self.ctx.bus
         for message in list(bus):
             name = signal_name(message.payload, self.ctx)
