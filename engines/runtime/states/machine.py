@@ -16,13 +16,14 @@ from fractions import Fraction
 from engines.errors import RunError
 from engines.runtime.actions import Run
 from engines.runtime.actions.tokens import Terminated
+from engines.runtime.behavior import Move
 from engines.runtime.evaluate import Frame
 from engines.runtime.lowered import LoweredModel
 from engines.runtime.schedule import make_scheduler
 from engines.runtime.states.core import DoRun, Event, Timer
-from engines.runtime.states.dispatch import Dispatch
 from engines.runtime.states.environment import EnvEvent, EventKind, UnknownSignalError
 from engines.runtime.states.layout import Shape, Transition, Vertex, shape_of
+from engines.runtime.states.moves import MachineMoves
 from engines.runtime.values import ObjectRef, Signal
 from engines.runtime.world import Context
 from ir import syntax as s
@@ -31,7 +32,7 @@ from ir.lower import lower_block
 from ir.model import Element
 
 
-class MachineRun(Dispatch):
+class MachineRun(MachineMoves):
     """One performance of a state machine, stepped move by move or run until nothing is left to do."""
 
     def __init__(self, program: LoweredModel, element: Element, schedule: str = "reverse",
@@ -66,6 +67,9 @@ class MachineRun(Dispatch):
         self.moves = 0
         self.unmatched: list[Event] = []
         self._entered_now: list[Vertex] = []
+        self.moves_taken: list[Move] = []
+        self.stepped: set[Vertex] = set()
+        self.due_batch: list[Timer] = []
         if on is not None:
             self._start()
         else:
@@ -78,18 +82,22 @@ class MachineRun(Dispatch):
 
     def send(self, event: EnvEvent) -> None:
         """The environment posts an event to the pool (arrival order)."""
-        known = self.shape.signals() | self._declared_names()
-        if event.kind != EventKind.VALUE and event.name.rsplit("::", 1)[-1] not in known:
-            raise UnknownSignalError(
-                f"no transition or accept of state machine {self.element.name} names the signal "
-                f"'{event.name}', and the model declares none of that name"
-                + (f" (signals it accepts: {', '.join(sorted(self.shape.signals()))})" if self.shape.signals() else ""))
+        self.check_signal(event)
         if event.kind == EventKind.VALUE:
             self.pool.append(Event("signal", event.name, event.value))
         elif event.kind == EventKind.CALL:
             self.pool.append(Event("call", event.name, Signal(event.name, None, event.args)))
         else:
             self.pool.append(Event("signal", event.name.rsplit("::", 1)[-1], Signal(event.name, None, event.args)))
+
+    def check_signal(self, event: EnvEvent) -> None:
+        """Refuse an event that no transition or accept of the machine, and no declaration, names."""
+        known = self.shape.signals() | self._declared_names()
+        if event.kind != EventKind.VALUE and event.name.rsplit("::", 1)[-1] not in known:
+            raise UnknownSignalError(
+                f"no transition or accept of state machine {self.element.name} names the signal "
+                f"'{event.name}', and the model declares none of that name"
+                + (f" (signals it accepts: {', '.join(sorted(self.shape.signals()))})" if self.shape.signals() else ""))
 
     def advance(self, seconds: Fraction) -> list[str]:
         """Move the clock by `seconds`: every timer due on the way fires, at its instant."""

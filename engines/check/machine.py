@@ -1,0 +1,65 @@
+"""Check and explore a state machine driven by an environment (engines/runtime/states/driven.py):
+every schedule of its moves and of the environment's sends, searched as any behavior is."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engines.check.properties import resolve_properties
+from engines.check.search import UnknownFeatureError, check_behavior
+from engines.explore import explore_behavior
+from engines.framework import Bounds, Result
+from engines.runtime import Program
+from engines.runtime.behavior import Behavior
+from engines.runtime.states import start_machine
+from engines.runtime.states.driven import Driven, Script
+
+
+def machine_start(program: Program, name: str, script: Script) -> Callable[[], Driven]:
+    """What makes the machine `name` afresh with its environment (refusing an unknown signal now)."""
+    machine = start_machine(program, name)
+    qualified = machine.element.qualified_name
+
+    def start() -> Driven:
+        return Driven(lambda: start_machine(program, qualified), script)
+
+    start()  # the script's events are refused here, before any search, when the machine names none
+    return start
+
+
+def _diverge(probe: Behavior, subject: str, diverge: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    if diverge is None:
+        return None
+    paths = tuple(probe.feature_path(f) for f in diverge)
+    known = probe.known_features()
+    unknown = [f for f in paths if f not in known]
+    if unknown:
+        raise UnknownFeatureError(f"nothing in {subject} holds {', '.join(repr(u) for u in unknown)}: the features "
+                                  "it holds are " + ", ".join(sorted(known)))
+    return paths
+
+
+def check_machine(program: Program, name: str, script: Script | None = None, bounds: Bounds | None = None,
+                  properties: tuple[str, ...] = (), diverge: tuple[str, ...] | None = None, reduce: bool = True,
+                  interrupted: Callable[[], bool] | None = None,
+                  progress: Callable[[int, int, int], None] | None = None) -> Result:
+    """Every schedule of the machine and its environment within the bounds: properties at every
+    stable state, deadlocks, failures, and the features (with `finalState`) that end differently."""
+    start = machine_start(program, name, script or Script())
+    probe = start()
+    subject = probe.machine.element.qualified_name
+    props = resolve_properties(program, probe.machine.element, properties)
+    paths = _diverge(probe, subject, diverge)
+    return check_behavior(start, subject, bounds, props, paths, reduce, interrupted, progress)
+
+
+def explore_machine(program: Program, name: str, script: Script | None = None, bounds: Bounds | None = None,
+                    diverge: tuple[str, ...] | None = None,
+                    interrupted: Callable[[], bool] | None = None) -> Result:
+    """Every linearization of the machine's and the environment's moves, within the runs budget."""
+    start = machine_start(program, name, script or Script())
+    probe = start()
+    subject = probe.machine.element.qualified_name
+    paths = _diverge(probe, subject, diverge)
+    features = None if paths is None else (lambda out: {k: v for k, v in out.items() if k in paths})
+    return explore_behavior(start, subject, bounds, features, interrupted)
