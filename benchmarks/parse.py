@@ -3,6 +3,11 @@
 Run as `python benchmarks/parse.py [--defs N] [--runs N] [--profile]`. It prints the cold figure
 (the first parse in the process, which builds the parser, from lark's grammar cache when present)
 and the median of the warm runs; the target is a warm median under 0.3 s for 200 defs.
+
+`python benchmarks/parse.py --rows` prints instead the submission rows: models of 2,000, 20,000 and
+50,000 lines (action defs as above, and one action of that many attributes) parsed and resolved, as a
+cell is submitted, each in a fresh process, with the time and the process's peak memory; and a
+5 MB comment and a 5 MB string, whose lexing must stay under 100 MB peak.
 """
 
 from __future__ import annotations
@@ -10,7 +15,9 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
+import resource
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -44,6 +51,50 @@ def model(defs: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def attributes(count: int) -> str:
+    """One action of `count` attributes (each line a lookup that misses by name first: the old quadratic)."""
+    lines = ["package Wide {", "  private import ScalarValues::*;", "  action Many {"]
+    lines += [f"    attribute a{i} : Integer := {i};" for i in range(count)]
+    lines += ["  }", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def big_text(kind: str, size: int) -> str:
+    """A model holding one comment (or string) of about `size` characters, with `*` and `/` inside."""
+    if kind == "comment":
+        return "package P {\n/* " + "lorem ipsum dolor * sit amet /\n" * (size // 32) + " */\n  attribute x;\n}\n"
+    return 'package P {\n  attribute s = "' + "lorem ipsum \\\" dolor sit amet " * (size // 32) + '";\n}\n'
+
+
+def submission_row(kind: str, size: int) -> str:
+    """One row, measured in this process (run it in a fresh one): parse + resolve time and peak memory."""
+    import ir
+
+    parser()  # built before the clock starts: the rows are about the text, not the grammar
+    if kind == "defs":
+        text = model(size // 10)
+    elif kind == "attributes":
+        text = attributes(size)
+    else:
+        text = big_text(kind, size)
+    lines = text.count("\n")
+    started = time.perf_counter()
+    ir.resolve([parse(text, "benchmark.sysml")])
+    elapsed = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return f"  {kind:10} {lines:>9,} lines {len(text) / 1e6:6.1f} MB   {elapsed:7.2f} s   peak {peak:6.0f} MB"
+
+
+def rows() -> None:
+    print("submission (parse + resolve, fresh process each; peak = the process's resident peak)")
+    for kind, size in [("defs", 2_000), ("defs", 20_000), ("defs", 50_000), ("attributes", 2_000),
+                       ("attributes", 8_000), ("attributes", 50_000), ("comment", 5_000_000),
+                       ("string", 5_000_000)]:
+        done = subprocess.run([sys.executable, __file__, "--row", kind, str(size)], capture_output=True,
+                              text=True, check=True)
+        print(done.stdout.rstrip())
+
+
 def timed(text: str) -> float:
     start = time.perf_counter()
     parse(text, "benchmark.sysml")
@@ -55,7 +106,15 @@ def main() -> None:
     options.add_argument("--defs", type=int, default=200)
     options.add_argument("--runs", type=int, default=5)
     options.add_argument("--profile", action="store_true", help="print the top of a cProfile of one warm run")
+    options.add_argument("--rows", action="store_true", help="the submission rows (2k/20k/50k lines, 5 MB comment)")
+    options.add_argument("--row", nargs=2, metavar=("KIND", "SIZE"), help=argparse.SUPPRESS)
     args = options.parse_args()
+    if args.row:
+        print(submission_row(args.row[0], int(args.row[1])))
+        return
+    if args.rows:
+        rows()
+        return
 
     text = model(args.defs)
     lines = text.count("\n")

@@ -61,6 +61,16 @@ class DivisionByZero(EvaluationError):
     """`x / 0`, `x % 0`, `0 ** -n`."""
 
 
+class NumberTooLarge(EvaluationError):
+    """An Integer (or a Rational's numerator or denominator) past engines.runtime.operators.MAX_DIGITS
+    digits, or a Real past the floating-point range."""
+
+
+class NestingTooDeep(RunError):
+    """Performances or calculation invocations nested past their limit (an action that performs itself,
+    a calculation with no base case), or a run nesting deeper than Python's stack allows."""
+
+
 class IndexOutOfRange(EvaluationError):
     """`xs#(i)` with i outside 1..size(xs)."""
 
@@ -79,14 +89,16 @@ class ReplayRefused(EngineError):
 
 
 class WitnessFormatError(ReplayRefused, ValueError):
-    """A witness text that is not in the witness format: names the witness, the line and what was expected."""
+    """A witness text that is not in the witness format (empty, truncated, headerless, a line out of the
+    grammar): names the witness, the line (0 when the fault is no one line's) and what is wrong."""
 
-    def __init__(self, witness: str, line: int, text: str, why: str = "") -> None:
+    def __init__(self, witness: str, line: int, why: str, text: str | None = None) -> None:
         self.witness = witness
         self.line = line
-        self.text = text
-        reason = why or "expected 'step N: <move> first of <move>, ...'"
-        super().__init__(f"{witness}:{line}: not a witness choice line: {text!r} ({reason})")
+        self.why = why
+        where = f"{witness}:{line}" if line else witness
+        shown = f": {text!r}" if text is not None else ""
+        super().__init__(f"witness refused: {where}: {why}{shown}")
 
 
 class MoveNotEnabled(ReplayRefused):
@@ -100,3 +112,12 @@ class MoveNotEnabled(ReplayRefused):
         offered = ", ".join(self.enabled) if self.enabled else "none"
         super().__init__(f"replay refused: {witness} moves {move} at step {step}, which is not enabled"
                          f" (enabled: {offered})")
+
+
+class WitnessMismatch(ReplayRefused):
+    """A witness of another model (its content hash differs), of another behavior, or of a run another
+    part performed: replaying it here would show nothing about this model."""
+
+
+class ClaimNotReproduced(ReplayRefused):
+    """A replay that followed every move of a witness and does not end as the witness claims."""

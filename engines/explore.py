@@ -23,7 +23,8 @@ from engines.framework import (
 )
 from engines.runtime import Program
 from engines.runtime.behavior import Behavior, Move
-from engines.witness import replay
+from engines.runtime.watch import BoundReached, spell_bytes, watching
+from engines.witness import Claim, ClaimKind, model_hash, replay
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,14 @@ class Ending:
 
     values: tuple[tuple[str, str], ...]
     error: str | None
+
+    def claims(self) -> tuple[Claim, ...]:
+        """What the witness of this ending claims: the failure or deadlock, or the run ending with the values."""
+        if self.error is not None:
+            if self.error.startswith("deadlock: "):
+                return (Claim(ClaimKind.DEADLOCK, self.error.removeprefix("deadlock: ")),)
+            return (Claim(ClaimKind.FAILS, self.error),)
+        return (Claim(ClaimKind.COMPLETES), *(Claim(ClaimKind.VALUE, name, value) for name, value in self.values))
 
 
 def fresh(start: Callable[[], Behavior], prefix: tuple[Move, ...]) -> Behavior:
@@ -67,29 +76,58 @@ def explore(program: Program, subject: str, bounds: Bounds | None = None,
             performer: str | None = None, interrupted: Callable[[], bool] | None = None) -> Result:
     """Run every linearization (depth first, alternatives in the order the behavior lists them) until the runs budget."""
     return explore_behavior(lambda: program.start_action(subject, performer, fine=True), subject, bounds,
-                            features, interrupted)
+                            features, interrupted, (program.action(subject).qualified_name, model_hash(program.model),
+                                                    performer))
 
 
 def explore_behavior(start: Callable[[], Behavior], subject: str, bounds: Bounds | None = None,
                      features: Callable[[dict[str, str]], dict[str, str]] | None = None,
-                     interrupted: Callable[[], bool] | None = None) -> Result:
-    """Every linearization of any behavior `start` makes afresh (engines/runtime/behavior.py)."""
+                     interrupted: Callable[[], bool] | None = None,
+                     header: tuple[str, str, str | None] | None = None) -> Result:
+    """Every linearization of any behavior `start` makes afresh (engines/runtime/behavior.py); `header`
+    (the behavior's qualified name, the model's hash, the performer) as its witnesses name them."""
     bounds = bounds or Bounds()
     started = time.monotonic()
     stack: list[tuple[tuple[Move, ...], tuple[Choice, ...]]] = [((), ())]
     tally: dict[Ending, list[int]] = {}
     witnesses: list[Witness] = []
-    runs = moves_total = deepest = 0
+    counts = [0, 0, 0]  # runs, moves, deepest
+    incomplete: str | None = None
+    header = header or (subject, "", None)
+    with watching(bounds.watch(started, interrupted)):
+        try:
+            incomplete = _explore(start, header, bounds, features, interrupted, started, stack, tally, witnesses,
+                                  counts)
+        except BoundReached as reached:
+            incomplete = _stopped(reached.kind, bounds, len(tally))
+    runs, moves_total, deepest = counts
+    outcomes = tuple(Outcome(end.values, count, index, end.error) for end, (count, index) in tally.items())
+    verdict = Verdict.INCOMPLETE if incomplete else Verdict.COMPLETE
+    report = (BoundReport("runs", str(bounds.runs), runs >= bounds.runs and bool(stack)),
+              BoundReport("depth", str(bounds.depth), incomplete is not None and "depth" in incomplete))
+    return Result("explore", subject, verdict, Strength.WITNESSED if not incomplete else Strength.OBSERVED,
+                  Stats(0, moves_total, deepest, runs), outcomes, (), (), tuple(witnesses), report, incomplete)
+
+
+def _explore(start: Callable[[], Behavior], header: tuple[str, str, str | None], bounds: Bounds,
+             features: Callable[[dict[str, str]], dict[str, str]] | None,
+             interrupted: Callable[[], bool] | None, started: float,
+             stack: list[tuple[tuple[Move, ...], tuple[Choice, ...]]], tally: dict[Ending, list[int]],
+             witnesses: list[Witness], counts: list[int]) -> str | None:
+    """The linearizations, depth first, until the stack empties or a bound is hit between runs;
+    `counts` (runs, moves, deepest) grow as they run, so a bound hit inside a run keeps them;
+    `header` (behavior, model hash, performer) names what the witnesses are of."""
+    behavior, digest, performer = header
     incomplete: str | None = None
     while stack:
-        if runs >= bounds.runs:
-            incomplete = f"runs budget {bounds.runs} hit after {runs} runs"
+        if counts[0] >= bounds.runs:
+            incomplete = f"runs budget {bounds.runs} hit after {counts[0]} runs"
             break
         if bounds.timeout is not None and time.monotonic() - started > bounds.timeout:
-            incomplete = f"time: {bounds.timeout:g}s bound hit after {runs} runs"
+            incomplete = f"time: {bounds.timeout:g}s bound hit after {counts[0]} runs"
             break
         if interrupted is not None and interrupted():
-            incomplete = f"interrupted after {runs} runs"
+            incomplete = f"interrupted after {counts[0]} runs"
             break
         prefix, choices = stack.pop()
         run = fresh(start, prefix)
@@ -114,21 +152,26 @@ def explore_behavior(start: Callable[[], Behavior], subject: str, bounds: Bounds
                 taken.append(enabled[0])
         except RunError:
             pass
-        runs += 1
-        moves_total += len(taken)
-        deepest = max(deepest, len(taken))
+        counts[0] += 1
+        counts[1] += len(taken)
+        counts[2] = max(counts[2], len(taken))
         if cut:
             incomplete = incomplete or f"depth bound {bounds.depth} hit"
             continue
         end = ending_of(run, features)
         if end not in tally:
             _, trace, _ = replay(start, taken)
-            witnesses.append(Witness(tuple(made), tuple(trace), f"fails: {end.error}" if end.error else ""))
+            witnesses.append(Witness(behavior, digest, "explore", end.claims(), tuple(made), tuple(trace), performer))
             tally[end] = [0, len(witnesses)]
         tally[end][0] += 1
-    outcomes = tuple(Outcome(end.values, count, index, end.error) for end, (count, index) in tally.items())
-    verdict = Verdict.INCOMPLETE if incomplete else Verdict.COMPLETE
-    report = (BoundReport("runs", str(bounds.runs), runs >= bounds.runs and bool(stack)),
-              BoundReport("depth", str(bounds.depth), incomplete is not None and "depth" in incomplete))
-    return Result("explore", subject, verdict, Strength.WITNESSED if not incomplete else Strength.OBSERVED,
-                  Stats(0, moves_total, deepest, runs), outcomes, (), (), tuple(witnesses), report, incomplete)
+    return incomplete
+
+
+def _stopped(kind: str, bounds: Bounds, outcomes: int) -> str:
+    """Why a run stopped inside a move, in the words explore reports its other bounds with."""
+    if kind == "time":
+        return f"time: {bounds.timeout:g}s bound hit inside a run ({outcomes} outcomes found)"
+    if kind == "memory":
+        limit = spell_bytes(bounds.memory_limit or 0)
+        return f"memory: {limit} bound hit inside a run ({outcomes} outcomes found)"
+    return f"interrupted inside a run ({outcomes} outcomes found)"

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 
 from engines.errors import EngineError
+from engines.runtime.watch import Watch, default_memory_bound
 from engines.witness import Choice as Choice
 from engines.witness import Witness as Witness
 
@@ -37,12 +38,26 @@ class Bounds:
     states: int = 1_000_000
     timeout: float | None = None
     runs: int = 1024
+    memory: int | None = None  # bytes of resident memory; None: engines.runtime.watch.default_memory_bound()
 
     def with_(self, **changes: int | float | None) -> Bounds:
-        values = {"depth": self.depth, "states": self.states, "timeout": self.timeout, "runs": self.runs}
+        values = {"depth": self.depth, "states": self.states, "timeout": self.timeout, "runs": self.runs,
+                  "memory": self.memory}
         values.update({k: v for k, v in changes.items() if v is not None})
+        memory = values["memory"]
         return Bounds(int(values["depth"]), int(values["states"]),  # type: ignore[arg-type]
-                      values["timeout"], int(values["runs"]))  # type: ignore[arg-type]
+                      values["timeout"], int(values["runs"]),  # type: ignore[arg-type]
+                      int(memory) if memory is not None else None)
+
+    def watch(self, started: float, interrupted: Callable[[], bool] | None = None) -> Watch:
+        """The bounds an engine call keeps inside its moves, from `started` (time.monotonic())."""
+        deadline = started + self.timeout if self.timeout is not None else None
+        return Watch(deadline, interrupted, self.memory_limit)
+
+    @property
+    def memory_limit(self) -> int | None:
+        """The memory bound kept: the one given, else the machine's default (None where unknown)."""
+        return self.memory if self.memory is not None else default_memory_bound()
 
 
 class Verdict(Enum):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from ir import syntax as s
+from ir.graphs import Footprint
 
 
 def expression_reads(e: s.Expr | None) -> Iterator[str]:
@@ -69,55 +70,53 @@ def constructs(e: s.Expr | None) -> bool:
     return False
 
 
-class Touches:
-    """Accumulates what statements touch."""
+def evaluating(e: s.Expr | None) -> Footprint[int]:
+    """What evaluating an expression touches: the features it reads; a dynamic target if it makes an
+    object (`new T()`), whose effects no feature names."""
+    return Footprint(reads=frozenset(expression_reads(e)), dynamic=constructs(e))
 
-    def __init__(self) -> None:
-        self.reads: set[str] = set()
-        self.writes: set[str] = set()
-        self.sends = False
-        self.accepts = False
-        self.dynamic = False
 
-    def statements(self, members: Iterable[s.Member]) -> None:
-        for m in members:
-            self.member(m)
+def statements_footprint(members: Iterable[s.Member]) -> Footprint[int]:
+    """What a statement list touches: the union of its statements'."""
+    out: Footprint[int] = Footprint()
+    for m in members:
+        out = out | statement_footprint(m)
+    return out
 
-    def member(self, m: s.Member) -> None:
-        if isinstance(m, s.Assign):
-            self.writes.add(m.target)
-            self.reads.update(expression_reads(m.value))
-            self.dynamic = self.dynamic or constructs(m.value)
-        elif isinstance(m, s.If):
-            self.reads.update(expression_reads(m.condition))
-            self.statements(m.then.members)
-            if m.otherwise is not None:
-                self.statements(m.otherwise.members)
-        elif isinstance(m, (s.While, s.LoopUntil)):
-            condition = m.condition if isinstance(m, s.While) else m.until
-            self.reads.update(expression_reads(condition))
-            self.statements(m.body.members)
-        elif isinstance(m, s.For):
-            self.reads.update(expression_reads(m.collection))
-            self.statements(m.body.members)
-        elif isinstance(m, s.Send):
-            self.sends = True
-            self.reads.update(expression_reads(m.payload))
-            self.reads.update(expression_reads(m.to))
-            self.dynamic = self.dynamic or m.via is not None or constructs(m.payload)
-        elif isinstance(m, s.Accept):
-            self.accepts = True
-            self.reads.update(expression_reads(m.trigger.expression))
-            if m.trigger.payload:
-                self.writes.add(m.trigger.payload)
-        elif isinstance(m, s.Terminate):
-            self.dynamic = True  # ending a performance cuts every move still open in it
-        elif isinstance(m, s.Usage):
-            self.reads.update(expression_reads(m.value))
-            if m.action_body is not None:
-                self.member(m.action_body)
-            self.statements(m.members)
-        elif isinstance(m, s.ThenMember) and m.member is not None:
-            self.member(m.member)
-        elif isinstance(m, (s.SuccessionMember, s.FirstMember)):
-            self.reads.update(expression_reads(m.guard))
+
+def statement_footprint(m: s.Member) -> Footprint[int]:
+    """What one statement (or a usage's value and body) touches."""
+    if isinstance(m, s.Assign):
+        return evaluating(m.value) | Footprint(writes=frozenset({m.target}))
+    if isinstance(m, s.If):
+        out = reading(m.condition) | statements_footprint(m.then.members)
+        return out | statements_footprint(m.otherwise.members) if m.otherwise is not None else out
+    if isinstance(m, (s.While, s.LoopUntil)):
+        condition = m.condition if isinstance(m, s.While) else m.until
+        return reading(condition) | statements_footprint(m.body.members)
+    if isinstance(m, s.For):
+        return reading(m.collection) | statements_footprint(m.body.members)
+    if isinstance(m, s.Send):
+        # a `via` send is routed by ports no name here resolves
+        return evaluating(m.payload) | reading(m.to) | Footprint(sends=True, dynamic=m.via is not None)
+    if isinstance(m, s.Accept):
+        payload = frozenset({m.trigger.payload}) if m.trigger.payload else frozenset()
+        return reading(m.trigger.expression) | Footprint(writes=payload, accepts=True)
+    if isinstance(m, s.Terminate):
+        return Footprint(dynamic=True)  # ending a performance cuts every move still open in it
+    if isinstance(m, s.Usage):
+        out = reading(m.value)
+        if m.action_body is not None:
+            out = out | statement_footprint(m.action_body)
+        return out | statements_footprint(m.members)
+    if isinstance(m, s.ThenMember) and m.member is not None:
+        return statement_footprint(m.member)
+    if isinstance(m, (s.SuccessionMember, s.FirstMember)):
+        return reading(m.guard)
+    return Footprint()
+
+
+def reading(e: s.Expr | None) -> Footprint[int]:
+    """The features an expression reads (what a value it makes does counts only where a statement
+    says so: an assignment's value, a send's payload, a start shot's feature values)."""
+    return Footprint(reads=frozenset(expression_reads(e)))

@@ -4,9 +4,11 @@ are ActionGraphs. Built once by `ir.lower`, never changed after."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Hashable, Iterable
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field, replace
 from enum import Enum
+from typing import Generic, TypeVar
 
 from ir import syntax as s
 from ir.connections import Connection
@@ -37,16 +39,42 @@ class Attribute:
     is_item: bool = False
 
 
+# How a footprint names the control nodes a move reaches: a node index within one graph as lowered,
+# or (graph, index) once footprints of several graphs are summed (Footprint.placed).
+K = TypeVar("K", bound=Hashable)
+
+
 @dataclass(frozen=True)
-class Footprint:
-    """What one move of a node reads, writes, sends and accepts, and which joins or merges it reaches."""
+class Footprint(Generic[K]):
+    """What a move touches: the features it reads and writes, whether it sends or accepts, the joins
+    and merges (and nodes many successions reach) it arrives at, and whether a target is dynamic (the
+    move then depends on every other).
+
+    `a | b` is what two moves touch together: a body's footprint is the union of its statements', a
+    token's future the union of its nodes'. The union is associative and commutative, and the empty
+    footprint `Footprint()` is its identity."""
 
     reads: frozenset[str] = frozenset()
     writes: frozenset[str] = frozenset()
     sends: bool = False
     accepts: bool = False
-    control: frozenset[int] = frozenset()
+    control: frozenset[K] = frozenset()
     dynamic: bool = False
+
+    def __or__(self, other: Footprint[K]) -> Footprint[K]:
+        return Footprint(self.reads | other.reads, self.writes | other.writes, self.sends or other.sends,
+                         self.accepts or other.accepts, self.control | other.control,
+                         self.dynamic or other.dynamic)
+
+    def without(self, names: AbstractSet[str]) -> Footprint[K]:
+        """The footprint with the features `names` neither read nor written (a performance's own)."""
+        return replace(self, reads=self.reads - names, writes=self.writes - names)
+
+    def placed(self: Footprint[int], graph: int) -> Footprint[tuple[int, int]]:
+        """The footprint with its control nodes named by the graph they are in, so footprints of two
+        graphs summed never mistake one graph's join for another's."""
+        return Footprint(self.reads, self.writes, self.sends, self.accepts,
+                         frozenset((graph, c) for c in self.control), self.dynamic)
 
 
 @dataclass(frozen=True)
@@ -91,9 +119,19 @@ class Node:
     decl: s.Member | None = field(compare=False, repr=False)
     body: Body | None = field(default=None, compare=False, repr=False)
     multiplicity: int = 1
-    footprint: Footprint = field(default=Footprint(), compare=False, repr=False)
+    footprint: Footprint[int] = field(default=Footprint(), compare=False, repr=False)
     # a fine run's start shot of the body (Body.starts_with_a_shot): its features' initial values only
-    start_footprint: Footprint | None = field(default=None, compare=False, repr=False)
+    start_footprint: Footprint[int] | None = field(default=None, compare=False, repr=False)
+
+    def starts_with_a_shot(self) -> bool:
+        """Whether a fine run's first move at this node is its body's start shot alone (as the
+        executor performs it): an accept node takes its message and a calc usage evaluates in one
+        move whatever their body holds, so their footprint, not a shot's, is what that move touches."""
+        if self.kind is not NodeKind.ACTION or self.body is None or accept_of(self) is not None:
+            return False
+        if isinstance(self.decl, s.Usage) and self.decl.kind == "calc":
+            return False
+        return self.body.starts_with_a_shot()
 
 
 @dataclass(frozen=True)
@@ -418,17 +456,9 @@ class StateGraph:
         return tuple(sorted(n for n in names if n is not None))
 
 
-def union(footprints: Iterable[Footprint]) -> Footprint:
-    """The footprint of several moves taken as one."""
-    reads: set[str] = set()
-    writes: set[str] = set()
-    sends = accepts = dynamic = False
-    control: set[int] = set()
+def union(footprints: Iterable[Footprint[K]]) -> Footprint[K]:
+    """The footprint of several moves taken as one: their `|` (the empty footprint for none)."""
+    out: Footprint[K] = Footprint()
     for f in footprints:
-        reads |= f.reads
-        writes |= f.writes
-        sends = sends or f.sends
-        accepts = accepts or f.accepts
-        dynamic = dynamic or f.dynamic
-        control |= f.control
-    return Footprint(frozenset(reads), frozenset(writes), sends, accepts, frozenset(control), dynamic)
+        out = out | f
+    return out

@@ -21,6 +21,8 @@ class Element:
     members: dict[str, Element] = field(default_factory=dict)
     imports: list[s.Import] = field(default_factory=list)
     library: bool = False
+    # members by short name (`<x>`), the first in declaration order; filled once the namespace is built
+    short_names: dict[str, Element] = field(default_factory=dict)
 
     @property
     def is_definition(self) -> bool:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from ir import syntax as s
 from ir.errors import ResolveError
 from ir.model import Element, Model
-from ir.resolve import lookup, member_of, visible_names
+from ir.resolve import lineage, lookup, member_of, visible_names
 
 CONTEXT_NAMES = frozenset({"this", "self", "that", "localClock"})
 NODE_NAMES = frozenset({"start", "done"})
@@ -320,16 +320,9 @@ class _Names:
 def features_of(model: Model, el: Element) -> set[str]:
     """The names `el` declares inside it, and those its types (and theirs) declare."""
     out: set[str] = set()
-    seen: set[int] = set()
-    todo = [el]
-    while todo:
-        at = todo.pop()
-        if id(at) in seen:
-            continue
-        seen.add(id(at))
+    for at in lineage(model, el):
         if at.decl is not None:
             out |= declared_names((at.decl,)) - {at.name}
-        todo.extend(t for t in (lookup(model, at.owner, n) for n in at.type_names) if t is not None)
     return out
 
 

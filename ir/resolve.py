@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from ir import syntax as s
 from ir.errors import ResolveError
@@ -79,6 +79,7 @@ def resolve(documents: Sequence[s.Document]) -> Model:
         container = s.Package(s.NO_SPAN, "", doc.members)
         _build(container, root, doc.path, index)
     model = Model(tuple(documents), root, index)
+    _index_short_names(model)
     _check(model)
     from ir.names import check_names  # they look names up through this module
     from ir.ports import check_ports
@@ -86,6 +87,20 @@ def resolve(documents: Sequence[s.Document]) -> Model:
     check_names(model)
     check_ports(model)
     return model
+
+
+def _index_short_names(model: Model) -> None:
+    """Each element's members by short name, so a lookup that misses by name does not scan them all."""
+    for el in model.walk(include_library=True):
+        for member in el.members.values():
+            decl = member.decl
+            if isinstance(decl, s.Usage) and decl.short_name is not None:
+                el.short_names.setdefault(decl.short_name, member)
+    root = model.root
+    for member in root.members.values():
+        decl = member.decl
+        if isinstance(decl, s.Usage) and decl.short_name is not None:
+            root.short_names.setdefault(decl.short_name, member)
 
 
 # ---------------------------------------------------------------- lookup
@@ -105,6 +120,24 @@ def lookup(model: Model, scope: Element | None, name: str) -> Element | None:
     return el
 
 
+def lineage(model: Model, el: Element, library: bool = True) -> Iterator[Element]:
+    """`el`, then what it is typed by or specializes, transitively, nearest first, each once (each
+    type named from the owner of the element naming it); `library=False` does not go into the
+    library's types."""
+    seen: set[int] = set()
+    todo = [el]
+    while todo:
+        at = todo.pop(0)
+        if id(at) in seen:
+            continue
+        seen.add(id(at))
+        yield at
+        for name in at.type_names:
+            found = lookup(model, at.owner, name)
+            if found is not None and (library or not found.library):
+                todo.append(found)
+
+
 def member_of(model: Model, el: Element, name: str, seen: set[int] | None = None) -> Element | None:
     """A member of `el` by name, its own or inherited through its types."""
     seen = seen if seen is not None else set()
@@ -113,10 +146,8 @@ def member_of(model: Model, el: Element, name: str, seen: set[int] | None = None
     seen.add(id(el))
     if name in el.members:
         return el.members[name]
-    for alias in el.members.values():
-        decl = alias.decl
-        if isinstance(decl, s.Usage) and decl.short_name == name:
-            return alias
+    if name in el.short_names:
+        return el.short_names[name]
     for type_name in el.type_names:
         base = lookup(model, el.owner, type_name)
         if base is not None:

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from engines.framework import Bounds, Question, QuestionKind, Result, Stats, Strength, Verdict, ask
 from engines.runtime import Program
+from engines.runtime.watch import spell_bytes
 from opensysml_kernel.errors import EngineUnavailableError, SettingNotReadError
 
 ENGINES = ("run", "explore", "check", "all", "auto")
@@ -54,6 +55,7 @@ class CheckSettings:
     depth: int | None = None
     states: int | None = None
     timeout: float | None = None
+    memory: int | None = None  # bytes; None: half the machine's memory (engines.runtime.watch)
 
     def with_(self, **changes: Any) -> CheckSettings:
         return replace(self, **changes)
@@ -74,7 +76,7 @@ class CheckSettings:
         return (self.engine,)
 
     def bounds(self) -> Bounds:
-        return Bounds().with_(depth=self.depth, states=self.states, timeout=self.timeout)
+        return Bounds().with_(depth=self.depth, states=self.states, timeout=self.timeout, memory=self.memory)
 
     def bounds_lines(self) -> list[str]:
         default = Bounds()
@@ -83,6 +85,8 @@ class CheckSettings:
             ("states", str(self.states if self.states is not None else default.states), self.states is None),
             ("timeout", spell_duration(self.timeout) if self.timeout is not None else "none", self.timeout is None),
         ]
+        if self.memory is not None:  # shown once set: the default depends on the machine
+            shown.append(("memory", spell_bytes(self.memory).replace(" ", ""), False))
         return [f"{name}={value}" + (" (default)" if unset else "") for name, value, unset in shown]
 
 

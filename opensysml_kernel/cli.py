@@ -7,10 +7,14 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from typing import cast
 
-from engines.errors import RunError
+from engines.errors import ClaimNotReproduced, RunError
+from engines.runtime import Run
 from engines.runtime.states import parse_duration as parse_time
 from engines.runtime.states import parse_send
+from engines.runtime.watch import parse_bytes
+from engines.witness import unreproduced
 from ir.errors import SysmlError
 from opensysml_kernel import __version__
 from opensysml_kernel.checking import CheckSettings, deterministic, parse_duration, refuse_unread
@@ -67,6 +71,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--depth", type=int, metavar="N", help="moves per schedule")
     check.add_argument("--states", type=int, metavar="N", help="distinct states")
     check.add_argument("--timeout", metavar="D", help="wall-clock bound, e.g. 10s or 500ms")
+    check.add_argument("--memory", metavar="M", help="resident-memory bound, e.g. 2G or 500M (default: half"
+                       " the machine's memory); reaching it stops with the partial report")
     check.add_argument("--witness-dir", metavar="DIR", help="write each witness as DIR/<action>-<n>.witness")
     check.add_argument("--json", action="store_true", help="print one JSON document instead of text")
 
@@ -74,8 +80,9 @@ def _parser() -> argparse.ArgumentParser:
                                  " violation reproduced, 2 refused or bad input)")
     replay.add_argument("files", nargs="+", metavar="FILE", help="SysML files (globs allowed)")
     replay.add_argument("--witness", required=True, metavar="W", help="the witness file")
-    replay.add_argument("--action", required=True, metavar="NAME", help="the action the witness is of")
-    replay.add_argument("--on", metavar="PART", help="the part usage the checked run was performed on")
+    replay.add_argument("--action", metavar="NAME", help="the action the witness is of (default: the one it names)")
+    replay.add_argument("--on", metavar="PART", help="the part usage the checked run was performed on"
+                        " (default: the one the witness names)")
     replay.add_argument("--trace", action="store_true", help="print the trace of every move")
     return parser
 
@@ -131,15 +138,19 @@ def _run(args: argparse.Namespace) -> int:
         error = str(bad)
         print(error, file=sys.stderr)
     trace = session.full_trace()
-    if args.json:
-        document = {"status": status, "exit": code, "subject": subject, "outputs": session.outputs(),
-                    "error": error, "trace": trace}
-        print(json.dumps(document, indent=2, ensure_ascii=False))
-    else:
-        lines = [*trace, *head] if args.trace else head
-        if lines:
-            print("\n".join(lines))
+    _print_run(args, {"status": status, "exit": code, "subject": subject, "outputs": session.outputs(),
+                      "error": error, "trace": trace}, trace, head)
     return code
+
+
+def _print_run(args: argparse.Namespace, document: dict[str, object], trace: list[str], head: list[str]) -> None:
+    """A run's result: its JSON document under --json, else its head lines (after the trace under --trace)."""
+    if args.json:
+        print(json.dumps(document, indent=2, ensure_ascii=False))
+        return
+    lines = [*trace, *head] if args.trace else head
+    if lines:
+        print("\n".join(lines))
 
 
 def _run_state(args: argparse.Namespace) -> int:
@@ -173,15 +184,10 @@ def _run_state(args: argparse.Namespace) -> int:
         error = str(bad)
         print(error, file=sys.stderr)
     trace = list(machine.run.trace) if machine is not None else []
-    if args.json:
-        document = machine.document(error, status, code, trace) if machine is not None else {
-            "status": status, "exit": code, "subject": subject, "outputs": {}, "finalState": "",
-            "stateVisits": [], "error": error, "trace": trace}
-        print(json.dumps(document, indent=2, ensure_ascii=False))
-    else:
-        lines = [*trace, *head] if args.trace else head
-        if lines:
-            print("\n".join(lines))
+    document = machine.document(error, status, code, trace) if machine is not None else {
+        "status": status, "exit": code, "subject": subject, "outputs": {}, "finalState": "",
+        "stateVisits": [], "error": error, "trace": trace}
+    _print_run(args, document, trace, head)
     return code
 
 
@@ -196,8 +202,14 @@ def _check_settings(args: argparse.Namespace) -> CheckSettings:
             timeout = parse_duration(args.timeout)
         except ValueError as error:
             raise UsageError(str(error), "--timeout 10s") from None
+    memory = None
+    if args.memory is not None:
+        try:
+            memory = parse_bytes(args.memory)
+        except ValueError as error:
+            raise UsageError(str(error), "--memory 2G") from None
     return CheckSettings(args.engine, tuple(args.property), tuple(args.diverge) if args.diverge else None,
-                         args.witness_dir, args.depth, args.states, timeout)
+                         args.witness_dir, args.depth, args.states, timeout, memory)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -210,59 +222,79 @@ def _check(args: argparse.Namespace) -> int:
         console = Console(stderr=True)
         session.progress_sink = lambda: TerminalProgress(console)
     reports: list[CheckReport] = []
-    error = None
+    errors: list[str] = []
     try:
         session.settings = _check_settings(args)
         session.load(args.files)
         if len(session.settings.engines()) == 1:
             refuse_unread(session.settings, session.settings.engines()[0])
-        for action in args.action:
-            reports.append(session.check(action, args.on))
     except SysmlError as bad:
-        error = str(bad)
-        print(error, file=sys.stderr)
+        errors.append(str(bad))
+        print(errors[-1], file=sys.stderr)
+    if not errors:
+        # Each action gets its own report: one that cannot be checked loses none of the others'.
+        for action in args.action:
+            try:
+                report = session.check(action, args.on)
+            except SysmlError as bad:
+                errors.append(str(bad))
+                print(errors[-1], file=sys.stderr)
+                continue
+            except Exception as crash:  # a bug: said, and the other actions are still checked
+                errors.append(f"internal error while checking {action}: {type(crash).__name__}: {crash}"
+                              " (a bug in opensysml-kernel: please report it with the model)")
+                print(errors[-1], file=sys.stderr)
+                continue
+            reports.append(report)
+            if not args.json:
+                print(report.text, flush=True)
+    document = check_document(reports, "\n".join(errors) if errors else None)
     if args.json:
-        print(json.dumps(check_document(reports, error), indent=2, ensure_ascii=False))
-    else:
-        for report in reports:
-            print(report.text)
-    if error is not None:
-        return EXIT_BAD_INPUT
-    codes = [report.exit_status for report in reports]
-    return EXIT_FAILED if EXIT_FAILED in codes else max(codes, default=EXIT_BAD_INPUT)
+        print(json.dumps(document, indent=2, ensure_ascii=False))
+    code: int = document["exit"]
+    return code
 
 
 def _replay(args: argparse.Namespace) -> int:
     session = Session()
     session.trace = args.trace
     lines: list[str] = []
+    failure: RunFailedError | None = None
     try:
         session.load(args.files)
-        replay = session.install_replay(args.witness)
+        # `last` or a number would name a witness of the session's last check: here it is always a file.
+        target = os.path.join(".", args.witness) if args.witness == "last" or args.witness.isdigit() else args.witness
+        replay = session.install_replay(target)
         assert replay is not None
-        subject = session.start_action(args.action, args.on).subject
+        witness = replay.plan.witness
+        subject = session.start_action(args.action or witness.behavior, args.on).subject
         lines.append(f"▶ Action {subject}: replaying {replay.describe()}")
-        progress = session.continue_run()
-    except RunFailedError as failure:
-        print("\n".join([*lines, *failure.lines, str(failure)]))
-        return EXIT_FAILED
+        try:
+            progress = session.continue_run()
+            lines.extend(session.filter_trace(progress.lines))
+        except RunFailedError as failed:
+            failure = failed
+            lines.extend(failed.lines)
+        assert session.run is not None
+        found = unreproduced(session.program(), cast(Run, session.run), witness)  # a witness is of an action run
+        if found is not None:
+            raise ClaimNotReproduced(f"replay refused: {replay.plan.name}: {found}")
     except SysmlError as bad:
         if lines:
             print("\n".join(lines))
         print(bad, file=sys.stderr)
         return EXIT_BAD_INPUT
-    lines.extend(session.filter_trace(progress.lines))
     values = [f"  {path} = {value}" for path, value in session.outputs().items()]
-    code = EXIT_COMPLETED
-    if progress.status == "completed":
-        lines.extend([f"✓ Action {subject} completed after {progress.step} moves", *values])
+    code = EXIT_FAILED if witness.ending else EXIT_COMPLETED
+    if failure is not None:
+        lines.append(str(failure))
     elif progress.stopped is not None and progress.stopped.startswith("✗"):
         lines.append(progress.stopped)
-        code = EXIT_FAILED
+    elif witness.ending:
+        lines.extend([f"✗ Action {subject}: witness reproduced after {progress.step} moves: {witness.ending}",
+                      *values])
     else:
-        ending = replay.plan.ending or "the witness's last move"
-        lines.extend([f"✗ Action {subject}: witness reproduced after {progress.step} moves: {ending}", *values])
-        code = EXIT_FAILED if replay.plan.ending else EXIT_COMPLETED
+        lines.extend([f"✓ Action {subject} completed after {progress.step} moves", *values])
     print("\n".join(lines))
     return code
 
@@ -283,4 +315,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader left (`| head`): no traceback, and no second error when Python flushes at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_FAILED
+    except RecursionError:
+        print("error: the model nests deeper than this tool can follow; split the deepest expression or "
+              "nesting into named parts", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except Exception as error:  # a bug of ours: never exit 1, which means "violation found"
+        print(f"internal error: {type(error).__name__}: {error}\nThis is a bug of opensysml-kernel; please report "
+              f"it with the model and the command line.", file=sys.stderr)
+        return EXIT_BAD_INPUT
     return code

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engines.runtime.values import spell
+from engines.runtime.watch import parse_bytes
 from ir.errors import SysmlError
 from opensysml_kernel.cells import CommandLine, split_cell
 from opensysml_kernel.checking import ENGINES, engine_rows, parse_duration
@@ -235,11 +236,16 @@ def _tokens(session: Session, args: list[str]) -> Result:
     return Result.of([str(token) for token in tokens] or ["no active tokens"])
 
 
+def _on_off(command: str, args: list[str]) -> bool:
+    """A setting's one argument, `on` or `off`."""
+    if len(args) > 1 or args[0] not in ("on", "off"):
+        raise UsageError(f"%{command} takes on or off", COMMANDS[command].usage)
+    return args[0] == "on"
+
+
 def _trace(session: Session, args: list[str]) -> Result:
     if args:
-        if len(args) > 1 or args[0] not in ("on", "off"):
-            raise UsageError("%trace takes on or off", COMMANDS["trace"].usage)
-        session.trace = args[0] == "on"
+        session.trace = _on_off("trace", args)
         return Result.of([f"trace {args[0]}"])
     lines = [f"trace {'on' if session.trace else 'off'}"]
     if session.run is not None:
@@ -305,16 +311,16 @@ def _check_witness(session: Session, args: list[str]) -> Result:
 def _check_bounds(session: Session, args: list[str]) -> Result:
     usage = COMMANDS["check-bounds"].usage
     if args == ["off"]:
-        session.settings = session.settings.with_(depth=None, states=None, timeout=None)
+        session.settings = session.settings.with_(depth=None, states=None, timeout=None, memory=None)
     elif args:
         changes: dict[str, int | float] = {}
         for arg in args:
             key, sep, value = arg.partition("=")
-            if not sep or key not in ("depth", "states", "timeout"):
-                raise UsageError(f"'{arg}' is not a bound: depth=N, states=N or timeout=D", usage)
-            if key == "timeout":
+            if not sep or key not in ("depth", "states", "timeout", "memory"):
+                raise UsageError(f"'{arg}' is not a bound: depth=N, states=N, timeout=D or memory=M", usage)
+            if key in ("timeout", "memory"):
                 try:
-                    changes[key] = parse_duration(value)
+                    changes[key] = parse_duration(value) if key == "timeout" else parse_bytes(value)
                 except ValueError as error:
                     raise UsageError(str(error), usage) from None
             elif value.isdigit() and int(value) > 0:
@@ -359,9 +365,7 @@ def _breaks(session: Session, args: list[str]) -> Result:
 
 def _debug(session: Session, args: list[str]) -> Result:
     if args:
-        if len(args) > 1 or args[0] not in ("on", "off"):
-            raise UsageError("%debug takes on or off", COMMANDS["debug"].usage)
-        session.debug = args[0] == "on"
+        session.debug = _on_off("debug", args)
     return Result.of([f"debug {'on' if session.debug else 'off'}"])
 
 
@@ -424,8 +428,9 @@ COMMANDS: dict[str, Command] = {c.name: c for c in (
             "%check-diverge level"),
     Command("check-witness", _check_witness, "%check-witness [<dir>|off]",
             "write each witness of the next checks as <dir>/<action>-<n>.witness", "%check-witness witnesses"),
-    Command("check-bounds", _check_bounds, "%check-bounds [depth=N] [states=N] [timeout=D] | off",
-            "the search's bounds (a timeout like 10s or 500ms); no argument: each, (default) where unset",
+    Command("check-bounds", _check_bounds, "%check-bounds [depth=N] [states=N] [timeout=D] [memory=M] | off",
+            "the search's bounds (a timeout like 10s or 500ms, a memory like 2G: by default half the"
+            " machine's); no argument: each, (default) where unset",
             "%check-bounds depth=50 timeout=10s"),
     Command("replay", _replay, "%replay [<witness file>|last|<n>|off]",
             "the next %action follows the witness move by move, driven by %step, %continue and %back; last"
@@ -453,8 +458,9 @@ def lookup(name: str) -> Command:
 
 @contextmanager
 def _reported(session: Session, what: str) -> Iterator[None]:
-    """Typed errors as they are; Ctrl-C and anything else (a bug) as a typed error too, raised after
-    the session was put back as it was."""
+    """Typed errors as they are; Ctrl-C and anything else (a bug) as a typed error too (inside the
+    all-or-nothing scope, which then puts the session back: a `%debug on` earlier in the failing
+    cell still shows the traceback, and is undone with the rest)."""
     try:
         yield
     except SysmlError:
@@ -468,7 +474,7 @@ def _reported(session: Session, what: str) -> Iterator[None]:
 
 def execute(session: Session, line: str) -> Result:
     """Carry out one command line such as `%step 2`: it completes or changes nothing."""
-    with _reported(session, "the command"), session.atomic():
+    with session.atomic(), _reported(session, "the command"):
         return _dispatch(session, line)
 
 
@@ -494,7 +500,7 @@ def execute_cell(session: Session, text: str, path: str | None = None) -> Genera
 
 
 def _cell(session: Session, text: str, path: str) -> Generator[Result, None, None]:
-    with _reported(session, "the cell"), session.atomic():
+    with session.atomic(), _reported(session, "the cell"):
         for chunk in split_cell(text):
             if isinstance(chunk, CommandLine):
                 yield _dispatch(session, chunk.text)

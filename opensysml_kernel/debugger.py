@@ -8,9 +8,11 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import cast
 
 from engines.errors import RunError
-from engines.runtime import parse_schedule
+from engines.runtime import Program, Run, parse_schedule
+from engines.witness import unreproduced
 from opensysml_kernel.errors import NoRunError, RunFailedError, UsageError
 from opensysml_kernel.history import Deed, DeedKind, History, Stepped, Stepping, Waypoint
 from opensysml_kernel.witness import WitnessPlan, diff, next_move
@@ -214,7 +216,13 @@ class Debugger:
         self.stepping = dataclasses.replace(self.stepping, ended=True)
         if not plan.ending or run.finished:
             return None
-        return f"⏸ end of the witness after {len(run.moves_taken)} moves: {plan.ending}"
+        stop = f"⏸ end of the witness after {len(run.moves_taken)} moves: {plan.ending}"
+        # A witness is of an action: the behavior stepped is an action run, started by a Program.
+        action = cast(Run, run)
+        program = action.ctx.program
+        assert isinstance(program, Program), "every run is started by a Program"
+        found = unreproduced(program, action, plan.witness)
+        return stop if found is None else f"{stop}\n✗ not reproduced: {found}"
 
     def back(self, count: int = 1) -> Progress:
         """Undo the last `count` steps (moves, when replaying): the run is restored from the snapshot

@@ -88,6 +88,16 @@ class RunFailedError(KernelError, RuntimeError):
 ReplayRefusedError = MoveNotEnabled
 
 
+class WitnessWriteError(KernelError, OSError):
+    """Witness files that could not be written (an unwritable or missing folder, a full disk): the
+    check's report stands, and this is said after it."""
+
+    def __init__(self, directory: str, reason: str) -> None:
+        self.directory = directory
+        self.reason = reason
+        super().__init__(f"witness files not written to {directory}: {reason}")
+
+
 class NoWitnessError(KernelError, LookupError):
     """`%replay last` or `%replay <n>` with no such witness in the last check, or a missing witness file."""
 

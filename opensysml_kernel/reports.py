@@ -42,6 +42,7 @@ class Check:
     result: EngineResult
     paths: tuple[str, ...] = ()  # one per witness, when they were written
     steps: tuple[tuple[StepRow, ...], ...] = ()  # one per witness, when it replayed
+    unwritten: str | None = None  # why the witness files could not be written, said after the report
 
     @property
     def subject(self) -> str:
@@ -49,7 +50,9 @@ class Check:
 
     @property
     def exit_status(self) -> int:
-        return self.result.exit_status
+        """The engine's, except that witness files not written make an answer without a violation undecided."""
+        status = self.result.exit_status
+        return 2 if self.unwritten is not None and status != 1 else status
 
     def number(self, index: int) -> int | None:
         """The witness number of an engine's reference (1-based in every engine; 0 is none), or None."""
@@ -92,6 +95,8 @@ class Check:
         lines.extend(f"  note: {note}" for note in r.notes)
         lines.extend(f"  witness {i}: {path}" for i, path in enumerate(self.paths, 1))
         lines.append("  " + self.standing())
+        if self.unwritten is not None:
+            lines.append(f"  ✗ {self.unwritten}")
         return lines
 
     def standing(self) -> str:
@@ -127,6 +132,9 @@ class Check:
         witnesses: list[dict[str, Any]] = []
         for index, witness in enumerate(r.witnesses):
             entry: dict[str, Any] = ({"path": self.paths[index]} if index < len(self.paths) else {"index": index + 1})
+            entry["behavior"] = witness.behavior
+            entry["model"] = witness.model
+            entry["claims"] = [c.line() for c in witness.claims]
             entry["choices"] = [c.line() for c in witness.choices]
             entry["ending"] = witness.ending
             witnesses.append(entry)
@@ -135,7 +143,7 @@ class Check:
             "engine": r.engine,
             "verdict": r.verdict.value,
             "strength": r.strength.word,
-            "exit": r.exit_status,
+            "exit": self.exit_status,
             "stats": {"states": r.stats.states, "moves": r.stats.moves, "depth": r.stats.depth, "runs": r.stats.runs},
             "bounds": [{"name": b.name, "limit": b.limit, "reached": b.reached} for b in r.bounds],
             "outcomes": [{"values": dict(o.values), "schedules": o.schedules, "witness": self.number(o.witness),
@@ -145,6 +153,7 @@ class Check:
             "divergent": {feature: [value for value, _ in values] for feature, values in r.divergent},
             "witnesses": witnesses,
             "incomplete": r.incomplete,
+            "witnessError": self.unwritten,
             "lines": self.lines(),
         }
 
@@ -170,7 +179,7 @@ class Check:
             parts.append(Table(("bound", "value", "reached"), limits).html())
         for index, witness in enumerate(r.witnesses):
             parts.append(self._witness_html(index, witness))
-        lines = [line.strip() for line in self.lines()[1:] if line.strip().startswith(("incomplete:", "note:", "standing:"))]
+        lines = [line.strip() for line in self.lines()[1:] if line.strip().startswith(("incomplete:", "note:", "standing:", "✗ witness files"))]
         parts.append("<pre style='margin:0'>" + "\n".join(html.escape(line) for line in lines) + "</pre>")
         return "".join(parts)
 
@@ -292,12 +301,10 @@ class CheckReport(Result):
 
 def check_document(reports: Sequence[CheckReport], error: str | None = None) -> dict[str, Any]:
     """The `--json` document: an overall status and exit status, then every engine's check."""
-    if error is not None:
-        code = 2
-    else:
-        codes = [r.exit_status for r in reports]
-        code = 1 if 1 in codes else max(codes, default=2)
-    document: dict[str, Any] = {"status": "error" if error is not None else STATUS[code], "exit": code,
+    codes = [r.exit_status for r in reports]
+    # A violation found stands whatever else went wrong; otherwise an error leaves the answer undecided.
+    code = 1 if 1 in codes else 2 if error is not None else max(codes, default=2)
+    document: dict[str, Any] = {"status": "error" if error is not None and code == 2 else STATUS[code], "exit": code,
                                 "checks": [check.document() for report in reports for check in report.checks]}
     if error is not None:
         document["error"] = error

@@ -4,13 +4,13 @@ stepped) and the engines (checks); the `%` commands and the faces sit above it."
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ParamSpec, TypeVar
+from typing import ParamSpec, TypeVar
 
 import ir
 from engines.runtime import Program
+from engines.witness import admit
 from ir.model import Declaration
 from ir.syntax import Document
 from opensysml_kernel.checking import (
@@ -22,12 +22,12 @@ from opensysml_kernel.checking import (
     run_engine,
 )
 from opensysml_kernel.debugger import DEFAULT_SCHEDULE, Debugger, DebuggerState, Progress, Replay, Token
-from opensysml_kernel.errors import MissingFileError, NoWitnessError, RunFailedError
+from opensysml_kernel.errors import NoWitnessError, RunFailedError, WitnessWriteError
 from opensysml_kernel.history import Stepped, Stepping
 from opensysml_kernel.machines import MachineSession
 from opensysml_kernel.reports import Check, CheckReport
 from opensysml_kernel.results import Result
-from opensysml_kernel.witness import WitnessPlan, parse_witness, witness_steps
+from opensysml_kernel.witness import WitnessPlan, read_plan, witness_steps, write_witnesses
 from opensysml_kernel.workspace import AllOrNothing, Submitted, Workspace, WorkspaceState
 
 __all__ = ["DEFAULT_SCHEDULE", "Progress", "Replay", "Session", "SessionState", "Token"]
@@ -189,9 +189,16 @@ class Session:
 
     @_atomic
     def start_action(self, name: str, performer: str | None = None) -> Progress:
-        """A stepping run of the action; with a replay installed, a fine run that follows the witness."""
+        """A stepping run of the action; with a replay installed, a fine run that follows the witness
+        (on the part the witness names, unless another is given, which is refused)."""
+        installed = self.debugger.replay
+        if installed is not None and performer is None:
+            performer = installed.plan.witness.performer
         self.machine_focus = False
         subject = self.action_name(name, performer)
+        if installed is not None:
+            # A witness of another model (changed since %replay), behavior or performer is refused.
+            admit(installed.plan.witness, self.model, installed.plan.name, subject, performer)
         replay = self.debugger.replay_for(subject)
         if replay is not None:
             run = self.program().start_action(subject, performer=performer, fine=True)
@@ -253,29 +260,23 @@ class Session:
                     result = run_engine(engine, program, subject, self.settings, performer, flag, meter)
             finally:
                 meter.close()
-            paths = self._write_witnesses(subject, result.witnesses, engine if len(engines) > 1 else "")
+            paths: tuple[str, ...] = ()
+            unwritten = None
+            if self.settings.witness_dir is not None and result.witnesses:
+                # The check is done: a folder that cannot hold its witnesses is said after its report.
+                try:
+                    paths = write_witnesses(self.settings.witness_dir, subject, result.witnesses,
+                                            engine if len(engines) > 1 else "")
+                except WitnessWriteError as error:
+                    unwritten = str(error)
             steps = tuple(witness_steps(program, subject, WitnessPlan.of(w, f"witness {i} of {subject}"), performer)
                           if i <= STEP_TABLES else () for i, w in enumerate(result.witnesses, 1))
-            checks.append(Check(result, paths, steps))
+            checks.append(Check(result, paths, steps, unwritten))
             if result.incomplete == "interrupted" or flag():
                 break
         report = CheckReport.build(checks)
         self.last_check = report
         return report
-
-    def _write_witnesses(self, subject: str, witnesses: Sequence[Any], tag: str) -> tuple[str, ...]:
-        directory = self.settings.witness_dir
-        if directory is None or not witnesses:
-            return ()
-        os.makedirs(directory, exist_ok=True)
-        stem = subject.replace("::", ".") + (f"-{tag}" if tag else "")
-        paths = []
-        for index, witness in enumerate(witnesses, 1):
-            path = os.path.join(directory, f"{stem}-{index}.witness")
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(witness.text())
-            paths.append(path)
-        return tuple(paths)
 
     @_atomic
     def install_replay(self, target: str) -> Replay | None:
@@ -301,12 +302,11 @@ class Session:
                     raise NoWitnessError(f"the last check of {check.subject} has witnesses 1 to {len(witnesses)},"
                                          f" not {target}")
             plan = WitnessPlan.of(witnesses[index], f"witness {index + 1} of {check.subject}")
-            self.debugger.replay = Replay(plan, check.subject)
         else:
-            if not os.path.isfile(target):
-                raise MissingFileError(target, "no witness file")
-            with open(target, encoding="utf-8") as handle:
-                self.debugger.replay = Replay(parse_witness(handle.read(), target), None)
+            plan = read_plan(target)
+        # A witness of another model, or of a behavior this model lacks, is refused before it is followed.
+        admit(plan.witness, self.model, plan.name)
+        self.debugger.replay = Replay(plan, plan.witness.behavior)
         return self.debugger.replay
 
     # ------------------------------------------------------------ undo of a cell

@@ -1,8 +1,15 @@
-"""Witnesses as the faces use them: a witness followed by the session (named for its refusals), and
-its steps tabulated (move taken, alternatives, values changed) for the notebook."""
+"""Witnesses as the faces use them: a witness file read and checked against the model, a witness
+followed by the session (named for its refusals), witness files written under their folder, and the
+steps of a witness tabulated (move taken, alternatives, values changed) for the notebook."""
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import os
+import re
+import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -10,7 +17,7 @@ from engines import witness as engine_witness
 from engines.errors import RunError
 from engines.runtime import Move, Program, Run
 from engines.witness import Witness
-from opensysml_kernel.errors import ReplayRefusedError
+from opensysml_kernel.errors import MissingFileError, ReplayRefusedError, WitnessWriteError
 
 if TYPE_CHECKING:
     from opensysml_kernel.history import Stepped
@@ -44,6 +51,65 @@ class WitnessPlan:
 def parse_witness(text: str, name: str) -> WitnessPlan:
     """A witness text read with the engines' one parser, named for the refusals."""
     return WitnessPlan(name, engine_witness.parse_witness(text, name))
+
+
+def read_plan(path: str) -> WitnessPlan:
+    """The witness file at `path` (refused when it is missing, unreadable or not a witness)."""
+    if not os.path.isfile(path):
+        raise MissingFileError(path, "no witness file")
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        raise MissingFileError(path, f"cannot read the witness file ({error.strerror}):") from None
+    return WitnessPlan(path, engine_witness.read_witness(data, path))
+
+
+# ---------------------------------------------------------------- witness files
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+STEM_BYTES = 96  # the name part of a witness file; the whole name stays far below 255 bytes
+
+
+def file_stem(subject: str, tag: str = "") -> str:
+    """The file name stem of `subject`'s witnesses: `race.Race`, or, when the name has characters a file
+    name must not (separators, `..`, a leading dot, anything not a letter, digit, `_`, `.` or `-`) or is
+    too long, its sanitized and capped form with a short hash of the name, so two names never share one."""
+    name = subject.replace("::", ".") + (f"-{tag}" if tag else "")
+    safe = re.sub(r"\.{2,}", ".", _UNSAFE.sub("_", name)).lstrip(".-")
+    if safe == name and len(safe) <= STEM_BYTES:
+        return name
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{safe[:STEM_BYTES] or 'witness'}-{digest}"
+
+
+def write_witnesses(directory: str, subject: str, witnesses: Sequence[Witness], tag: str = "") -> tuple[str, ...]:
+    """Write each witness as `<directory>/<stem>-<n>.witness`, created exclusively with mode 0600 (then
+    moved onto its name, replacing an older witness of that name, never following a link there); the
+    paths; WitnessWriteError when the directory cannot hold them or a path would leave it."""
+    stem = file_stem(subject, tag)
+    paths = []
+    try:
+        os.makedirs(directory, exist_ok=True)
+        root = os.path.realpath(directory)
+        for index, witness in enumerate(witnesses, 1):
+            path = os.path.join(directory, f"{stem}-{index}.witness")
+            where = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+            if os.path.dirname(where) != root:
+                raise WitnessWriteError(directory, f"{path} would be written outside {directory}")
+            handle, temporary = tempfile.mkstemp(prefix=".witness-", suffix=".tmp", dir=root)
+            try:
+                with os.fdopen(handle, "w", encoding="utf-8") as out:
+                    out.write(witness.text())
+                os.replace(temporary, where)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
+                raise
+            paths.append(path)
+    except OSError as error:
+        raise WitnessWriteError(directory, error.strerror or str(error)) from None
+    return tuple(paths)
 
 
 def next_move(run: Stepped, plan: WitnessPlan | None) -> Move | None:

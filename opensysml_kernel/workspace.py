@@ -17,6 +17,7 @@ from engines.runtime import Program
 from engines.runtime.objects import action_on, part_usages, performed_actions
 from ir.lower.states import check_machines
 from ir.model import Declaration, Element
+from ir.source import read_source
 from ir.syntax import Document
 from opensysml_kernel.errors import MissingFileError, UnknownActionError
 
@@ -190,8 +191,10 @@ class Workspace:
                     paths.append(match)
         texts = []
         for file in paths:
-            with open(file, encoding="utf-8") as handle:
-                texts.append((handle.read(), file))
+            try:
+                texts.append((read_source(file), file))
+            except OSError as error:
+                raise MissingFileError(file, f"cannot read ({error.strerror or error})") from None
         return self.submit_many(texts, [f"loaded {file}" for file in paths])
 
     def clear(self) -> None:

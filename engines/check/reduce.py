@@ -1,19 +1,30 @@
 """Partial-order reduction: persistent sets over the footprints behaviors give their moves.
 
 Two moves are dependent when one writes what the other reads or writes (a body's start shot
-only reads what its features' initial values read), when either sends or
-accepts while the other does too, when both reach one control point (a join or merge), or when
-either is dynamic. A persistent set is grown from one actor: every actor whose future moves could
-depend on a member's move joins it; an actor that must join but cannot move now makes the set give
-up (all enabled moves are taken then). Sound by construction, conservative where the footprint is.
+only reads what its features' initial values read), when either sends or accepts while the other
+does too, when both reach one control point (a join or merge), or when either is dynamic.
+
+The message clauses, all kept whole by "either sends or accepts while the other does too": a send
+may feed any accept that could receive it (which message an accept takes depends on what was sent
+before it moved); two accepts that could take the same message are dependent (the one that moves
+first takes it); two sends to one bus are dependent (messages queue in order and an accept takes the
+oldest it matches); an accept's `when` condition is a read of the features it names. Routing
+(`send ... via`, `accept ... via`, a send `to` a receiver) narrows which accepts a send can feed,
+but no clause relies on it: a `via` send is dynamic. An accept node moves once, taking its message:
+its move is the accept's footprint, never a body's start shot (`Node.starts_with_a_shot`).
+
+A persistent set is grown from one actor: every actor whose future moves could depend on a
+member's move joins it; an actor that must join but cannot move now makes the set give up (all
+enabled moves are taken then). Sound by construction, conservative where the footprint is.
 """
 
 from __future__ import annotations
 
-from engines.runtime.behavior import Actor, Behavior, Move, Touch
+from engines.runtime.behavior import Actor, Behavior, Move, Summary
+from engines.runtime.watch import tick
 
 
-def dependent(a: Touch, b: Touch) -> bool:
+def dependent(a: Summary, b: Summary) -> bool:
     """Whether the order of two moves with these footprints can matter."""
     if a.dynamic or b.dynamic:
         return True
@@ -30,10 +41,10 @@ class Reducer:
 
     def __init__(self) -> None:
         self._persistent: dict[object, frozenset[int] | None] = {}
-        # keyed by the touches' ids, which the entry keeps alive (so an id is never reused under it)
-        self._dependent: dict[tuple[int, int], tuple[bool, Touch, Touch]] = {}
+        # keyed by the footprints' ids, which the entry keeps alive (so an id is never reused under it)
+        self._dependent: dict[tuple[int, int], tuple[bool, Summary, Summary]] = {}
 
-    def dependent(self, a: Touch, b: Touch) -> bool:
+    def dependent(self, a: Summary, b: Summary) -> bool:
         """`dependent`, remembered per pair."""
         key = (id(a), id(b))
         known = self._dependent.get(key)
@@ -69,13 +80,15 @@ class Reducer:
             first.setdefault(m.actor, m)
         count = len(actors)
         # who must join a set holding `member`: every actor whose future depends on member's move
-        needs = {}
+        needs: dict[int, list[int]] = {}
         for a in range(count):
             if can[a]:
+                tick()
                 now = behavior.footprint(first[actors[a].id])
                 needs[a] = [b for b in range(count) if b != a and self.dependent(now, futures[b])]
         best: set[int] | None = None
         for seed in (i for i in seeds if can[i]):
+            tick()
             chosen = {seed}
             frontier = [seed]
             ok = True

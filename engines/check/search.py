@@ -30,9 +30,10 @@ from engines.framework import (
     register,
 )
 from engines.runtime import Program
-from engines.runtime.behavior import Behavior, Move, Touch
+from engines.runtime.behavior import Behavior, Move, Summary
 from engines.runtime.snapshot import Snapshot
-from engines.witness import replay
+from engines.runtime.watch import BoundReached, spell_bytes, watching
+from engines.witness import Claim, ClaimKind, model_hash, replay, unmet
 from ir.liveness import readable_after_end
 
 _NOTHING: frozenset[tuple[object, ...]] = frozenset()
@@ -51,9 +52,9 @@ class _Level:
     next: int = 0
     fresh: bool = True  # the run still stands at this level's state
     # the sleep set: moves already explored from an equivalent schedule, by canonical key
-    sleep: dict[tuple[object, ...], Touch] = field(default_factory=dict)
+    sleep: dict[tuple[object, ...], Summary] = field(default_factory=dict)
     keys: list[tuple[object, ...]] = field(default_factory=list)
-    summaries: list[Touch] = field(default_factory=list)
+    summaries: list[Summary] = field(default_factory=list)
 
 
 @dataclass
@@ -84,6 +85,8 @@ class _Search:
     interrupted: Callable[[], bool] | None
     progress: Callable[[int, int, int], None] | None
     readable: frozenset[str] | None
+    model: str  # the model's content hash, as witnesses give it
+    performer: str | None
     visited: dict[bytes, tuple[int, frozenset[tuple[object, ...]]]] = field(default_factory=dict)
     states: int = 0
     moves: int = 0
@@ -125,21 +128,29 @@ def check(program: Program, subject: str, bounds: Bounds | None = None, properti
                 f"nothing in {subject} holds {', '.join(repr(u) for u in unknown)}: the features it holds are "
                 + ", ".join(sorted(known)))
     return check_behavior(lambda: program.start_action(subject, performer, fine=True), subject, bounds, props,
-                          diverge, reduce, interrupted, progress, readable_after_end(program.model, diverge or ()))
+                          diverge, reduce, interrupted, progress, readable_after_end(program.model, diverge or ()),
+                          model_hash(program.model), performer)
 
 
 def check_behavior(start: Callable[[], Behavior], subject: str, bounds: Bounds | None = None,
                    properties: list[Property] | None = None, diverge: tuple[str, ...] | None = None,
                    reduce: bool = True, interrupted: Callable[[], bool] | None = None,
                    progress: Callable[[int, int, int], None] | None = None,
-                   readable: frozenset[str] | None = None) -> Result:
+                   readable: frozenset[str] | None = None, model: str = "", performer: str | None = None) -> Result:
     """The check over any behavior `start` makes afresh (engines/runtime/behavior.py): what `check`
-    does for an action; `readable` the features of ended performances the compared state keeps."""
+    does for an action; `readable` the features of ended performances the compared state keeps; `model`
+    (the model's hash) and `performer` as its witnesses name them."""
     props = properties or []
-    search = _Search(start, subject, bounds or Bounds(), props, diverge, reduce and not props, interrupted,
-                     progress, readable)
+    bounds = bounds or Bounds()
+    search = _Search(start, subject, bounds, props, diverge, reduce and not props, interrupted,
+                     progress, readable, model, performer)
     started = time.monotonic()
-    _run_search(search, started)
+    with watching(bounds.watch(started, interrupted)):
+        try:
+            _run_search(search, started)
+        except BoundReached as reached:  # inside a move: the search stops where it stands
+            search.stopped = reached.kind
+            search.hits.add(reached.kind)
     return _result(search, time.monotonic() - started)
 
 
@@ -154,7 +165,7 @@ def _run_search(search: _Search, started: float) -> None:
     stack: list[_Level] = []
     last_progress = started
 
-    def examine(depth: int, sleep: dict[tuple[object, ...], Touch]) -> _Level | None:
+    def examine(depth: int, sleep: dict[tuple[object, ...], Summary]) -> _Level | None:
         while True:
             key = fingerprint(run, readable)
             asleep = frozenset(sleep) if sleep else _NOTHING
@@ -207,7 +218,7 @@ def _run_search(search: _Search, started: float) -> None:
                 return None
             chosen = moves
             keys: list[tuple[object, ...]] = []
-            summaries: list[Touch] = []
+            summaries: list[Summary] = []
             if search.reduce:
                 actors = run.actors()
                 chosen = reducer.persistent(run, moves, actors)
@@ -245,7 +256,7 @@ def _run_search(search: _Search, started: float) -> None:
         move = level.moves[level.next]
         index = level.next
         level.next += 1
-        child_sleep: dict[tuple[object, ...], Touch] = {}
+        child_sleep: dict[tuple[object, ...], Summary] = {}
         if level.summaries:
             mine = level.summaries[index]
             for k, summary in list(level.sleep.items()) + list(zip(level.keys[:index], level.summaries[:index], strict=True)):
@@ -315,33 +326,27 @@ def _final(search: _Search, run: Behavior, path: list[Move], choices: list[list[
             search.violating[key] = (names, known[1])
 
 
-def _witness(search: _Search, claim: _Claim) -> tuple[Witness, str | None]:
-    """The claim's schedule replayed in a fresh interpreter; the disagreement when it does not hold."""
-    run, trace, error = replay(search.start, claim.path)
-    disagreement = None
+def _claims(claim: _Claim, violates: tuple[str, ...] = ()) -> tuple[Claim, ...]:
+    """What a witness of `claim` states in its header."""
     if claim.kind == "fails":
-        if error is None or error != claim.text:
-            disagreement = f"replay ended with {error!r}, the search with {claim.text!r}"
-        ending = f"fails: {claim.text}"
-    elif claim.kind == "deadlock":
-        stuck = run.stuck() if error is None else None
-        if stuck is None:
-            disagreement = "the replayed schedule is not stuck"
-        ending = f"fails: deadlock: {claim.text}"
-    elif claim.kind == "property":
-        prop = next(p for p in search.properties if p.name == claim.feature)
-        holds, _ = prop.holds(run)
-        if holds:
-            disagreement = f"{prop.name} holds at the replayed state"
-        ending = f"property: {claim.feature}"
-    else:
-        values = _final_values(run, search.features)
-        if claim.kind == "value" and values.get(claim.feature) != claim.value:
-            disagreement = f"replay ends with {claim.feature} = {values.get(claim.feature)}, not {claim.value}"
-        if claim.kind == "outcome" and not run.finished:
-            disagreement = "the replayed schedule does not end"
-        ending = ""
-    return Witness(claim.choices, tuple(trace), ending), disagreement
+        return (Claim(ClaimKind.FAILS, claim.text),)
+    if claim.kind == "deadlock":
+        return (Claim(ClaimKind.DEADLOCK, claim.text),)
+    if claim.kind == "property":
+        return (Claim(ClaimKind.PROPERTY, claim.feature, "false"),)
+    if claim.kind == "value":
+        return (Claim(ClaimKind.VALUE, claim.feature, claim.value),)
+    return (Claim(ClaimKind.COMPLETES), *(Claim(ClaimKind.PROPERTY, name, "false") for name in violates))
+
+
+def _witness(search: _Search, claim: _Claim, violates: tuple[str, ...] = ()) -> tuple[Witness, str | None]:
+    """The claim's schedule replayed in a fresh interpreter; the disagreement when it does not hold
+    (the claim re-evaluated as every replay of the witness re-evaluates it)."""
+    run, trace, _ = replay(search.start, claim.path)
+    witness = Witness(search.subject, search.model, "check", _claims(claim, violates), claim.choices, tuple(trace),
+                      search.performer)
+    by_name = {p.name: p for p in search.properties}
+    return witness, unmet(run, witness, lambda name: by_name.get(name) or f"no property {name} is checked")
 
 
 def _result(search: _Search, seconds: float) -> Result:
@@ -381,7 +386,7 @@ def _result(search: _Search, seconds: float) -> Result:
             violates, claim = search.violating[key]
             index = replayed.get(claim.path, 0)
             if not index:
-                witness, disagreement = _witness(search, claim)
+                witness, disagreement = _witness(search, claim, violates)
                 if disagreement is not None:
                     notes.append(f"not covered: outcome {', '.join(f'{k} = {v}' for k, v in key)}: {disagreement}")
                 else:
@@ -389,10 +394,8 @@ def _result(search: _Search, seconds: float) -> Result:
                     index = len(witnesses)
         outcomes.append(Outcome(key, search.outcome_table[key], index, violates=violates))
     incomplete = None
-    if search.stopped == "interrupted":
-        incomplete = "interrupted"
-    elif search.stopped == "time":
-        incomplete = "time"
+    if search.stopped in ("interrupted", "time", "memory"):
+        incomplete = search.stopped
     if violations:
         verdict = Verdict.VIOLATION
     elif divergent:
@@ -412,11 +415,13 @@ def _result(search: _Search, seconds: float) -> Result:
     else:
         strength = Strength.OBSERVED
     b = search.bounds
-    bounds = (
+    bounds: tuple[BoundReport, ...] = (
         BoundReport("depth", str(b.depth), "depth" in search.hits),
         BoundReport("states", str(b.states), "states" in search.hits),
         BoundReport("timeout", f"{b.timeout:g}s" if b.timeout is not None else "none", "time" in search.hits),
     )
+    if "memory" in search.hits:
+        bounds += (BoundReport("memory", spell_bytes(b.memory_limit or 0), True),)
     return Result("check", search.subject, verdict, strength,
                   Stats(search.states, search.moves, search.deepest, 0), tuple(outcomes), tuple(violations),
                   tuple(divergent), tuple(witnesses), bounds, incomplete, tuple(notes))

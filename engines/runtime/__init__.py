@@ -4,11 +4,11 @@ it, the protocol they offer the engines, and Program, the lowered model every ru
 from __future__ import annotations
 
 from engines.runtime.actions import Run, TokenView
-from engines.runtime.behavior import Actor, Behavior, ChoiceKind, Move, MoveKind, Touch
+from engines.runtime.behavior import Actor, Behavior, ChoiceKind, Move, MoveKind, Summary
 from engines.runtime.ensemble import Ensemble
 from engines.runtime.program import Program
 from engines.runtime.schedule import Scheduler, make_scheduler, parse_schedule
 from engines.runtime.world import Context
 
 __all__ = ["Actor", "Behavior", "ChoiceKind", "Context", "Ensemble", "Move", "MoveKind", "Program", "Run",
-           "Scheduler", "TokenView", "Touch", "make_scheduler", "parse_schedule"]
+           "Scheduler", "Summary", "TokenView", "make_scheduler", "parse_schedule"]

@@ -16,7 +16,9 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ir.graphs import Footprint
 
 if TYPE_CHECKING:
     from engines.errors import RunError
@@ -70,27 +72,11 @@ class Actor:
     place: Hashable
 
 
-class Touch:
-    """What a move (or everything an actor may still do) reads, writes, sends and accepts; control
-    points it reaches (joins, merges) as opaque keys; dynamic when no static footprint bounds it."""
-
-    __slots__ = ("accepts", "control", "dynamic", "reads", "sends", "writes")
-
-    def __init__(self) -> None:
-        self.reads: set[str] = set()
-        self.writes: set[str] = set()
-        self.sends = False
-        self.accepts = False
-        self.dynamic = False
-        self.control: set[Hashable] = set()
-
-    def merge(self, other: Touch) -> None:
-        self.reads |= other.reads
-        self.writes |= other.writes
-        self.sends = self.sends or other.sends
-        self.accepts = self.accepts or other.accepts
-        self.dynamic = self.dynamic or other.dynamic
-        self.control |= other.control
+# What a move (or everything an actor may still do) touches, as the reducer compares footprints: the
+# features it reads and writes, whether it sends or accepts, the control points it reaches (joins,
+# merges) as keys only the behavior that made them reads, and whether it is dynamic. The one
+# footprint type (ir.graphs.Footprint), its control keys left to each behavior.
+Summary = Footprint[Any]
 
 
 class Behavior(Protocol):
@@ -144,11 +130,11 @@ class Behavior(Protocol):
         """Who may still move, enabled or not."""
         ...
 
-    def footprint(self, move: Move) -> Touch:
+    def footprint(self, move: Move) -> Summary:
         """What the move may touch."""
         ...
 
-    def future(self, actor: Actor) -> Touch:
+    def future(self, actor: Actor) -> Summary:
         """What the actor may touch from where it stands on, this move and every later one."""
         ...
 

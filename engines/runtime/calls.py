@@ -18,8 +18,16 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from engines.errors import ConstructionError, DivisionByZero, EvaluationError, IndexOutOfRange, TypeMismatch
-from engines.runtime.operators import elements_of
+from engines.errors import (
+    ConstructionError,
+    DivisionByZero,
+    EvaluationError,
+    IndexOutOfRange,
+    NumberTooLarge,
+    TypeMismatch,
+)
+from engines.runtime.limits import MAX_CALC_DEPTH, calculations_too_deep
+from engines.runtime.operators import bounded, elements_of
 from engines.runtime.types import checked, rule_for
 from engines.runtime.values import (
     UNSET,
@@ -34,7 +42,7 @@ from engines.runtime.values import (
 from ir import syntax as s
 from ir.library import BODY, FUNCTION_BY_NAME, Function, LibraryError, arrow_function, functions_named
 from ir.model import Element, Model
-from ir.resolve import lookup
+from ir.resolve import lineage
 
 if TYPE_CHECKING:
     from engines.runtime.evaluate import Frame
@@ -49,6 +57,7 @@ class Calls:
     """The evaluator's invocations (mixed into engines.runtime.evaluate.Evaluator)."""
 
     ctx: Context
+    invoking: list[str]  # the calculations being invoked, outermost first
 
     if TYPE_CHECKING:
         def eval(self, expr: s.Expr, frame: Frame, depth: int) -> Value: ...
@@ -103,6 +112,16 @@ class Calls:
 
     def invoke(self, calc: Element, args: list[Value], named: dict[str, Value], caller: Frame) -> Value:
         """A calculation's result for the given inputs, evaluated without tracing its inside."""
+        chain = self.invoking
+        chain.append(calc.name)
+        try:
+            if len(chain) > MAX_CALC_DEPTH:
+                raise calculations_too_deep(chain)
+            return self._invoke(calc, args, named)
+        finally:
+            chain.pop()
+
+    def _invoke(self, calc: Element, args: list[Value], named: dict[str, Value]) -> Value:
         from engines.runtime.evaluate import Frame
 
         params = [m for m in calc.members.values()
@@ -190,13 +209,7 @@ def constructor_features(model: Model, el: Element) -> list[Element]:
     """The features construction binds, in KerML's Type::feature order (module docstring)."""
     out: list[Element] = []
     hidden: set[str] = set()
-    seen: set[int] = set()
-    todo = [el]
-    while todo:
-        current = todo.pop(0)
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
+    for current in lineage(model, el):
         for member in current.members.values():
             decl = member.decl
             if not isinstance(decl, s.Usage) or decl.kind not in _FEATURE_KINDS or member.name.startswith("$"):
@@ -206,10 +219,6 @@ def constructor_features(model: Model, el: Element) -> list[Element]:
             out.append(member)
             hidden.add(member.name)
             hidden.update(r.rsplit("::", 1)[-1] for r in decl.redefines)
-        for general in current.type_names:
-            found = lookup(model, current.owner, general)
-            if found is not None:
-                todo.append(found)
     return out
 
 
@@ -279,6 +288,9 @@ def call_library(function: Function, args: list[Value | Body], named: dict[str, 
         raise kind(f"{where}: {err}") from None
     except ZeroDivisionError:
         raise DivisionByZero(f"{where}: division by zero") from None
+    except OverflowError:
+        raise NumberTooLarge(f"{where}: the result is beyond the range of a Real") from None
+    bounded(result, where)  # type: ignore[arg-type]
     if isinstance(result, tuple):
         return Sequence(result)
     if unit is not None and function.result == function.params[0].type:

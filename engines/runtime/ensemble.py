@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import cast
 
 from engines.errors import RunError
-from engines.runtime.behavior import Actor, Behavior, Move, Touch, let_time_pass
+from engines.runtime.behavior import Actor, Behavior, Move, Summary, let_time_pass
 from engines.runtime.evaluate import Frame
 from engines.runtime.snapshot import Restorable, Snapshot, SnapshotError
 from engines.runtime.world import Context
@@ -100,11 +100,11 @@ class Ensemble:
         count = len(self.members)
         return [Actor(a.id * count + i, (i, a.place)) for i, m in enumerate(self.members) for a in m.actors()]
 
-    def footprint(self, move: Move) -> Touch:
+    def footprint(self, move: Move) -> Summary:
         index, own = self._member_move(move)
         return self.members[index].footprint(own)
 
-    def future(self, actor: Actor) -> Touch:
+    def future(self, actor: Actor) -> Summary:
         index, place = cast("tuple[int, object]", actor.place)
         return self.members[index].future(Actor(actor.id // len(self.members), place))
 

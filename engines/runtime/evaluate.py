@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from engines.errors import EvaluationError
+from engines.errors import EvaluationError, NumberTooLarge
 from engines.runtime import operators
 from engines.runtime.calls import Calls
 from engines.runtime.journal import current_epoch
@@ -109,6 +109,7 @@ class Evaluator(Calls):
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+        self.invoking = []
 
     # ------------------------------------------------------------ entry points
 
@@ -187,6 +188,9 @@ class Evaluator(Calls):
 
     @staticmethod
     def _literal(e: s.Literal) -> Value:
+        if e.kind in ("integer", "real") and len(e.text) > operators.MAX_DIGITS:
+            raise NumberTooLarge(f"the literal {e.text[:12]}… has {len(e.text):,} characters, more than the "
+                                 f"{operators.MAX_DIGITS:,} digits a number may have")
         if e.kind == "integer":
             return int(e.text)
         if e.kind == "real":
@@ -380,6 +384,9 @@ class Evaluator(Calls):
             obj = self.ctx.objects.get(base.id)
             if obj is not None and feature in obj.values:
                 return obj.values[feature]
+            nested = self.ctx.nested_part(base, feature) if obj is not None else None
+            if nested is not None:
+                return nested
             raise EvaluationError(f"instance#{base.id} holds no feature '{feature}'")
         if isinstance(base, Signal):
             for name, value in base.fields:

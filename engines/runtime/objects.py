@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from engines.errors import EngineError, RunError, UnknownBehaviorError
 from engines.runtime.journal import current_epoch
-from engines.runtime.values import Value, spell
+from engines.runtime.values import ObjectRef, Value, spell
 from ir import syntax as s
 from ir.errors import close_names
 from ir.model import Element, Model
@@ -198,6 +198,8 @@ def object_outputs(ctx: Context, action: Element, own: bool = False, performer: 
         path = object_path(qualified, action, model)
         shown[qualified] = ref.id
         for feature, value in obj.values.items():
+            if isinstance(value, ObjectRef) and ctx.usage_objects.get(f"{qualified}.{feature}") == value:
+                continue  # a part the part holds: its features are reported under its own path
             out[f"{path}.{feature}"] = spell(value)
     for part in declared_parts(action):
         if part.qualified_name in shown or part.kind != "part":
@@ -213,15 +215,24 @@ def object_outputs(ctx: Context, action: Element, own: bool = False, performer: 
 
 
 def part_feature_paths(model: Model, action: Element) -> set[str]:
-    """Every `<part path>.<feature>` a run of `action` may report (known before any schedule ran)."""
+    """Every `<part path>.<feature>` a run of `action` may report (known before any schedule ran),
+    the features of the parts a part holds included (`plant.pump.pressure`)."""
     out: set[str] = set()
     for name in part_usages(model):
         part = model.element(name)
         if part is None or part.library:
             continue
-        path = object_path(name, action, model)
-        for owner in (part, *_types(model, part)):
-            for member in owner.members.values():
-                if member.kind in ("attribute", "feature"):
-                    out.add(f"{path}.{member.name}")
+        _feature_paths(model, part, object_path(name, action, model), out, 0)
     return out
+
+
+NESTED_PARTS = 4  # how deep part_feature_paths follows parts held by parts (a type may hold itself)
+
+
+def _feature_paths(model: Model, part: Element, path: str, out: set[str], depth: int) -> None:
+    for owner in (part, *_types(model, part)):
+        for member in owner.members.values():
+            if member.kind in ("attribute", "feature"):
+                out.add(f"{path}.{member.name}")
+            elif member.kind == "part" and depth < NESTED_PARTS:
+                _feature_paths(model, member, f"{path}.{member.name}", out, depth + 1)

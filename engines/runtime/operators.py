@@ -19,12 +19,15 @@ Integer specializes Rational specializes Real), so mixed operands need no conver
 | `and` `or` `implies` | Booleans | Boolean | conditional: the right operand is evaluated only when the left does not decide (KerML's ConditionalAnd/Or/Implies) |
 | `&` `\\|` `xor` | Booleans | Boolean | both operands evaluated |
 | `not` | Boolean | Boolean | |
-| `..` | Integers | sequence | `1..3` is (1, 2, 3); an empty sequence when the upper bound is below the lower |
+| `..` | Integers | sequence | `1..3` is (1, 2, 3); an empty sequence when the upper bound is below the lower; a `for` walks it without building it, elsewhere more than MAX_SEQUENCE elements is a run error |
 | `,` `( )` | anything | sequence | flat: `(xs, 3)` splices xs; `null` and `()` add nothing |
 | `#( )` | sequence, Positive | element | 1-based; an index outside 1..size is a run error |
 | with a quantity | quantity and number or quantity | quantity (Boolean for comparisons) | on the magnitudes, keeping the unit of the quantity operand (units are not converted) |
 
-Any other operand types are a run error naming the operator and both types.
+Any other operand types are a run error naming the operator and both types. An Integer result (or a
+Rational's numerator or denominator) of more than MAX_DIGITS digits, and a Real past the
+floating-point range, is a run error (NumberTooLarge) naming the operator: a loop squaring a number
+stops there instead of growing without end.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from engines.errors import DivisionByZero, EvaluationError, IndexOutOfRange
+from engines.errors import DivisionByZero, EvaluationError, IndexOutOfRange, NumberTooLarge
 from engines.runtime.values import UNSET, Quantity, Sequence, Value, is_number, spell, type_name, with_article
 from ir.library import equal as _library_equal
 
@@ -40,6 +43,10 @@ CONDITIONAL = frozenset(("and", "or", "implies"))
 _BOOLEAN = frozenset(("and", "&", "or", "|", "xor", "implies"))
 _COMPARE = frozenset(("<", ">", "<=", ">="))
 _MAX_EXPONENT = 100_000  # beyond it an exact power of a base other than 0, 1, -1 takes unbounded time
+MAX_DIGITS = 4_000  # an exact number's digits (under Python's own 4,300-digit limit on spelling an int)
+MAX_SEQUENCE = 1_000_000  # elements of a sequence a range or a concatenation builds
+_LIMIT = 10 ** MAX_DIGITS
+_LIMIT_BITS = _LIMIT.bit_length()
 
 
 def binary(op: str, left: Value, right: Value) -> Value:
@@ -62,6 +69,10 @@ def binary(op: str, left: Value, right: Value) -> Value:
     if op == "..":
         if not _is_int(left) or not _is_int(right):
             raise EvaluationError("type mismatch: a range '..' needs Integer bounds")
+        count = right - left + 1  # type: ignore[operator]
+        if count > MAX_SEQUENCE:
+            raise NumberTooLarge(f"the range {spell(left)}..{spell(right)} has {count:,} elements, more than the "
+                                 f"{MAX_SEQUENCE:,} a sequence may hold (a 'for' over a range walks it without this limit)")
         return Sequence(tuple(range(left, right + 1)))  # type: ignore[arg-type,operator]
     if isinstance(left, str) and isinstance(right, str):
         if op == "+":
@@ -77,7 +88,10 @@ def binary(op: str, left: Value, right: Value) -> Value:
                               f"{with_article(type_name(left))} and {with_article(type_name(right))}")
     if op in _COMPARE:
         return _compare(op, left, right)
-    return arithmetic(op, left, right)  # type: ignore[arg-type]
+    try:
+        return bounded(arithmetic(op, left, right), op)  # type: ignore[arg-type]
+    except OverflowError:
+        raise NumberTooLarge(f"the result of '{op}' is beyond the range of a Real") from None
 
 
 def arithmetic(op: str, left: int | Fraction | float, right: int | Fraction | float) -> Value:
@@ -92,7 +106,7 @@ def arithmetic(op: str, left: int | Fraction | float, right: int | Fraction | fl
         if right == 0:
             raise DivisionByZero("division by zero")
         if isinstance(left, float) or isinstance(right, float):
-            return float(left) / float(right)
+            return _real(left) / _real(right)
         return Fraction(left) / Fraction(right)
     if op == "%":
         if right == 0:
@@ -107,10 +121,38 @@ def arithmetic(op: str, left: int | Fraction | float, right: int | Fraction | fl
     raise EvaluationError(f"unknown operator '{op}'")
 
 
+def bounded(value: Value, op: str) -> Value:
+    """The value of an operator, refused when it is a number too large to hold (module docstring)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value.bit_length() >= _LIMIT_BITS - 4 and abs(value) >= _LIMIT:
+            raise _too_large(op, value.bit_length())
+    elif isinstance(value, Fraction):
+        bits = max(value.numerator.bit_length(), value.denominator.bit_length())
+        if bits >= _LIMIT_BITS - 4 and max(abs(value.numerator), value.denominator) >= _LIMIT:
+            raise _too_large(op, bits)
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise NumberTooLarge(f"the result of '{op}' is beyond the range of a Real")
+    return value
+
+
+def _too_large(op: str, bits: int) -> NumberTooLarge:
+    return NumberTooLarge(f"the result of '{op}' has {_digits(bits)} digits, more than the {MAX_DIGITS:,} "
+                          f"a number may have")
+
+
+def _digits(bits: int) -> str:
+    digits = bits * 30103 // 100_000 + 1  # log10(2) in integers: `bits` may be past a float's range
+    return f"about {digits:,}" if digits < 10 ** 15 else "astronomically many"
+
+
 def _power(base: int | Fraction | float, exponent: int | Fraction | float) -> Value:
     if isinstance(exponent, int) and not isinstance(exponent, bool) and not isinstance(base, float):
-        if abs(exponent) > _MAX_EXPONENT and abs(base) not in (0, 1):
-            raise EvaluationError(f"the power {spell(base)} ** {exponent} is too large to compute exactly")
+        if abs(base) not in (0, 1):
+            exact = Fraction(base)
+            size = max(math.log2(abs(exact.numerator) or 1), math.log2(exact.denominator))  # bits per factor
+            bits = int(size * 1024) * abs(exponent) // 1024  # in integers: the exponent may be past a float
+            if abs(exponent) > _MAX_EXPONENT or bits > _LIMIT_BITS:
+                raise _too_large("**", bits)
         if exponent >= 0:
             return base ** exponent
         if base == 0:
@@ -122,7 +164,10 @@ def _power(base: int | Fraction | float, exponent: int | Fraction | float) -> Va
         raise EvaluationError(f"a negative base raised to the non-integral power {exponent} has no Real value")
     if base == 0 and exponent < 0:
         raise DivisionByZero("division by zero: 0 raised to a negative power")
-    return float(base) ** float(exponent)
+    try:
+        return float(base) ** float(exponent)
+    except OverflowError:
+        raise NumberTooLarge("the result of '**' is beyond the range of a Real") from None
 
 
 def unary(op: str, operand: Value) -> Value:
@@ -167,6 +212,8 @@ def concatenate(parts: list[Value]) -> Sequence:
     out: list[Value] = []
     for part in parts:
         out.extend(elements_of(part))
+        if len(out) > MAX_SEQUENCE:
+            raise NumberTooLarge(f"a sequence of more than {MAX_SEQUENCE:,} elements")
     return Sequence(tuple(out))
 
 
@@ -188,6 +235,14 @@ def _compare(op: str, left: object, right: object) -> bool:
     if op == "<=":
         return left <= right  # type: ignore[operator]
     return left >= right  # type: ignore[operator]
+
+
+def _real(x: int | Fraction | float) -> float:
+    try:
+        return float(x)
+    except OverflowError:
+        raise NumberTooLarge(f"a number of {_digits(abs(Fraction(x)).numerator.bit_length())} digits is beyond "
+                             f"the range of a Real") from None
 
 
 def _magnitude(v: Value) -> Value:

@@ -27,7 +27,7 @@ from engines.runtime.values import (
     with_article,
 )
 from ir.model import Element, Model
-from ir.resolve import lookup
+from ir.resolve import lineage, lookup
 
 
 @dataclass(frozen=True)
@@ -55,22 +55,12 @@ def _rule(model: Model, el: Element | None, type_text: str) -> TypeRule | None:
     written = type_text.rsplit("::", 1)[-1]
     if el is None:
         return TypeRule(False, written, written) if written in SCALAR_TYPES else None
-    seen: set[int] = set()
-    todo = [el]
-    while todo:
-        current = todo.pop(0)
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
+    for current in lineage(model, el):
         if current.kind == "enum def":
             return TypeRule(True, current.name, written)
         if current.library and current.owner is not None and current.owner.name == "ScalarValues" \
                 and current.name in SCALAR_TYPES:
             return TypeRule(False, current.name, written)
-        for general in current.type_names:
-            found = lookup(model, current.owner, general)
-            if found is not None:
-                todo.append(found)
     return None
 
 

@@ -99,6 +99,20 @@ def spell(value: Value) -> str:
     return str(value)
 
 
+def accepted_as(value: Value) -> str | None:
+    """The type an accept by type takes a bare scalar by (`accept t : Real` takes 27.5 and 3/2), or
+    None for anything else."""
+    if isinstance(value, bool):
+        return "Boolean"
+    if isinstance(value, int):
+        return "Integer"
+    if isinstance(value, Fraction):
+        return "Real"
+    if isinstance(value, str):
+        return "String"
+    return None
+
+
 def type_name(value: Value) -> str:
     """The library type a value is an instance of, as an error message names it."""
     if isinstance(value, bool):

@@ -16,9 +16,10 @@ from engines.runtime.objects import Instance
 from engines.runtime.schedule import Scheduler
 from engines.runtime.trace import Trace
 from engines.runtime.values import UNSET, ObjectRef, Signal, Value
+from engines.runtime.watch import tick
 from ir import syntax as s
 from ir.model import Element
-from ir.resolve import lookup
+from ir.resolve import lookup, member_of
 
 DEFAULT_MAX_STEPS = 10_000
 MAX_STEPS_VARIABLE = "OPENSYSML_MAX_ACTION_STEPS"
@@ -34,6 +35,8 @@ class Context:
         self.journal = Journal()  # what snapshots of the run roll back: every change goes through `touch`
         self.objects: dict[int, Instance] = {}
         self.usage_objects: dict[str, ObjectRef] = {}
+        # the part usage each usage object is made for: where the parts it holds are declared
+        self.part_usages: dict[int, Element] = {}
         self.clocks: set[int] = set()
         self.clock = Clock()
         self.bus: list[Message] = []
@@ -50,6 +53,7 @@ class Context:
     def charge_step(self) -> None:
         """One unit of the run's step budget: a token move or a loop iteration."""
         self.steps_spent += 1
+        tick()
         if self.steps_spent > self.max_steps:
             raise StepBudgetExceeded(
                 f"step limit exceeded: the run spent its {self.max_steps} steps (raise {MAX_STEPS_VARIABLE} "
@@ -86,7 +90,30 @@ class Context:
             self.journal.touch(self.clocks)
             self.clocks.add(ref.id)
         elif el is not None:
+            self.journal.touch(self.part_usages)
+            self.part_usages[ref.id] = el
             self._initialize_features(el, ref)
+        return ref
+
+    def nested_part(self, owner: ObjectRef, feature: str) -> ObjectRef | None:
+        """The object of a part a part's object holds (`plant.pump`, declared by the part usage or its
+        definition), made the first time it is read; None when `feature` names no such part."""
+        usage = self.part_usages.get(owner.id)
+        member = member_of(self.program.model, usage, feature) if usage is not None else None
+        if member is None or member.kind not in ("part", "item") or not isinstance(member.decl, s.Usage):
+            return None
+        key = next((k for k, ref in self.usage_objects.items() if ref.id == owner.id), None)
+        if key is None:
+            return None
+        ref = self.materialize(feature, member.decl.types[0] if member.decl.types else "", {})
+        self.journal.touch(self.usage_objects)
+        self.usage_objects[f"{key}.{feature}"] = ref
+        self.journal.touch(self.part_usages)
+        self.part_usages[ref.id] = member
+        self._initialize_features(member, ref)
+        holder = self.objects[owner.id]
+        self.journal.touch(holder)
+        holder.values[feature] = ref
         return ref
 
     def _initialize_features(self, el: Element, ref: ObjectRef) -> None:

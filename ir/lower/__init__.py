@@ -1,6 +1,7 @@
 """Lowering: behaviors to the frozen graphs of `ir.graphs`, every graph a behavior runs built once.
 
-`actions` lowers an action's members to its flow; `members` reads what those members are; `states`
+`actions` lowers an action's members to its flow; `members` reads what those members are; `flows`
+keeps a model's graphs and makes the flows a fine run enters (so the runtime builds none); `states`
 lowers a state machine (its behaviors through `actions`). The graph
 types are re-exported here so `ir.lower` still names everything it named as one module.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from ir.graphs import ActionGraph, Attribute, Body, Edge, Footprint, Node, NodeKind, accept_of
 from ir.lower.actions import lower_action, lower_block
+from ir.lower.flows import IMPLICIT_TERMINATE, ModelGraphs
 from ir.lower.members import (
     BLOCK_STATEMENTS,
     FLOW_MEMBERS,
@@ -30,12 +32,14 @@ from ir.lower.states import check_machines, check_signal, exhibited_machines, in
 __all__ = [
     "BLOCK_STATEMENTS",
     "FLOW_MEMBERS",
+    "IMPLICIT_TERMINATE",
     "SIMPLE_STATEMENTS",
     "ActionGraph",
     "Attribute",
     "Body",
     "Edge",
     "Footprint",
+    "ModelGraphs",
     "Node",
     "NodeKind",
     "accept_of",

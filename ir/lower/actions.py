@@ -13,7 +13,7 @@ from dataclasses import replace
 from ir import syntax as s
 from ir.connections import connections_of
 from ir.errors import LoweringError
-from ir.footprint import Touches, constructs, expression_reads
+from ir.footprint import evaluating, expression_reads, reading, statements_footprint
 from ir.graphs import ActionGraph, Attribute, Body, Edge, Footprint, Node, NodeKind
 from ir.inherit import SEGMENT_BREAK, effective_members
 from ir.lower.members import (
@@ -195,59 +195,47 @@ class _Lowerer:
             Node(n.index, n.kind, n.name, n.decl, n.body, n.multiplicity,
                  self.footprint(n, nodes, edges, name, local, _scope(n, el)),
                  self.footprint(n, nodes, edges, name, local, _scope(n, el), start=True)
-                 if n.kind is NodeKind.ACTION and n.body is not None and n.body.starts_with_a_shot()
-                 and not n.footprint.dynamic else None)
+                 if n.starts_with_a_shot() and not n.footprint.dynamic else None)
             for n in nodes)
         return ActionGraph(name, el, tuple(attributes), with_footprints, tuple(edges), tuple(initial),
                            tuple(flows), tuple(binds), connections_of((*flows, *binds), by_name))
 
     def footprint(self, node: Node, nodes: list[Node], edges: list[Edge], owner: str,
-                  local: set[str], scope_el: Element | None = None, start: bool = False) -> Footprint:
+                  local: set[str], scope_el: Element | None = None, start: bool = False) -> Footprint[int]:
         """One move of `node`: its body, the guards of its outgoing successions, the joins it reaches;
         `start`, its start shot alone: what its features' initial values read."""
-        touches = Touches()
         body = node.body
-        if node.footprint.dynamic:
-            touches.dynamic = True
-        if body is not None and body.terminate:
-            touches.dynamic = True
+        fp: Footprint[int] = Footprint(dynamic=node.footprint.dynamic or (body is not None and body.terminate))
         if start:
             assert body is not None
             for attr in body.attributes:
-                touches.reads.update(expression_reads(attr.value))
-                touches.dynamic = touches.dynamic or constructs(attr.value)
-            touches.reads -= {a.name for a in body.attributes}
+                fp = fp | evaluating(attr.value)
+            fp = fp.without({a.name for a in body.attributes})
             edges = []  # the shot follows no succession: the token stays at its node
         elif body is not None:
-            touches.statements(body.statements)
+            fp = fp | statements_footprint(body.statements)
             for attr in body.attributes:
-                touches.reads.update(expression_reads(attr.value))
+                fp = fp | reading(attr.value)
             for _, expr in body.bindings:
-                touches.reads.update(expression_reads(expr))
+                fp = fp | reading(expr)
             for _, expr in body.outputs:
-                touches.writes.update(expression_reads(expr))
+                fp = fp | Footprint(writes=frozenset(expression_reads(expr)))
             if body.flow is not None:
                 for inner in body.flow.nodes:
-                    touches.reads.update(inner.footprint.reads)
-                    touches.writes.update(inner.footprint.writes)
-                    touches.sends = touches.sends or inner.footprint.sends
-                    touches.accepts = touches.accepts or inner.footprint.accepts
-                    touches.dynamic = touches.dynamic or inner.footprint.dynamic
+                    # the subflow's joins are nodes of its own graph, not of this one
+                    fp = fp | replace(inner.footprint, control=frozenset())
             if body.performs is not None:
-                touches.dynamic = True  # what another action's executor touches is not read off here
-            own = {a.name for a in body.attributes}
-            touches.reads -= own
-            touches.writes -= own
-        control = set()
+                fp = fp | Footprint(dynamic=True)  # what another action's executor touches is not read off here
+            fp = fp.without({a.name for a in body.attributes})
         for e in edges:
             if e.source == node.index:
-                touches.reads.update(expression_reads(e.guard))
+                fp = fp | reading(e.guard)
                 target = nodes[e.target]
                 incoming = sum(1 for x in edges if x.target == e.target)
                 if target.kind in (NodeKind.JOIN, NodeKind.MERGE) or incoming > 1:
-                    control.add(e.target)
+                    fp = fp | Footprint(control=frozenset({e.target}))
 
-        def qualify(names: set[str]) -> frozenset[str]:
+        def qualify(names: frozenset[str]) -> frozenset[str]:
             """Names by the feature they resolve to, so one feature is one name in every graph."""
             out = set()
             for n in names:
@@ -262,8 +250,7 @@ class _Lowerer:
                     out.add(n)
             return frozenset(out)
 
-        return Footprint(qualify(touches.reads), qualify(touches.writes), touches.sends, touches.accepts,
-                         frozenset(control), touches.dynamic)
+        return replace(fp, reads=qualify(fp.reads), writes=qualify(fp.writes))
 
     def body_of(self, owner: Element, usage: s.Usage) -> Body:
         """What a node declared by `usage` runs: its statement, its statement list, its subflow, or the
@@ -286,6 +273,13 @@ class _Lowerer:
         terminate = isinstance(usage.action_body, s.Terminate) and usage.action_body.target is None
         flow: ActionGraph | None = None
         rest = tuple(m for m in own if not is_feature(m))
+        if isinstance(usage.action_body, s.Accept) and rest:
+            # `action rx accept v : T { ... }`: the body runs once the message is taken, as a step the
+            # accept precedes (the payload is the accept's feature, visible to the body by its name)
+            after = s.Usage(usage.span, "action", None, members=rest, has_body=True)
+            flow = self.action_graph(scope, (usage.action_body, s.ThenMember(usage.span, None, after)),
+                                     usage.name or "")
+            return Body(tuple(attributes), (), flow, performs, bindings, terminate, scope, outputs)
         if states_a_flow(rest) or (performs is None and any(is_substep(m) for m in rest)):
             flow = self.action_graph(scope, rest, usage.name or "")
         else:

@@ -101,6 +101,11 @@ def parameter_direction(model: Model, performs: Element, name: str) -> str | Non
     return None
 
 
+def is_feature_decl(el: Element | None) -> bool:
+    """Whether an element is a feature (not a step) of the behavior it belongs to."""
+    return el is not None and isinstance(el.decl, s.Usage) and is_feature(el.decl)
+
+
 def parameter_bindings(model: Model, performs: Element | None, members: tuple[s.Member, ...],
                        path: str = "") -> tuple[
         tuple[tuple[str, s.Expr], ...], tuple[tuple[str, s.Expr], ...], tuple[s.Usage, ...]]:
@@ -109,7 +114,9 @@ def parameter_bindings(model: Model, performs: Element | None, members: tuple[s.
 
     A feature with a value and no type of its own binds the parameter it names (`in x = 3;`,
     `inout acc = total;`, `out r = last;`, `:>> x = 3;`); the direction the behavior declares wins
-    over the one written at the binding, so `in`, `inout` and `out` read as the callee reads them."""
+    over the one written at the binding, so `in`, `inout` and `out` read as the callee reads them. A
+    redefinition with a value of a feature that is no parameter (`attribute :>> target = 220;`) binds
+    it too: the performance starts with it."""
     ins: list[tuple[str, s.Expr]] = []
     outs: list[tuple[str, s.Expr]] = []
     features: list[s.Usage] = []
@@ -120,6 +127,12 @@ def parameter_bindings(model: Model, performs: Element | None, members: tuple[s.
         name = m.name or (m.redefines[0].rsplit("::", 1)[-1] if m.redefines else "")
         declared = parameter_direction(model, performs, name) if performs is not None and name else None
         direction = declared or m.direction
+        if (m.redefines and m.value is not None and direction is None and performs is not None
+                and is_feature_decl(member_of(model, performs, name))):
+            # `attribute :>> target = 220;` redefines the performed behavior's own feature: one feature,
+            # which the behavior's steps read with the redefining value (its own default gives way)
+            ins.append((name, m.value))
+            continue
         if performs is None or m.value is None or m.types or direction not in ("in", "inout", "out") \
                 or (declared is None and m.direction is None):
             features.append(m)

@@ -41,7 +41,7 @@ from ir.graphs import (
 from ir.lower.actions import lower_block
 from ir.lower.members import attribute_of, is_feature, states_a_flow
 from ir.model import Element, Model
-from ir.resolve import lookup
+from ir.resolve import lineage, lookup
 
 _PSEUDO = {"choice": StateKind.CHOICE, "junction": StateKind.JUNCTION, "history": StateKind.SHALLOW_HISTORY,
            "deep history": StateKind.DEEP_HISTORY}
@@ -229,6 +229,15 @@ class _Builder:
                                     "in a state machine, branch with a junction or a choice "
                                     "(`junction j;`) and end a region with `then done;`",
                                     self.path, inner.span.line, inner.span.column)
+        elif isinstance(inner, s.Statement):
+            # a state's body declares; what it performs is its entry, do or exit behavior
+            where = draft.path or draft.name
+            hint = ("end the machine with a terminate state: `action stop terminate;` and a transition to it"
+                    if isinstance(inner, s.Terminate) else
+                    "perform it on entering, while in or on leaving the state: `entry { ... }`, `do { ... }`, "
+                    "`exit { ... }`")
+            raise StateMachineError(f"a statement stands in state {where}'s body, where nothing performs it",
+                                    hint, self.path, inner.span.line, inner.span.column)
 
     def behavior(self, draft: _Draft, m: s.EntryMember) -> None:
         if m.behavior is None and m.block is None:
@@ -517,14 +526,8 @@ def exhibited_machines(model: Model, part: Element) -> tuple[StateGraph, ...]:
     """The machines a part (definition or usage) exhibits, its own and those of what it specializes
     or is typed by, each bound as written (`exhibit state life : Life { in ref :>> context = this; }`)."""
     out: list[StateGraph] = []
-    seen: set[int] = set()
     names: set[str] = set()  # a machine exhibited again under one name replaces the general's
-    todo = [part]
-    while todo:
-        at = todo.pop(0)
-        if id(at) in seen:
-            continue
-        seen.add(id(at))
+    for at in lineage(model, part, library=False):
         for name, member in at.members.items():
             decl = member.decl
             if isinstance(decl, s.Usage) and decl.kind == "state" and decl.exhibited and name not in names:
@@ -536,10 +539,6 @@ def exhibited_machines(model: Model, part: Element) -> tuple[StateGraph, ...]:
                                  for u in decl.members if isinstance(u, s.Usage) and u.value is not None
                                  and u.direction in ("in", "inout") and (u.redefines or u.name))
                 out.append(lower_state(model, machine, bindings, part))
-        for type_name in at.type_names:
-            general = lookup(model, at.owner, type_name)
-            if general is not None and not general.library:
-                todo.append(general)
     return tuple(out)
 
 
@@ -563,18 +562,11 @@ def _parts(model: Model, el: Element) -> list[tuple[str, Element]]:
     """A part's part features, its own and those of the definitions it is typed by or specializes."""
     out: list[tuple[str, Element]] = []
     names: set[str] = set()
-    seen: set[int] = set()
-    todo = [el]
-    while todo:
-        at = todo.pop(0)
-        if id(at) in seen:
-            continue
-        seen.add(id(at))
+    for at in lineage(model, el, library=False):
         for name, member in at.members.items():
             if member.kind == "part" and name not in names and not name.startswith("$"):
                 names.add(name)
                 out.append((name, member))
-        todo.extend(g for g in (lookup(model, at.owner, n) for n in at.type_names) if g is not None and not g.library)
     return out
 
 

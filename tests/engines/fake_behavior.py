@@ -7,12 +7,13 @@ from fractions import Fraction
 
 import ir
 from engines.errors import RunError
-from engines.runtime.behavior import Actor, Move, MoveKind, Touch
+from engines.runtime.behavior import Actor, Move, MoveKind, Summary
 from engines.runtime.evaluate import Frame
 from engines.runtime.lowered import LoweredModel
 from engines.runtime.schedule import make_scheduler
 from engines.runtime.snapshot import Snapshot, SnapshotError
 from engines.runtime.world import Context
+from ir.graphs import Footprint
 
 NAMES = {1: "inc", 2: "dbl"}
 
@@ -37,11 +38,9 @@ class Counter:
     def _feature(self, actor: int) -> str:
         return "n" if self.shared else ("a" if actor == 1 else "b")
 
-    def _touches(self, actor: int) -> Touch:
-        touch = Touch()
-        touch.reads.add(self._feature(actor))
-        touch.writes.add(self._feature(actor))
-        return touch
+    def _touches(self, actor: int) -> Summary:
+        feature = frozenset({self._feature(actor)})
+        return Footprint(reads=feature, writes=feature)
 
     @property
     def world(self) -> Context:
@@ -82,10 +81,10 @@ class Counter:
     def actors(self) -> list[Actor]:
         return [Actor(actor, NAMES[actor]) for actor in self.left]
 
-    def footprint(self, move: Move) -> Touch:
+    def footprint(self, move: Move) -> Summary:
         return self._touch[move.actor]
 
-    def future(self, actor: Actor) -> Touch:
+    def future(self, actor: Actor) -> Summary:
         return self._touch[actor.id]
 
     def outputs(self) -> dict[str, str]:

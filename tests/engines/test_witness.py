@@ -3,13 +3,15 @@ anything but return a witness or raise the typed witness error."""
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 import tests.property.conftest  # noqa: F401  (the Hypothesis profiles: ci by default, slow on demand)
 from engines.errors import ReplayRefused, WitnessFormatError
-from engines.witness import ENDINGS, Choice, Witness, parse_witness
+from engines.witness import END, Choice, Claim, ClaimKind, Witness, parse_witness, read_witness
 
 # Names as models spell them: plain, quoted-looking, with spaces and `::`, never a line break.
 _WORD = st.text(st.sampled_from("abcxyz_019 :'.-+*/<>=é"), min_size=1, max_size=12).map(str.strip).filter(
@@ -28,17 +30,33 @@ def choices(draw: st.DrawFn) -> tuple[Choice, ...]:
     return tuple(made)
 
 
+_NAME = _WORD.filter(lambda w: " = " not in w and w == w.strip())
+_CLAIM = st.one_of(
+    st.builds(Claim, st.just(ClaimKind.PROPERTY), _NAME, st.sampled_from(("true", "false"))),
+    st.builds(Claim, st.just(ClaimKind.VALUE), _NAME, _LINE),
+)
+_END_CLAIM = st.one_of(
+    st.builds(Claim, st.sampled_from((ClaimKind.DEADLOCK, ClaimKind.FAILS)), _LINE.filter(lambda s: s.strip() != "")),
+    st.just(Claim(ClaimKind.COMPLETES)),
+)
+
+
 @st.composite
 def witnesses(draw: st.DrawFn) -> Witness:
-    trace = draw(st.lists(_LINE, max_size=6))
-    while trace and not trace[-1].strip():
-        trace.pop()  # trailing blank lines are layout, not trace
-    ending = draw(st.one_of(st.just(""), st.builds(lambda kind, what: kind + what, st.sampled_from(ENDINGS),
-                                                      _LINE.filter(lambda s: s.strip() == s))))
-    if not ending and trace and trace[-1].startswith(ENDINGS):
-        trace.pop()
+    claims = draw(st.lists(_CLAIM, max_size=3))
+    end = draw(st.none() | _END_CLAIM)
+    if end is not None and end.kind is not ClaimKind.COMPLETES:
+        claims = [c for c in claims if c.kind is ClaimKind.PROPERTY]
+    if end is not None:
+        claims.insert(draw(st.integers(0, len(claims))), end)
+    if not claims:
+        claims = [Claim(ClaimKind.COMPLETES)]
+    trace = tuple(line for line in draw(st.lists(_LINE, max_size=6)) if line != END)
+    digest = "sha256:" + draw(st.text("0123456789abcdef", min_size=16, max_size=16))
+    performer = draw(st.none() | _NAME)
     inputs = draw(st.lists(st.tuples(_WORD.filter(lambda w: " " not in w), _LINE), max_size=3))
-    return Witness(draw(choices()), tuple(trace), ending, tuple(inputs))
+    return Witness(draw(_NAME), digest, draw(st.sampled_from(("check", "explore", "smt"))), tuple(claims),
+                   draw(choices()), trace, performer, tuple(inputs))
 
 
 @given(witnesses())
@@ -50,7 +68,7 @@ def _parse_or_refuse(text: str) -> None:
     try:
         parsed = parse_witness(text, "fuzzed")
     except WitnessFormatError as refused:
-        assert isinstance(refused, ReplayRefused) and str(refused).startswith("fuzzed:")
+        assert isinstance(refused, ReplayRefused) and str(refused).startswith("witness refused: fuzzed")
         return
     assert isinstance(parsed, Witness)
 
@@ -81,19 +99,115 @@ def test_a_mutated_witness_is_a_witness_or_the_witness_error(witness: Witness, d
     _parse_or_refuse(raw.decode("utf-8", errors="replace"))
 
 
-def test_sparse_steps_and_inputs() -> None:
-    witness = parse_witness("input n = 3\nstep 3: 2@a first of 2@a, 3@b\nstep 7: 2@j first of 2@j, 3@j\n\n"
-                            "trace line\nproperty: a::R\n", "w")
-    assert witness.inputs == (("n", "3"),)
-    assert witness.last_step == 7 and witness.taken_at(3) == "2@a" and witness.taken_at(4) is None
-    assert witness.trace == ("trace line",) and witness.ending == "property: a::R"
+@given(witnesses(), st.data())
+def test_a_witness_with_lines_dropped_doubled_or_swapped_is_a_witness_or_the_witness_error(
+        witness: Witness, data: st.DataObject) -> None:
+    lines = witness.text().split("\n")
+    for _ in range(data.draw(st.integers(1, 3))):
+        i = data.draw(st.integers(0, len(lines) - 1))
+        j = data.draw(st.integers(0, len(lines) - 1))
+        edit = data.draw(st.sampled_from(("drop", "double", "swap")))
+        if edit == "drop" and len(lines) > 1:
+            del lines[i]
+        elif edit == "double":
+            lines.insert(i, lines[j])
+        else:
+            lines[i], lines[j] = lines[j], lines[i]
+    _parse_or_refuse("\n".join(lines))
 
 
-@pytest.mark.parametrize(("text", "why"), [
-    ("go left\n", "w:1: not a witness choice line: 'go left'"),
-    ("step 2: 1@a first of 1@a\nstep 2: 1@b first of 1@b\n", "steps must increase"),
-    ("step 0: 1@a first of 1@a\n", "steps must increase"),
-])
-def test_lines_out_of_the_format_are_refused_by_number(text: str, why: str) -> None:
-    with pytest.raises(WitnessFormatError, match=why):
+@given(witnesses(), st.data())
+def test_a_witness_cut_short_anywhere_is_refused_as_truncated(witness: Witness, data: st.DataObject) -> None:
+    text = witness.text()
+    cut = data.draw(st.integers(1, len(text) - 1))
+    if text[:cut].rstrip() == text.rstrip():
+        return  # only the last newline went: the witness is whole
+    with pytest.raises(WitnessFormatError):
+        parse_witness(text[:cut], "cut")
+
+
+FILL = Witness("tank::Fill", "sha256:0123456789abcdef", "check",
+               (Claim(ClaimKind.PROPERTY, "tank::NeverNegative", "false"),),
+               (Choice(1, "1@start", ("1@start",)), Choice(3, "3@valve", ("2@pump", "3@valve"))),
+               ("step 1: start", "  level: 0 -> -3"), None, (("n", "3"),))
+
+
+def test_the_format_as_written() -> None:
+    assert FILL.text() == (
+        "opensysml witness 1\n"
+        "behavior: tank::Fill\n"
+        "model: sha256:0123456789abcdef\n"
+        "engine: check\n"
+        "claim: property tank::NeverNegative = false\n"
+        "input n = 3\n"
+        "step 1: 1@start first of 1@start\n"
+        "step 3: 3@valve first of 2@pump, 3@valve\n"
+        "\n"
+        "step 1: start\n"
+        "  level: 0 -> -3\n"
+        "property: tank::NeverNegative\n"
+        "end of witness\n")
+    assert FILL.last_step == 3 and FILL.taken_at(3) == "3@valve" and FILL.taken_at(2) is None
+    assert parse_witness(FILL.text().replace("\n", "\r\n")) == FILL
+
+
+def _refusal(text: str) -> str:
+    with pytest.raises(WitnessFormatError) as refused:
         parse_witness(text, "w")
+    return str(refused.value)
+
+
+def test_an_empty_witness_is_refused() -> None:
+    for text in ("", "\n", "  \n\n"):
+        assert _refusal(text) == "witness refused: w: the witness is empty: there is nothing to replay"
+
+
+def test_an_old_headerless_witness_is_refused_saying_how_to_regenerate_it() -> None:
+    for old in ("step 1: 1@start first of 1@start\n\nproperty: a::R\n", "input n = 3\nstep 2: 1@a first of 1@a\n\n",
+                "\n\nstmt assign c\n"):
+        said = _refusal(old)
+        assert said.startswith("witness refused: w:1: a witness without a header, written before witnesses named")
+        assert "regenerate it: `opensysml-kernel check FILES --action NAME --witness-dir DIR`" in said
+
+
+@pytest.mark.parametrize(("edit", "said"), [
+    (lambda t: t.replace("end of witness\n", ""), "w:12: truncated: the witness stops at line 12 without its last"
+                                                  " line 'end of witness'"),
+    (lambda t: t.replace("witness 1", "witness 2", 1), "w:1: witness format 'opensysml witness 2': this tool reads"
+                                                       " 'opensysml witness 1'"),
+    (lambda t: "hello\n" + t, "w:1: not a witness: it begins 'hello', not 'opensysml witness 1'"),
+    (lambda t: t.replace("behavior: tank::Fill\n", ""), "w: the header has no 'behavior:' line"),
+    (lambda t: t.replace("model: sha256:0123456789abcdef", "model: 42"),
+     "w: the model hash '42' is not sha256:<16 hex digits>"),
+    (lambda t: t.replace("engine: check\n", "engine: check\nengine: smt\n"), "w:5: a second 'engine:' line"),
+    (lambda t: t.replace("claim: property tank::NeverNegative = false\n", ""),
+     "w: the header has no 'claim:' line: the witness claims nothing"),
+    (lambda t: t.replace("= false", "= maybe"), "w:5: not a claim"),
+    (lambda t: t.replace("engine: check\n", "engine: check\nclaim: fails x\nclaim: deadlock y\n"),
+     "w: the claims contradict each other"),
+    (lambda t: t.replace("step 3: 3@valve first", "step 1: 3@valve first"), "w:8: steps must increase"),
+    (lambda t: t.replace("step 3: 3@valve first", "step 3: 9@pump first"),
+     "w:8: the move taken is not among the moves it is chosen from"),
+    (lambda t: t.replace("property: tank::NeverNegative\n", ""),
+     "w:11: the trace ends with '  level: 0 -> -3', not the 'property: tank::NeverNegative' its claim implies"),
+    (lambda t: t.replace("step 1: 1@start first", "go left and then"), "w:7: not a header or choice line"),
+])
+def test_a_witness_out_of_the_format_is_refused_saying_where_and_what(edit: object, said: str) -> None:
+    assert callable(edit)
+    assert said in _refusal(edit(FILL.text()))
+
+
+def test_a_witness_file_that_is_not_utf8_is_refused_by_its_byte_offset() -> None:
+    data = FILL.text().encode("utf-8").replace(b"tank::Fill", b"tank::F\xffll", 1)
+    with pytest.raises(WitnessFormatError) as refused:
+        read_witness(data, "w")
+    assert str(refused.value) == "witness refused: w: not UTF-8 text: byte 37 is 0xff"
+
+
+@given(witnesses(), st.binary(max_size=4), st.integers(0, 10_000))
+def test_bytes_spliced_into_a_witness_are_a_witness_or_the_witness_error(
+        witness: Witness, junk: bytes, where: int) -> None:
+    raw = witness.text().encode("utf-8")
+    where %= len(raw) + 1
+    with contextlib.suppress(WitnessFormatError):
+        read_witness(raw[:where] + junk + raw[where:], "spliced")

@@ -3,16 +3,14 @@ short names, named multiplicity bounds, `then [n] x;`, `while ... until`, chains
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from ir import SysmlSyntaxError, parse
 from ir import syntax as s
 from ir.reserved import ACCEPTED_AS_NAMES, REFUSED_AS_NAMES, SYSML_RESERVED
+from tests.corpus_cases import CORPUS, MORE
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
-MODELS = sorted((SHARED / "corpus").rglob("*.sysml")) + sorted((SHARED / "conformance-more").glob("*.sysml"))
+MODELS = sorted(CORPUS.rglob("*.sysml")) + sorted(MORE.glob("*.sysml"))
 
 
 def only(text: str) -> s.Member:
@@ -76,9 +74,11 @@ def test_the_refused_set_is_the_reserved_set_less_the_accepted_one() -> None:
     assert {"connect", "filter", "use"} <= REFUSED_AS_NAMES
 
 
-@pytest.mark.parametrize("model", MODELS, ids=[m.name for m in MODELS])
-def test_every_corpus_model_still_parses(model: Path) -> None:
-    parse(model.read_text(encoding="utf-8"), model.name)
+@pytest.mark.corpus
+def test_every_corpus_model_still_parses() -> None:
+    assert MODELS, "the corpus holds no model"
+    for model in MODELS:
+        parse(model.read_text(encoding="utf-8"), model.name)
 
 
 # ---------------------------------------------------------------- declarations

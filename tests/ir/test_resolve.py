@@ -7,7 +7,7 @@ import pytest
 
 import ir
 from ir.model import Model
-from ir.resolve import member_of
+from ir.resolve import lineage, member_of
 
 
 def _model(*texts: str) -> Model:
@@ -287,3 +287,48 @@ def test_a_part_does_not_have_the_state_features() -> None:
 def test_a_misspelt_library_type_suggests_the_library_name() -> None:
     err = _error("package p { attribute t : ISQ::DurationValu; }")
     assert "ISQ::DurationValue" in err.suggestions
+
+
+SHORT_NAMES = """
+package P {
+    part def Motor {
+        attribute <v> velocity : Integer;
+        attribute <v> vane : Integer;
+        attribute <t> torque : Integer;
+    }
+    part def Servo :> Motor;
+    attribute <g> gain : Integer;
+}
+"""
+
+
+def test_a_member_is_found_by_its_short_name_the_first_declared_winning() -> None:
+    model = _model(SHORT_NAMES)
+    motor = model.element("P::Motor")
+    assert motor is not None
+    found = member_of(model, motor, "v")
+    assert found is not None and found.qualified_name == "P::Motor::velocity"
+    servo = model.element("P::Servo")
+    assert servo is not None
+    inherited = member_of(model, servo, "t")
+    assert inherited is not None and inherited.qualified_name == "P::Motor::torque"
+    assert _qualified(model, "P::Motor", "g") == "P::gain"
+    assert member_of(model, motor, "w") is None
+
+
+def test_lineage_walks_the_types_nearest_first_each_once() -> None:
+    model = _model("""package plant {
+        private import ScalarValues::*;
+        part def Device;
+        part def Pump :> Device;
+        part def Valve :> Device;
+        part def PumpValve :> Pump, Valve;
+        attribute def Level :> Integer;
+    }""")
+    combo = model.element("plant::PumpValve")
+    assert combo is not None
+    assert [e.name for e in lineage(model, combo)] == ["PumpValve", "Pump", "Valve", "Device"]
+    level = model.element("plant::Level")
+    assert level is not None
+    assert [e.name for e in lineage(model, level)][:2] == ["Level", "Integer"]
+    assert [e.name for e in lineage(model, level, library=False)] == ["Level"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import ir
-from ir.errors import NoInitialTransitionError, UnknownSignalError, UnknownStateError
+from ir.errors import NoInitialTransitionError, StateMachineError, UnknownSignalError, UnknownStateError
 from ir.graphs import BehaviorKind, StateGraph, StateKind, TriggerKind
 from ir.lower.states import check_signal, exhibited_machines, instance_machines, lower_state
 
@@ -387,3 +387,13 @@ def test_a_specialization_exhibiting_a_machine_again_replaces_the_generals() -> 
     assert arm is not None
     (life,) = exhibited_machines(model, arm)
     assert [st.name for st in life.states] == ["life", "ready"]
+
+
+@pytest.mark.parametrize(("statement", "hint"), [("assign n := 1;", "entry { ... }"),
+                                                  ("then terminate;", "action stop terminate;")])
+def test_a_statement_standing_in_a_state_body_is_refused(statement: str, hint: str) -> None:
+    with pytest.raises(StateMachineError) as caught:
+        machine("package P {\n state def M {\n  attribute n : ScalarValues::Integer = 0;\n  entry; then a;\n"
+                f"  state a;\n  {statement}\n }}\n}}", "P::M")
+    err = caught.value
+    assert (err.path, err.line) == ("m.sysml", 6) and "state M's body" in str(err) and hint in err.hint

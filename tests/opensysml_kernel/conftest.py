@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from engines.witness import Claim, ClaimKind, Witness, model_hash
 from opensysml_kernel.session import Session
 
 RACE = """package race {
@@ -108,3 +111,17 @@ def tank(session: Session) -> Session:
     """A session with the tank model: a requirement broken after some moves, and a deadlock."""
     session.submit(TANK)
     return session
+
+
+def hand_witness(session: Session, action: str, path: Path, body: str = "",
+                 claims: tuple[Claim, ...] = (Claim(ClaimKind.COMPLETES),)) -> Path:
+    """A hand-made witness of `action` in the session's model, its choice lines `body` (none: a fine run
+    that takes the first enabled move each time), written to `path`."""
+    from engines.witness import parse_witness
+
+    header = Witness(session.action_name(action), model_hash(session.model), "hand", claims, (), ())
+    head, _, tail = header.text().partition("\n\n")
+    text = head + "\n" + body + ("\n" if body and not body.endswith("\n") else "") + "\n" + tail
+    parse_witness(text)  # a test's witness is in the format, or the test is wrong
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -86,6 +86,14 @@ def test_debug_on_shows_the_traceback(stepped: Session, monkeypatch: pytest.Monk
         execute(stepped, "%debug maybe")
 
 
+def test_debug_on_in_the_failing_cell_shows_it_and_is_undone(stepped: Session,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    fail_on_call(monkeypatch, StatementRunner, "_assign", 1, lambda: ZeroDivisionError("division by zero"))
+    with pytest.raises(InternalError, match="Traceback"):
+        list(execute_cell(stepped, "%debug on\n%continue"))
+    assert stepped.debug is False
+
+
 def test_an_interrupt_inside_continue_undoes_it(stepped: Session, monkeypatch: pytest.MonkeyPatch) -> None:
     before = look(stepped)
     fail_on_call(monkeypatch, StatementRunner, "_assign", 2, KeyboardInterrupt)

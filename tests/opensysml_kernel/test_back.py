@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import NOT_BOOLEAN, RACE
+from conftest import NOT_BOOLEAN, RACE, hand_witness
 
 from engines.runtime import Program, Run
 from engines.runtime.snapshot import Snapshot
@@ -18,7 +18,6 @@ from tests.corpus_cases import CONFORMANCE, Case, cases, entry
 
 ACCEPTS_IN_BRANCH = CONFORMANCE / "action_accept_if_branch.sysml"  # bodies paused at an accept, steps 3-5
 WAITS_FOR_CLOCK = CONFORMANCE / "action_accept_nested_chain_clock.sysml"  # a move waits for time to pass
-FIRST_ENABLED = "\n\n"  # a witness with no choice lines: a fine run taking the first enabled move each time
 
 
 def text(session: Session, line: str) -> str:
@@ -42,8 +41,11 @@ def started(model: str, *lines: str) -> Session:
 
 
 def replaying(model: str, action: str, witness: Path) -> Session:
+    """A fine run of `action` taking the first enabled move each time (a witness with no choice lines)."""
     session = Session()
     session.submit(model)
+    if not witness.exists():
+        hand_witness(session, action, witness)
     execute(session, f"%replay {witness}")
     execute(session, f"%action {action}")
     return session
@@ -112,7 +114,6 @@ def test_back_on_a_replayed_witness_then_on(tank: Session) -> None:
 @pytest.mark.corpus
 def test_back_on_a_fine_run_that_lets_time_pass(tmp_path: Path) -> None:
     witness = tmp_path / "first.witness"
-    witness.write_text(FIRST_ENABLED)
     model = WAITS_FOR_CLOCK.read_text(encoding="utf-8")
     straight = replaying(model, "waitsForClock", witness)
     prints: list[str] = []
@@ -310,7 +311,7 @@ def _corpus_session(case: Case, fine: bool, witness: Path) -> Session | None:
         subject = entry(case, session.model)
         execute(session, "%trace on")
         if fine:
-            execute(session, f"%replay {witness}")
+            execute(session, f"%replay {hand_witness(session, subject, witness)}")
         execute(session, f"%action {subject}")
     except Exception:
         return None
@@ -321,7 +322,6 @@ def _corpus_session(case: Case, fine: bool, witness: Path) -> Session | None:
 @pytest.mark.parametrize("fine", [False, True], ids=["steps", "moves"])
 def test_every_corpus_action_goes_back_to_every_step_exactly(fine: bool, tmp_path: Path) -> None:
     witness = tmp_path / "first.witness"
-    witness.write_text(FIRST_ENABLED)
     tried = 0
     for case in (c for c in cases("action") if _small(c)):
         session = _corpus_session(case, fine, witness)
@@ -349,7 +349,6 @@ def test_a_failing_cell_behind_its_start_remakes_the_run_exactly(fine: bool, tmp
     """A cell that went back behind where it began, stepped on and failed: the run is remade from its
     start, deed by deed (time let pass before a move included), and goes on as if never touched."""
     witness = tmp_path / "first.witness"
-    witness.write_text(FIRST_ENABLED)
     model = WAITS_FOR_CLOCK.read_text(encoding="utf-8")
     straight = replaying(model, "waitsForClock", witness) if fine else started(model, "%action waitsForClock")
     prints: list[str] = []

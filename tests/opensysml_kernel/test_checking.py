@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from engines.errors import EngineError
+from engines.witness import model_hash
 from opensysml_kernel.checking import CheckSettings, ProgressMeter, interrupted_result, parse_duration
 from opensysml_kernel.commands import execute, execute_cell
 from opensysml_kernel.errors import SettingNotReadError, UsageError
@@ -62,9 +63,16 @@ def test_check_bounds(session: Session) -> None:
     assert text(session, "%check-bounds timeout=500ms") == "check-bounds depth=50 states=1000000 (default) timeout=500ms"
     assert session.settings.bounds().timeout == 0.5
     assert text(session, "%check-bounds off").startswith("check-bounds depth=10000 (default)")
-    for bad in ("depth=0", "depth=x", "runs=3", "timeout=soon", "depth"):
+    for bad in ("depth=0", "depth=x", "runs=3", "timeout=soon", "depth", "memory=lots", "memory=0"):
         with pytest.raises(UsageError):
             execute(session, f"%check-bounds {bad}")
+
+
+def test_a_memory_bound_is_shown_once_set(session: Session) -> None:
+    assert text(session, "%check-bounds memory=2G") == ("check-bounds depth=10000 (default) states=1000000 (default)"
+                                                        " timeout=none (default) memory=2GiB")
+    assert session.settings.bounds().memory == 2 << 30
+    assert "memory" not in text(session, "%check-bounds off")
 
 
 def test_durations() -> None:
@@ -142,7 +150,10 @@ def test_witness_files(race: Session, tmp_path: Path) -> None:
     written = sorted(p.name for p in out.iterdir())
     assert written == ["race.Race-1.witness", "race.Race-2.witness"]
     first = (out / "race.Race-1.witness").read_text()
-    assert first.startswith("step 1: 1@start first of 1@start\n")
+    model = race.model
+    assert first.splitlines()[:6] == ["opensysml witness 1", "behavior: race::Race", f"model: {model_hash(model)}",
+                                      "engine: check", "claim: value c = 1", "step 1: 1@start first of 1@start"]
+    assert first.endswith("\nend of witness\n")
     assert race.last_check is not None
     document = race.last_check.document()["checks"][0]
     assert document["witnesses"][0]["path"] == f"{out}/race.Race-1.witness"

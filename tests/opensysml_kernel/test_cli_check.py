@@ -6,9 +6,17 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import RACE, TANK
+from conftest import RACE, TANK, hand_witness
 
+from engines.witness import Claim, ClaimKind
 from opensysml_kernel.cli import main
+from opensysml_kernel.session import Session
+
+
+def loaded(*files: str) -> Session:
+    session = Session()
+    session.load(files)
+    return session
 
 
 def write(tmp_path: Path, name: str, text: str) -> str:
@@ -118,8 +126,9 @@ def test_replay_reproduces_the_violation(tmp_path: Path, capsys: pytest.CaptureF
 
 def test_replay_of_an_outcome_completes_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     model = write(tmp_path, "race.sysml", RACE)
-    witness = write(tmp_path, "w.witness", "step 3: 3@b first of 2@a, 3@b\n\n")
-    assert main(["replay", model, "--witness", witness, "--action", "Race", "--trace"]) == 0
+    witness = str(hand_witness(loaded(model), "Race", tmp_path / "w.witness", "step 3: 3@b first of 2@a, 3@b",
+                               (Claim(ClaimKind.VALUE, "c", "1"),)))
+    assert main(["replay", model, "--witness", witness, "--trace"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[3:6] == ["move 3: token 3@b (chosen over 2@a)", "stmt assign c", "  eval literal 2 -> 2"]
     assert lines[-2:] == ["✓ Action race::Race completed after 6 moves", "  c = 1"]
@@ -127,7 +136,7 @@ def test_replay_of_an_outcome_completes_0(tmp_path: Path, capsys: pytest.Capture
 
 def test_replay_refused_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     model = write(tmp_path, "race.sysml", RACE)
-    witness = write(tmp_path, "bad.witness", "step 1: 9@j first of 9@j\n\n")
+    witness = str(hand_witness(loaded(model), "Race", tmp_path / "bad.witness", "step 1: 9@j first of 9@j"))
     assert main(["replay", model, "--witness", witness, "--action", "Race"]) == 2
     captured = capsys.readouterr()
     assert captured.err.strip() == (f"replay refused: {witness} moves 9@j at step 1, which is not enabled"

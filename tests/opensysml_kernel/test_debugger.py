@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import hand_witness
 
+from engines.errors import WitnessMismatch
 from opensysml_kernel.commands import execute
 from opensysml_kernel.errors import (
     MissingFileError,
@@ -99,8 +101,8 @@ def test_back_needs_a_run(session: Session) -> None:
 
 
 def test_replay_refuses_a_move_not_enabled(race: Session, tmp_path: Path) -> None:
-    witness = tmp_path / "bad.witness"
-    witness.write_text("step 1: 1@start first of 1@start\nstep 2: 7@nowhere first of 7@nowhere\n\n")
+    witness = hand_witness(race, "Race", tmp_path / "bad.witness",
+                           "step 1: 1@start first of 1@start\nstep 2: 7@nowhere first of 7@nowhere")
     execute(race, f"%replay {witness}")
     execute(race, "%action Race")
     assert text(race, "%step") == "move 1: token 1@start"
@@ -136,8 +138,10 @@ def test_replay_of_another_action_is_refused(tank: Session) -> None:
     execute(tank, "%engine check")
     execute(tank, "%action Handshake")
     execute(tank, "%replay last")
-    with pytest.raises(UsageError, match="a witness of tank::Handshake"):
+    with pytest.raises(WitnessMismatch) as refused:
         execute(tank, "%action Fill")
+    assert str(refused.value) == ("witness refused: witness 1 of tank::Handshake is a witness of tank::Handshake,"
+                                  " not tank::Fill: replay it with the action tank::Handshake")
 
 
 def test_replayed_deadlock_stops_with_the_waiting_tokens(tank: Session) -> None:

@@ -15,11 +15,14 @@ from engines.framework import (
     Witness,
 )
 from engines.framework import Result as EngineResult
+from engines.witness import Claim, ClaimKind
 from opensysml_kernel.reports import Check, CheckReport, check_document
 from opensysml_kernel.witness import StepRow
 
-W1 = Witness((Choice(3, "2@a", ("2@a", "3@b")),), ("stmt assign c",), "")
-W2 = Witness((Choice(3, "3@b", ("2@a", "3@b")),), (), "")
+W1 = Witness("race::Race", "sha256:0123456789abcdef", "check", (Claim(ClaimKind.VALUE, "c", "2"),),
+             (Choice(3, "2@a", ("2@a", "3@b")),), ("stmt assign c",))
+W2 = Witness("race::Race", "sha256:0123456789abcdef", "check", (Claim(ClaimKind.VALUE, "c", "1"),),
+             (Choice(3, "3@b", ("2@a", "3@b")),), ())
 
 
 def divergent(base: int = 1) -> EngineResult:
@@ -129,8 +132,10 @@ def test_json_document_shape() -> None:
                           "divergent", "witnesses", "lines"}
     assert check["divergent"] == {"c": ["1", "2"]}
     assert check["stats"] == {"states": 21, "moves": 22, "depth": 8, "runs": 0}
-    assert check["witnesses"][0] == {"path": "out/test.ForkPlain-1.witness", "choices": ["step 3: 2@a first of 2@a, 3@b"],
-                                     "ending": ""}
+    assert check["witnesses"][0] == {"path": "out/test.ForkPlain-1.witness", "behavior": "race::Race",
+                                     "model": "sha256:0123456789abcdef", "claims": ["value c = 2"],
+                                     "choices": ["step 3: 2@a first of 2@a, 3@b"], "ending": ""}
+    assert check["witnessError"] is None
     assert check["witnesses"][1]["index"] == 2
     assert check["lines"] == report.text.splitlines()
     assert report._repr_mimebundle_()["application/json"] == document

@@ -7,11 +7,6 @@ IF_BRANCH = ("the canonical state names a token inside an `if` statement's block
              "token waits at index 0 of different blocks of one `if` are one visited state, and the "
              "orders past the second are never searched")
 
-CROSSING_MESSAGES = ("the reduced check misses schedules where an accept takes another pair's message: a "
-                     "final state in which two send/accept pairs cross (and, with an accept nothing feeds, "
-                     "the deadlock in which the other accept is the one left waiting); the unreduced check "
-                     "and explore reach them")
-
 RACE_TO_MINUS_ONE = """package g {
 	action m {
 		attribute x := 0;

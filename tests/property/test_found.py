@@ -56,7 +56,6 @@ def test_crossing_pairs_unreduced() -> None:
     assert {(dict(s)["g1"], dict(s)["g2"]) for s in final_states(result)} == {("1", "2"), ("2", "2"), ("2", "1")}
 
 
-@pytest.mark.xfail(strict=True, reason=found.CROSSING_MESSAGES)
 def test_crossing_pairs_reduced() -> None:
     result = checked(_program(found.CROSSING_PAIRS), SUBJECT, reduce=True)
     assert {(dict(s)["g1"], dict(s)["g2"]) for s in final_states(result)} == {("1", "2"), ("2", "2"), ("2", "1")}
@@ -73,6 +72,5 @@ def test_one_message_two_accepts_unreduced() -> None:
     assert len(_deadlocks(reduce=False)) == 2
 
 
-@pytest.mark.xfail(strict=True, reason=found.CROSSING_MESSAGES)
 def test_one_message_two_accepts_reduced() -> None:
     assert _deadlocks(reduce=True) == _deadlocks(reduce=False)

@@ -4,11 +4,11 @@ performance it ends."""
 
 from __future__ import annotations
 
-from engines.errors import EvaluationError
 from engines.runtime.actions.core import RunCore
+from engines.runtime.actions.statements import for_elements
 from engines.runtime.actions.tokens import Flow, FlowKind, LoopPass, Token
 from engines.runtime.evaluate import Frame
-from engines.runtime.values import Sequence, Value, type_name, with_article
+from engines.runtime.values import Value
 from ir import syntax as s
 from ir.graphs import ActionGraph, Node, NodeKind
 
@@ -111,11 +111,8 @@ class Clauses(RunCore):
         self.ctx.journal.touch(token)
         if isinstance(stmt, s.For):
             if state is None:
-                collection = self.evaluator.eval(stmt.collection, flow.frame, flow.depth)
-                if not isinstance(collection, Sequence):
-                    raise EvaluationError(f"'for' iterates a collection, and {with_article(type_name(collection))} "
-                                          "is not one")
-                state = LoopPass(True, 0, tuple(collection.elements))
+                items = for_elements(self.evaluator, self.ctx.trace, stmt.collection, flow.frame, flow.depth)
+                state = LoopPass(True, 0, items)
             if state.passes >= len(state.items):
                 token.loop = None
                 self._completed(token, node)

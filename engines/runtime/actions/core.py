@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from engines.errors import RunError
 from engines.runtime.actions.tokens import BodyRun, Flow, Token, Write
 from engines.runtime.behavior import Move
 from engines.runtime.evaluate import Evaluator, Frame
+from engines.runtime.limits import stack_exhausted
 from engines.runtime.values import Value
 from engines.runtime.world import Context
 from ir import syntax as s
@@ -39,6 +42,21 @@ class RunCore(ABC):
     _live: list[Token] | None
 
     element: Element
+
+    @contextmanager
+    def failing(self, where: Callable[[], str]) -> Iterator[None]:
+        """A run error raised inside fails the run with it; a Python stack overflow fails it with
+        NestingTooDeep at `where` (asked only then)."""
+        try:
+            yield
+        except RunError as err:
+            self.status = "failed"
+            self.error = err
+            raise
+        except RecursionError:
+            self.status = "failed"
+            self.error = stack_exhausted(where())
+            raise self.error from None
 
     @property
     @abstractmethod

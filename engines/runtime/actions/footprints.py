@@ -5,22 +5,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engines.runtime.behavior import Touch
 from ir.graphs import ActionGraph, Footprint
 
 if TYPE_CHECKING:
     from engines.runtime.actions.tokens import Token
 
 Place = tuple[tuple[int, int], ...]
-
-
-def add(touch: Touch, fp: Footprint, graph: ActionGraph) -> None:
-    touch.reads |= fp.reads
-    touch.writes |= fp.writes
-    touch.sends = touch.sends or fp.sends
-    touch.accepts = touch.accepts or fp.accepts
-    touch.dynamic = touch.dynamic or fp.dynamic
-    touch.control |= {(id(graph), c) for c in fp.control}
+# A footprint with control nodes named by graph (Footprint.placed), so reaches of two graphs never collide.
+Placed = Footprint[tuple[int, int]]
 
 
 def place(token: Token) -> Place:
@@ -43,50 +35,48 @@ class Footprints:
     and immutable)."""
 
     def __init__(self) -> None:
-        self._reachable: dict[tuple[int, int], Touch] = {}
-        self._by_place: dict[Place, tuple[Touch, Touch]] = {}
+        self._reachable: dict[tuple[int, int], Placed] = {}
+        self._by_place: dict[Place, tuple[Placed, Placed]] = {}
 
-    def at(self, token: Token, where: Place) -> tuple[Touch, Touch]:
+    def at(self, token: Token, where: Place) -> tuple[Placed, Placed]:
         """(the token's next move, everything it may still do), as first seen at its place."""
         done = self._by_place.get(where)
         if done is None:
             done = self._by_place[where] = (self._now(token), self._future(token))
         return done
 
-    def _now(self, token: Token) -> Touch:
+    def _now(self, token: Token) -> Placed:
         """The token's next move, with what leaving its enclosing nodes may do after it."""
-        touch = Touch()
         node = token.flow.graph.nodes[token.node]
         # a token standing before a body's start shot moves only that shot (Body.starts_with_a_shot)
         shot = node.start_footprint if token.body is None and token.inside is None else None
-        add(touch, shot if shot is not None else node.footprint, token.flow.graph)
+        touch = (shot if shot is not None else node.footprint).placed(id(token.flow.graph))
         parent = token.flow.parent_token
         while parent is not None:
-            add(touch, parent.flow.graph.nodes[parent.node].footprint, parent.flow.graph)
+            touch = touch | parent.flow.graph.nodes[parent.node].footprint.placed(id(parent.flow.graph))
             parent = parent.flow.parent_token
         return touch
 
-    def _future(self, token: Token) -> Touch:
+    def _future(self, token: Token) -> Placed:
         """Everything the token may still do: its node and those after it, here and around it."""
-        touch = Touch()
-        touch.merge(self._reach(token.flow.graph, token.node))
+        touch = self._reach(token.flow.graph, token.node)
         parent = token.flow.parent_token
         while parent is not None:
-            touch.merge(self._reach(parent.flow.graph, parent.node))
+            touch = touch | self._reach(parent.flow.graph, parent.node)
             parent = parent.flow.parent_token
         return touch
 
-    def _reach(self, graph: ActionGraph, start: int) -> Touch:
+    def _reach(self, graph: ActionGraph, start: int) -> Placed:
         key = (id(graph), start)
         done = self._reachable.get(key)
         if done is not None:
             return done
-        touch = Touch()
+        touch: Placed = Footprint()
         seen = {start}
         todo = [start]
         while todo:
             index = todo.pop()
-            add(touch, graph.nodes[index].footprint, graph)
+            touch = touch | graph.nodes[index].footprint.placed(id(graph))
             for edge in graph.outgoing(index):
                 if edge.target not in seen:
                     seen.add(edge.target)

@@ -11,7 +11,7 @@ from engines.runtime.actions.core import RunCore
 from engines.runtime.actions.footprints import Footprints, place
 from engines.runtime.actions.state import state_key
 from engines.runtime.actions.tokens import Flow, Token
-from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Touch
+from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Summary
 from engines.runtime.bus import available
 from ir import syntax as s
 from ir.graphs import Node, NodeKind
@@ -82,7 +82,7 @@ class MoveProbes(RunCore):
             raise RunError(f"no token {move.actor} to move", move.at)
         self.moves_taken.append(move)
         self._live = None
-        try:
+        with self.failing(lambda: f"move {move.at}"):
             self.ctx.charge_step()
             flow = token.flow
             self.ctx.journal.touch(flow)
@@ -100,10 +100,6 @@ class MoveProbes(RunCore):
                 self._live = None
             if self.root.finished:
                 self.status = "completed"
-        except RunError as err:
-            self.status = "failed"
-            self.error = err
-            raise
         return self.ctx.trace.since(mark)
 
     def token(self, token_id: int) -> Token:
@@ -166,12 +162,12 @@ class MoveProbes(RunCore):
         """The live tokens, each at its place."""
         return [Actor(t.id, place(t)) for t in self.live_tokens()]
 
-    def footprint(self, move: Move) -> Touch:
+    def footprint(self, move: Move) -> Summary:
         """The move's token's next move (a decision's branches alike)."""
         token = self.token(move.actor)
         return self.footprints.at(token, place(token))[0]
 
-    def future(self, actor: Actor) -> Touch:
+    def future(self, actor: Actor) -> Summary:
         token = self.token(actor.id)
         return self.footprints.at(token, actor.place)[1]  # type: ignore[arg-type]
 

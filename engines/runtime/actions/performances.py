@@ -8,6 +8,7 @@ from engines.errors import ActionDeadlock, RunError
 from engines.runtime.actions.core import RunCore
 from engines.runtime.actions.tokens import BodyRun, Flow, FlowKind, Token, Wait
 from engines.runtime.evaluate import Frame
+from engines.runtime.limits import MAX_PERFORMANCE_DEPTH, performances_too_deep
 from engines.runtime.values import UNSET, Deferred, Value, spell
 from ir import syntax as s
 from ir.graphs import ActionGraph, Attribute, Node, NodeKind
@@ -166,11 +167,26 @@ class Performances(RunCore):
         if action.base_kind != "action":
             return
         graph = self.ctx.program.graph(action)
+        chain = self._performance_chain(action.name)
+        if len(chain) > MAX_PERFORMANCE_DEPTH:
+            raise performances_too_deep(chain)
         inner = self._callee_frame(action, frame, bindings, caller, name, depth, outputs)
         performed = Flow(self, graph, inner, FlowKind.PERFORMED, depth, action.name)
         performed.start()
         yield from self._drive(performed)
         self._return_outputs(graph, inner, caller, outputs)
+
+    def _performance_chain(self, name: str) -> list[str]:
+        """The performed actions around the current flow, outermost first, ending with `name`."""
+        names = [name]
+        flow = self.current_flow
+        while flow is not None:
+            if flow.kind is FlowKind.PERFORMED:
+                names.append(flow.label)
+            flow = flow.outer
+        names.append(self.root.label)
+        names.reverse()
+        return names
 
     def _callee_frame(self, action: Element, frame: Frame, bindings: Bindings, caller: Frame, name: str,
                       depth: int, outputs: Bindings = ()) -> Frame:

@@ -12,16 +12,17 @@ from engines.runtime.actions.footprints import Footprints
 from engines.runtime.actions.moves import MoveProbes, awaited, token_move
 from engines.runtime.actions.outputs import Outputs
 from engines.runtime.actions.performances import Performances, pin_key
-from engines.runtime.actions.statements import StatementRunner, _seconds
+from engines.runtime.actions.statements import StatementRunner
 from engines.runtime.actions.tokens import Flow, FlowKind, Terminated, Token, TokenView, Write
 from engines.runtime.behavior import ChoiceKind, Move
 from engines.runtime.bus import take
+from engines.runtime.clock import seconds
 from engines.runtime.evaluate import Evaluator, Frame
-from engines.runtime.lowered import IMPLICIT_TERMINATE
 from engines.runtime.values import Deferred, spell, type_name
 from engines.runtime.world import Context
 from ir import syntax as s
 from ir.graphs import ActionGraph, Edge, Node, NodeKind
+from ir.lower.flows import IMPLICIT_TERMINATE
 from ir.model import Element
 
 if TYPE_CHECKING:
@@ -90,15 +91,12 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
         mark = self.ctx.trace.mark()
         self._live = None
         try:
-            progressed = self.step_flow(self.root)
-            if self.root.finished:
-                self.status = "completed"
-            elif not progressed:
-                self._stalled()
-        except RunError as err:
-            self.status = "failed"
-            self.error = err
-            raise
+            with self.failing(lambda: f"step {self.root.step_no}"):
+                progressed = self.step_flow(self.root)
+                if self.root.finished:
+                    self.status = "completed"
+                elif not progressed:
+                    self._stalled()
         finally:
             self._live = None
         return self.ctx.trace.since(mark)
@@ -584,7 +582,7 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
             if token.wake is None:
                 assert trigger.expression is not None
                 duration = self.evaluator.eval(trigger.expression, flow.frame, flow.depth)
-                token.wake = self.ctx.clock.now + _seconds(duration)
+                token.wake = self.ctx.clock.now + seconds(duration)
                 if not self.fine and len(self.all_tokens(self.root)) <= 1:
                     self.ctx.clock.advance_to(token.wake)  # nothing else can move: time does
                     if flow.kind is FlowKind.PERFORMED and self.mover_token is not None:

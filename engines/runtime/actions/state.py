@@ -32,6 +32,8 @@ def _loop(canon: Canon, t: Token) -> tuple[object, ...]:
         return ()
     if not state.items:
         return (state.test,)
+    if isinstance(state.items, range):  # a long range, walked lazily: its bounds say which it is
+        return (state.test, state.passes, ("range", state.items.start, state.items.stop))
     return (state.test, state.passes, tuple(canon.value(x) for x in state.items))
 
 

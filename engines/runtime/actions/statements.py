@@ -5,20 +5,22 @@ writes they make, recorded for the step's write-conflict line."""
 from __future__ import annotations
 
 import contextlib
-from fractions import Fraction
 
 from engines.errors import EvaluationError
 from engines.runtime.actions.connections import pin_path
 from engines.runtime.actions.core import RunCore
 from engines.runtime.actions.tokens import BodyRun, Flow, FlowKind, Terminated, Wait, Write
 from engines.runtime.bus import Message, available, take
-from engines.runtime.evaluate import Frame
+from engines.runtime.clock import seconds
+from engines.runtime.evaluate import Evaluator, Frame
+from engines.runtime.operators import MAX_SEQUENCE
+from engines.runtime.trace import Trace
 from engines.runtime.values import (
     UNSET,
     ObjectRef,
-    Quantity,
     Sequence,
     Value,
+    spell,
     type_name,
     with_article,
 )
@@ -71,10 +73,8 @@ class StatementRunner(RunCore):
             return
         if isinstance(stmt, s.For):
             trace.at(depth, f"stmt for {stmt.variable}")
-            collection = self.evaluator.eval(stmt.collection, frame, depth + 1)
-            if not isinstance(collection, Sequence):
-                raise EvaluationError(f"'for' iterates a collection, and {with_article(type_name(collection))} is not one")
-            for iteration, element in enumerate(collection.elements, start=1):
+            elements = for_elements(self.evaluator, self.ctx.trace, stmt.collection, frame, depth + 1)
+            for iteration, element in enumerate(elements, start=1):
                 self.ctx.charge_step()
                 trace.at(depth + 1, f"iteration {iteration}")
                 names = {stmt.variable: element}
@@ -132,7 +132,7 @@ class StatementRunner(RunCore):
         if trigger.kind is s.TriggerKind.AFTER:
             assert trigger.expression is not None
             duration = self.evaluator.eval(trigger.expression, frame, 0)
-            self.ctx.clock.advance_to(self.ctx.clock.now + _seconds(duration))
+            self.ctx.clock.advance_to(self.ctx.clock.now + seconds(duration))
             return
         while True:
             message = take(self.ctx, trigger, None)
@@ -350,11 +350,22 @@ def _target_text(e: s.Expr | None) -> str | None:
     return None
 
 
-def _seconds(duration: Value) -> Fraction:
-    if isinstance(duration, Quantity):
-        duration = duration.magnitude
-    if isinstance(duration, (int, Fraction)) and not isinstance(duration, bool):
-        return Fraction(duration)
-    if isinstance(duration, float):
-        return Fraction(duration)
-    raise EvaluationError(f"'accept after' needs a duration, got {type_name(duration)}")
+def for_elements(evaluator: Evaluator, trace: Trace, collection: s.Expr, frame: Frame,
+                 depth: int) -> tuple[Value, ...] | range:
+    """What a `for` walks: a range of more than MAX_SEQUENCE elements lazily (never built), any other
+    collection as its elements."""
+    if isinstance(collection, s.Binary) and collection.op == "..":
+        with trace.quiet():
+            low = evaluator.eval(collection.left, frame, depth)
+            high = evaluator.eval(collection.right, frame, depth)
+        if _is_integer(low) and _is_integer(high) and high - low >= MAX_SEQUENCE:  # type: ignore[operator]
+            trace.at(depth, f"eval range {spell(low)}..{spell(high)} (walked, not built)")
+            return range(low, high + 1)  # type: ignore[arg-type,operator]
+    value = evaluator.eval(collection, frame, depth)
+    if not isinstance(value, Sequence):
+        raise EvaluationError(f"'for' iterates a collection, and {with_article(type_name(value))} is not one")
+    return value.elements
+
+
+def _is_integer(value: Value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

@@ -70,7 +70,7 @@ class LoopPass:
 
     test: bool
     passes: int = 0
-    items: tuple[Value, ...] = ()
+    items: tuple[Value, ...] | range = ()  # a long range is walked, never built
 
 
 @dataclass

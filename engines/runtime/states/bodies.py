@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from engines.errors import GuardNotBoolean
 from engines.runtime.actions.tokens import BodyRun, Flow, FlowKind, Wait
 from engines.runtime.evaluate import Frame
-from engines.runtime.states.core import DoRun, Event, MachineCore, MachineError, _signal_name
+from engines.runtime.states.core import DoRun, Event, MachineCore, MachineError, signal_name
 from engines.runtime.states.layout import Behavior, Transition, Vertex
 from engines.runtime.values import Value, spell
 from ir import syntax as s
@@ -83,7 +83,7 @@ class Bodies(MachineCore):
         bus = self.ctx.bus
         if bus and not self.shared:
             for message in list(bus):
-                self.pool.append(Event("signal", _signal_name(message.payload, self.ctx), message.payload))
+                self.pool.append(Event("signal", signal_name(message.payload, self.ctx), message.payload))
             self.ctx.journal.touch(bus)
             bus.clear()
 
@@ -127,4 +127,4 @@ class Bodies(MachineCore):
 
     def post(self, payload: Value) -> None:
         """A message another behavior of the world sent to this machine: into its pool."""
-        self.pool.append(Event("signal", _signal_name(payload, self.ctx), payload))
+        self.pool.append(Event("signal", signal_name(payload, self.ctx), payload))

@@ -3,11 +3,11 @@ leaving them innermost first (history recorded), joins, completion, final states
 
 from __future__ import annotations
 
-from engines.runtime.actions.statements import _seconds
+from engines.runtime.clock import seconds
 from engines.runtime.evaluate import Frame
 from engines.runtime.states.bodies import Bodies
 from engines.runtime.states.core import DoRun, Event, MachineError, Timer, transition_line
-from engines.runtime.states.layout import Transition, Vertex, VertexKind
+from engines.runtime.states.layout import Behavior, Transition, Vertex, VertexKind
 from ir import syntax as s
 
 
@@ -52,17 +52,20 @@ class Configuration(Bodies):
         region = v.parent is not None and v.parent.parallel
         if (v.kind is VertexKind.STATE and not region) or v.kind is VertexKind.FINAL:
             self.visits.append(v.name)
-        trace = self.ctx.trace
-        if v.entry:
-            trace.flush_left(f"enter: {v.name} (entry action)")
-            for b in v.entry:
-                self._behavior(b, v)
-        elif not region:
-            trace.flush_left(f"enter: {v.name}")
+        self._perform(v, "enter", "entry", v.entry, region)
         self._entered_now.append(v)
         if v.do:
             b = v.do[0]
             self.dos[v] = DoRun(v, b.statements, self.frame, b.wrapped)
+
+    def _perform(self, v: Vertex, verb: str, kind: str, behaviors: list[Behavior], region: bool) -> None:
+        """`enter: S (entry action)` and its behaviors, or `enter: S` alone (a region says nothing)."""
+        if behaviors:
+            self.ctx.trace.flush_left(f"{verb}: {v.name} ({kind} action)")
+            for b in behaviors:
+                self._behavior(b, v)
+        elif not region:
+            self.ctx.trace.flush_left(f"{verb}: {v.name}")
 
     def _enter_default(self, v: Vertex) -> None:
         """What entering `v` enters below it: every region of a parallel state, a composite's initial
@@ -120,14 +123,7 @@ class Configuration(Bodies):
         for c in inner:
             self._exit(c)
         self.dos.pop(v, None)
-        region = v.parent is not None and v.parent.parallel
-        trace = self.ctx.trace
-        if v.exit:
-            trace.flush_left(f"exit: {v.name} (exit action)")
-            for b in v.exit:
-                self._behavior(b, v)
-        elif not region:
-            trace.flush_left(f"exit: {v.name}")
+        self._perform(v, "exit", "exit", v.exit, v.parent is not None and v.parent.parallel)
         self.active.discard(v)
         self.complete.discard(v)
 
@@ -240,9 +236,9 @@ class Configuration(Bodies):
                     continue
                 if trig.kind is s.TriggerKind.AFTER:
                     duration = self.host.evaluator.eval(trig.expression, self.frame, 0)
-                    due = self.ctx.clock.now + _seconds(duration)
+                    due = self.ctx.clock.now + seconds(duration)
                 elif trig.kind is s.TriggerKind.AT:
-                    due = _seconds(self.host.evaluator.eval(trig.expression, self.frame, 0))
+                    due = seconds(self.host.evaluator.eval(trig.expression, self.frame, 0))
                 else:
                     continue
                 self.timer_seq += 1

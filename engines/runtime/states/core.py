@@ -13,7 +13,7 @@ from engines.runtime.actions.tokens import BodyRun, Wait
 from engines.runtime.evaluate import Frame
 from engines.runtime.lowered import LoweredModel
 from engines.runtime.states.layout import Shape, Transition, Vertex
-from engines.runtime.values import ObjectRef, Signal, Value, spell
+from engines.runtime.values import ObjectRef, Signal, Value, accepted_as, spell
 from engines.runtime.world import Context
 from ir import syntax as s
 from ir.model import Element
@@ -76,21 +76,13 @@ class Firing:
     route: list[Transition] = field(default_factory=list)
 
 
-def _signal_name(value: Value, ctx: Context) -> str:
+def signal_name(value: Value, ctx: Context) -> str:
     """The name a sent value is accepted by: its type's (a signal, an object made by `new`)."""
     if isinstance(value, ObjectRef) and value.id in ctx.objects:
         return ctx.objects[value.id].type_name.rsplit("::", 1)[-1]
     if isinstance(value, Signal):
         return value.type_name.rsplit("::", 1)[-1]
-    if isinstance(value, bool):
-        return "Boolean"
-    if isinstance(value, int):
-        return "Integer"
-    if isinstance(value, Fraction):
-        return "Real"
-    if isinstance(value, str):
-        return "String"
-    return spell(value)
+    return accepted_as(value) or spell(value)
 
 
 def transition_line(source: str, target: str, event: Event | None) -> str:

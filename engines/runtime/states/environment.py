@@ -10,7 +10,7 @@ from fractions import Fraction
 from typing import Any
 
 from engines.errors import EngineError
-from engines.runtime.values import Value, spell
+from engines.runtime.values import Value, accepted_as, spell
 
 
 class EnvironmentInputError(EngineError, ValueError):
@@ -102,7 +102,7 @@ def parse_send(text: str) -> EnvEvent:
         pass
     else:
         if not isinstance(value, bool) or raw in ("true", "false"):
-            return EnvEvent(EventKind.VALUE, _value_type(value), (), value)
+            return EnvEvent(EventKind.VALUE, accepted_as(value) or "String", (), value)
     m = _SEND.match(raw)
     if m is None:
         raise EnvironmentInputError(
@@ -119,16 +119,6 @@ def parse_send(text: str) -> EnvEvent:
         except EnvironmentInputError as err:
             raise EnvironmentInputError(f"argument {key.strip()} of '{raw}': {err}") from None
     return EnvEvent(EventKind.CALL if call else EventKind.SIGNAL, name, tuple(args))
-
-
-def _value_type(value: Value) -> str:
-    if isinstance(value, bool):
-        return "Boolean"
-    if isinstance(value, int):
-        return "Integer"
-    if isinstance(value, Fraction):
-        return "Real"
-    return "String"
 
 
 def json_value(entry: Any, where: str) -> Value:

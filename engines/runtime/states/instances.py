@@ -10,7 +10,7 @@ from engines.errors import UnknownBehaviorError
 from engines.runtime.actions import Run
 from engines.runtime.lowered import LoweredModel
 from engines.runtime.schedule import make_scheduler
-from engines.runtime.states.core import _signal_name
+from engines.runtime.states.core import signal_name
 from engines.runtime.states.machine import MachineRun
 from engines.runtime.values import ObjectRef, spell
 from engines.runtime.world import Context
@@ -138,7 +138,7 @@ class Instantiation:
     def _route(self, sender: MachineRun) -> None:
         bus = self.ctx.bus
         for message in list(bus):
-            name = _signal_name(message.payload, self.ctx)
+            name = signal_name(message.payload, self.ctx)
             for machine in self.machines:
                 if machine is not sender and machine.accepts(name):
                     machine.post(message.payload)

@@ -26,9 +26,6 @@ from engines.runtime.states.layout import Shape, Transition, Vertex, shape_of
 from engines.runtime.states.moves import MachineMoves
 from engines.runtime.values import ObjectRef, Signal
 from engines.runtime.world import Context
-from ir import syntax as s
-from ir.inherit import effective_members
-from ir.lower import lower_block
 from ir.model import Element
 
 
@@ -44,7 +41,7 @@ class MachineRun(MachineMoves):
         self.element = element
         self.shape: Shape = shape_of(program.model, element)
         self.ctx = ctx if ctx is not None else Context(program, make_scheduler(schedule), max_steps)
-        _hold_features(program, element)
+        program.hold_features(element)
         self.host = Run(self.ctx, element, performer)  # runs the bodies; its frame holds the features
         self.frame: Frame = self.host.root.frame
         self.shared = on is not None
@@ -202,19 +199,6 @@ class MachineRun(MachineMoves):
 
     def _declared_names(self) -> set[str]:
         return {el.name for el in self.program.model.walk() if el.kind.endswith(" def")}
-
-FEATURE_KINDS = ("attribute", "feature", "item", "ref", "part", "port", "occurrence")
-
-
-def _hold_features(program: LoweredModel, element: Element) -> None:
-    """The machine's frame holds its features (its states and transitions are no action flow): the
-    graph the host run starts from is lowered from the features alone."""
-    graphs = program._graphs
-    if element.qualified_name not in graphs:
-        members = tuple(m for m in effective_members(program.model, element)
-                        if isinstance(m, s.Usage) and m.kind in FEATURE_KINDS)
-        graphs[element.qualified_name] = lower_block(program.model, element, members, element.name)
-
 
 def start_machine(program: LoweredModel, name: str, schedule: str = "reverse", performer: str | None = None,
                   max_steps: int | None = None) -> MachineRun:

@@ -158,7 +158,8 @@ def test_a_property_false_only_after_some_moves_is_found_with_its_witness() -> N
     assert violation.moves > 1  # it held at the start and after x := 1
     witness = result.witnesses[violation.witness - 1]
     assert witness.ending == "property: b::Bounded"
-    assert witness.text().rstrip("\n").splitlines()[-1] == "property: b::Bounded"
+    assert witness.text().rstrip("\n").splitlines()[-2:] == ["property: b::Bounded", "end of witness"]
+    assert "claim: property b::Bounded = false" in witness.text().splitlines()
     assert parse_witness(witness.text()).ending == "property: b::Bounded"
     run = replay_run(p, "b::grow", witness.text())
     assert run.outputs()["x"] == "2"

@@ -117,6 +117,8 @@ def test_every_witness_replays_to_its_claim(case: Case, reduce: bool,
 def test_a_choice_line_naming_a_statement_node_parses() -> None:
     from engines.witness import parse_witness
 
-    parsed = parse_witness("step 1: 2@assign c first of 2@assign c, 3@assign c\n\nstmt assign c\n")
+    parsed = parse_witness("opensysml witness 1\nbehavior: a::A\nmodel: sha256:0123456789abcdef\nengine: check\n"
+                           "claim: completes\nstep 1: 2@assign c first of 2@assign c, 3@assign c\n\nstmt assign c\n"
+                           "end of witness\n")
     assert [c.taken for c in parsed.choices] == ["2@assign c"]
     assert parsed.trace == ("stmt assign c",)

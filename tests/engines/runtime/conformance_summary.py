@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from tests.corpus_cases import Case
 
 # case name -> (folder, status, reason, deterministic)
@@ -35,3 +39,28 @@ def table() -> list[str]:
         if status != "passed":
             lines.append(f"  {status}: {folder}/{name}: {reason}")
     return lines
+
+
+def known_failures(path: Path) -> dict[str, str]:
+    """A known-failures list: a case name, a space, the reason, one per line (`#` lines are comments)."""
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, _, reason = line.partition(" ")
+            out[name] = reason.strip()
+    return out
+
+
+def judge(case: Case, problems: list[str], known: dict[str, str]) -> None:
+    """Record the case's result and end its test: skipped when disputed, a strict xfail when it is a
+    known failure (and a failure when a known one now passes), passed or failed otherwise."""
+    if case.disputed:
+        record(case, "disputed", case.notes)
+        pytest.skip(f"disputed: {case.notes}")
+    if case.name in known:
+        record(case, "known failure" if problems else "fixed", known[case.name])
+        if problems:
+            pytest.xfail(known[case.name])
+        pytest.fail(f"{case.name} is listed in known_failures.txt but now passes: remove it from the list")
+    record(case, "passed" if not problems else "failed", "; ".join(problems))
+    assert not problems, "\n".join(problems)

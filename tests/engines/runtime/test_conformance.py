@@ -23,17 +23,8 @@ from tests.engines.runtime import conformance_summary as summary
 KNOWN_FAILURES = Path(__file__).with_name("known_failures.txt")
 
 
-def known_failures() -> dict[str, str]:
-    out = {}
-    for line in KNOWN_FAILURES.read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
-            name, _, reason = line.partition(" ")
-            out[name] = reason.strip()
-    return out
-
-
 ACTION_CASES = cases("action") + cases("action", "conformance-more")
-KNOWN = known_failures()
+KNOWN = summary.known_failures(KNOWN_FAILURES)
 
 
 def default_run(case: Case) -> tuple[dict[str, str], list[str], str | None]:
@@ -83,17 +74,7 @@ def verdict(case: Case) -> list[str]:
 @pytest.mark.corpus
 @pytest.mark.parametrize("case", ACTION_CASES, ids=[f"{c.folder}/{c.name}" for c in ACTION_CASES])
 def test_action_case_default_run(case: Case) -> None:
-    problems = verdict(case)
-    if case.disputed:
-        summary.record(case, "disputed", case.notes)
-        pytest.skip(f"disputed: {case.notes}")
-    if case.name in KNOWN:
-        summary.record(case, "known failure" if problems else "fixed", KNOWN[case.name])
-        if problems:
-            pytest.xfail(KNOWN[case.name])
-        pytest.fail(f"{case.name} is listed in known_failures.txt but now passes: remove it from the list")
-    summary.record(case, "passed" if not problems else "failed", "; ".join(problems))
-    assert not problems, "\n".join(problems)
+    summary.judge(case, verdict(case), KNOWN)
 
 
 @pytest.mark.corpus

@@ -1,0 +1,154 @@
+"""Bound overshoot: how far past its timeout, its interrupt and its memory bound a check or an explore
+of a model with long single moves goes before it stops with its partial report.
+
+Run as `python benchmarks/bounds.py [--timeout 2] [--interrupt-at 1]`. The models: a step of
+multiplicity 1000 (`action serve[1000]`), a loop over `1..1000000000`, a loop that never ends; the
+step budget is lifted so that only the bound under test can stop them. Each row prints the engine,
+the model, the bound, the time it took past the bound (or the memory past it) and the verdict.
+Targets: a timeout overshoot under 1 s, an interrupt answered within 100 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ["OPENSYSML_MAX_ACTION_STEPS"] = str(10 ** 12)
+
+import ir
+from engines.check.search import check
+from engines.explore import explore
+from engines.framework import Bounds, Result
+from engines.runtime import Program
+from engines.runtime.watch import resident_memory, spell_bytes
+
+MODELS = """
+package Plant {
+    private import ScalarValues::*;
+    action Crowd {
+        attribute served : Integer := 0;
+        first start; then serve;
+        action serve[1000] { assign served := served + 1; }
+        then done;
+    }
+    action Count {
+        attribute total : Integer := 0;
+        first start; then tally;
+        action tally { for i in 1..1000000000 { assign total := total + i; } }
+    }
+    action Spin {
+        attribute turns : Integer := 0;
+        first start; then spin;
+        action spin { while true { assign turns := turns + 1; } }
+    }
+}
+"""
+
+ACTIONS = {"action serve[1000]": "Plant::Crowd", "for i in 1..1000000000": "Plant::Count",
+           "while true": "Plant::Spin"}
+
+
+def ask(engine: str, program: Program, action: str, bounds: Bounds, interrupted: object = None) -> Result:
+    if engine == "check":
+        return check(program, action, bounds, interrupted=interrupted)  # type: ignore[arg-type]
+    return explore(program, action, bounds, interrupted=interrupted)  # type: ignore[arg-type]
+
+
+def timeout_rows(program: Program, timeout: float) -> None:
+    print(f"timeout {timeout:g} s (engine time from the call to the report)")
+    print(f"  {'engine':8} {'model':24} {'elapsed':>8} {'overshoot':>10}  incomplete")
+    for engine in ("check", "explore"):
+        for label, action in ACTIONS.items():
+            started = time.monotonic()
+            result = ask(engine, program, action, Bounds(timeout=timeout))
+            elapsed = time.monotonic() - started
+            print(f"  {engine:8} {label:24} {elapsed:7.2f}s {elapsed - timeout:+9.3f}s  {result.incomplete}")
+
+
+def interrupt_rows(program: Program, at: float) -> None:
+    print(f"interrupt at {at:g} s (from the flag set to the report)")
+    print(f"  {'engine':8} {'model':24} {'answered in':>12}  incomplete")
+    for engine in ("check", "explore"):
+        for label, action in ACTIONS.items():
+            flag = threading.Event()
+            set_at: list[float] = []
+
+            def interrupt(flag: threading.Event = flag, set_at: list[float] = set_at) -> None:
+                set_at.append(time.monotonic())
+                flag.set()
+
+            timer = threading.Timer(at, interrupt)
+            timer.start()
+            result = ask(engine, program, action, Bounds(), flag.is_set)
+            answered = time.monotonic()
+            timer.join()
+            print(f"  {engine:8} {label:24} {(answered - set_at[0]) * 1000:9.1f} ms  {result.incomplete}")
+
+
+def memory_rows(program: Program, headroom: int) -> None:
+    print(f"memory bound: resident memory at the start + {spell_bytes(headroom)} (explore keeps every"
+          f" alternative it has not run; peak sampled every 5 ms; 10 s timeout)")
+    print(f"  {'engine':8} {'model':24} {'bound':>10} {'peak':>10} {'past it':>10}  incomplete")
+    for label, action in ACTIONS.items():
+        bound = resident_memory() + headroom
+        peak = [0]
+        done = threading.Event()
+
+        def sample(peak: list[int] = peak, done: threading.Event = done) -> None:
+            while not done.is_set():
+                peak[0] = max(peak[0], resident_memory())
+                time.sleep(0.005)
+
+        sampler = threading.Thread(target=sample)
+        sampler.start()
+        result = ask("explore", program, action, Bounds(memory=bound, timeout=10.0, runs=10 ** 9))
+        done.set()
+        sampler.join()
+        print(f"  {'explore':8} {label:24} {spell_bytes(bound):>10} {spell_bytes(peak[0]):>10} "
+              f"{spell_bytes(max(peak[0] - bound, 0)):>10}  {result.incomplete}")
+
+
+def cli_rows(timeout: float) -> None:
+    """The whole command, process start to exit: the same bound plus the start (imports, grammar, model)."""
+    import subprocess
+    import tempfile
+
+    print(f"command line: opensysml-kernel check --timeout {timeout:g}s (wall clock, process start to exit)")
+    with tempfile.TemporaryDirectory() as folder:
+        model = Path(folder) / "plant.sysml"
+        model.write_text(MODELS, encoding="utf-8")
+        for engine in ("check", "explore"):
+            for label, action in ACTIONS.items():
+                walls = []
+                for bound in (0.001, timeout):
+                    started = time.monotonic()
+                    subprocess.run([sys.executable, "-m", "opensysml_kernel", "check", "--engine", engine,
+                                    "--action", action, "--timeout", f"{bound}s", str(model)],
+                                   capture_output=True, check=False)
+                    walls.append(time.monotonic() - started)
+                print(f"  {engine:8} {label:24} {walls[1]:6.2f}s  (start-up alone: {walls[0]:.2f}s; "
+                      f"past the bound: {walls[1] - walls[0] - timeout:+.2f}s)")
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    options.add_argument("--timeout", type=float, default=2.0)
+    options.add_argument("--interrupt-at", type=float, default=1.0)
+    options.add_argument("--headroom", default="200M", help="the memory bound past the starting resident memory")
+    args = options.parse_args()
+    from engines.runtime.watch import parse_bytes
+
+    program = Program(ir.resolve([ir.parse(MODELS, "plant.sysml")]))
+    timeout_rows(program, args.timeout)
+    interrupt_rows(program, args.interrupt_at)
+    memory_rows(program, parse_bytes(args.headroom))
+    cli_rows(args.timeout)
+
+
+if __name__ == "__main__":
+    main()

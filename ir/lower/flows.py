@@ -1,0 +1,117 @@
+"""Every graph a run over one model enters, lowered once each and kept: an action's flow, a block's,
+and the flows a fine run performs a node's parts in (its statements unordered, a branch's or loop
+pass's statements in sequence, a typed usage's own statements beside the action it performs).
+
+The runtime asks for these by node or block and enters them as they are: it builds no graph itself.
+They are made on first request, not with the action's graph, so an action that performs itself
+lowers once and a statement list no run reaches is never lowered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ir import syntax as s
+from ir.graphs import ActionGraph, Edge, Node, NodeKind
+from ir.inherit import effective_members, merge
+from ir.lower.actions import lower_action, lower_block
+from ir.model import Element, Model
+
+# The features a machine's frame holds (its states and transitions are no action flow).
+FEATURE_KINDS = ("attribute", "feature", "item", "ref", "part", "port", "occurrence")
+
+# The terminate a terminate action usage performs after (or before) its body's statements.
+IMPLICIT_TERMINATE = s.Terminate(s.NO_SPAN, "$implicit")
+
+
+class ModelGraphs:
+    """The graphs of one model's behaviors, each lowered on first request and shared by every run."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self._graphs: dict[str, ActionGraph] = {}
+        self._blocks: dict[int, ActionGraph] = {}
+        self._statement_flows: dict[int, ActionGraph] = {}
+
+    def graph(self, el: Element) -> ActionGraph:
+        """The flow of an action definition or usage."""
+        graph = self._graphs.get(el.qualified_name)
+        if graph is None:
+            graph = lower_action(self.model, el)
+            self._graphs[el.qualified_name] = graph
+        return graph
+
+    def hold_features(self, element: Element) -> ActionGraph:
+        """The graph a machine's host run starts from, kept as the element's graph: lowered from its
+        features alone, so the run's frame holds them (its states and transitions are no action flow)."""
+        graph = self._graphs.get(element.qualified_name)
+        if graph is None:
+            members = tuple(m for m in effective_members(self.model, element)
+                            if isinstance(m, s.Usage) and m.kind in FEATURE_KINDS)
+            graph = lower_block(self.model, element, members, element.name)
+            self._graphs[element.qualified_name] = graph
+        return graph
+
+    def block_graph(self, owner: Element, block: s.Block, label: str) -> ActionGraph:
+        """A block that states a flow of its own (or a case's steps), as written."""
+        key = id(block)
+        graph = self._blocks.get(key)
+        if graph is None:
+            graph = lower_block(self.model, owner, block.members, label)
+            self._blocks[key] = graph
+        return graph
+
+    def statement_flow(self, node: Node) -> ActionGraph:
+        """A node's direct statements as a flow of unordered performances (what a fine run moves); a
+        terminate action usage adds its implicit terminate, unordered with them."""
+        graph = self._statement_flows.get(id(node))
+        if graph is None:
+            assert node.body is not None and node.body.scope is not None
+            members = tuple(node.body.statements)
+            if node.body.flow is not None:
+                members = ()
+            base = node.body.flow if node.body.flow is not None else lower_block(
+                self.model, node.body.scope, members, node.name)
+            graph = base
+            if node.body.terminate:
+                implicit = Node(len(base.nodes), NodeKind.STATEMENT, "terminate", IMPLICIT_TERMINATE)
+                graph = replace(base, nodes=(*base.nodes, implicit), initial=(*base.initial, implicit.index))
+            self._statement_flows[id(node)] = graph
+        return graph
+
+    def sequence_flow(self, owner: Element, block: s.Block, label: str) -> ActionGraph:
+        """A branch's or loop body's statements as performances one after the other (a fine run's moves)."""
+        graph = self._blocks.get(-id(block))
+        if graph is None:
+            graph = lower_block(self.model, owner, block.members, label)
+            if not graph.edges and len(graph.nodes) > 1:
+                chain = tuple(Edge(i, i + 1) for i in range(len(graph.nodes) - 1))
+                graph = replace(graph, edges=chain, initial=(0,))
+            self._blocks[-id(block)] = graph
+        return graph
+
+    def merged_flow(self, node: Node) -> ActionGraph:
+        """The flow of a typed usage stating statements of its own: the performed action's flow, and
+        the usage's statements as performances no succession orders, each starting with it."""
+        graph = self._statement_flows.get(-id(node))
+        if graph is None:
+            body = node.body
+            assert body is not None and body.performs is not None
+            if any(isinstance(m, s.Usage) and m.redefines for m in body.statements):
+                # Its own steps redefine some of the performed action's: one flow of the merged members.
+                members = merge(list(effective_members(self.model, body.performs)), tuple(body.statements),
+                                body.performs)
+                graph = lower_block(self.model, body.performs, members, node.name)
+                self._statement_flows[-id(node)] = graph
+                return graph
+            performed = self.graph(body.performs)
+            own = lower_block(self.model, body.performs, tuple(body.statements), node.name)
+            offset = len(performed.nodes)
+            nodes = performed.nodes + tuple(replace(n, index=n.index + offset) for n in own.nodes)
+            edges = performed.edges + tuple(replace(e, source=e.source + offset, target=e.target + offset)
+                                            for e in own.edges)
+            initial = performed.initial + tuple(i + offset for i in own.initial)
+            graph = ActionGraph(node.name, body.performs, performed.attributes, nodes, edges, initial,
+                                performed.flows, performed.binds, performed.connections)
+            self._statement_flows[-id(node)] = graph
+        return graph
