@@ -9,22 +9,18 @@ from engines.check.properties import resolve_properties
 from engines.check.search import UnknownFeatureError, check_behavior
 from engines.explore import explore_behavior
 from engines.framework import Bounds, Result
-from engines.runtime import Program
+from engines.runtime import Program, Script
 from engines.runtime.behavior import Behavior
-from engines.runtime.states import start_machine
-from engines.runtime.states.driven import Driven, Script
+from engines.witness import model_hash
 
 
-def machine_start(program: Program, name: str, script: Script) -> Callable[[], Driven]:
-    """What makes the machine `name` afresh with its environment (refusing an unknown signal now)."""
-    machine = start_machine(program, name)
-    qualified = machine.element.qualified_name
+def machine_start(program: Program, name: str, script: Script) -> tuple[Callable[[], Behavior], str]:
+    """What makes the machine `name` afresh with its environment, and its qualified name; an unknown
+    signal of the script is refused now, before any search."""
+    probe = program.start_driven(name, script)
+    qualified = probe.subject
 
-    def start() -> Driven:
-        return Driven(lambda: start_machine(program, qualified), script)
-
-    start()  # the script's events are refused here, before any search, when the machine names none
-    return start
+    return (lambda: program.start_driven(qualified, script)), qualified
 
 
 def _diverge(probe: Behavior, subject: str, diverge: tuple[str, ...] | None) -> tuple[str, ...] | None:
@@ -45,21 +41,20 @@ def check_machine(program: Program, name: str, script: Script | None = None, bou
                   progress: Callable[[int, int, int], None] | None = None) -> Result:
     """Every schedule of the machine and its environment within the bounds: properties at every
     stable state, deadlocks, failures, and the features (with `finalState`) that end differently."""
-    start = machine_start(program, name, script or Script())
+    start, subject = machine_start(program, name, script or Script())
     probe = start()
-    subject = probe.machine.element.qualified_name
-    props = resolve_properties(program, probe.machine.element, properties)
+    props = resolve_properties(program, program.state(subject), properties)
     paths = _diverge(probe, subject, diverge)
-    return check_behavior(start, subject, bounds, props, paths, reduce, interrupted, progress)
+    return check_behavior(start, subject, bounds, props, paths, reduce, interrupted, progress,
+                          model=model_hash(program.model))
 
 
 def explore_machine(program: Program, name: str, script: Script | None = None, bounds: Bounds | None = None,
                     diverge: tuple[str, ...] | None = None,
                     interrupted: Callable[[], bool] | None = None) -> Result:
     """Every linearization of the machine's and the environment's moves, within the runs budget."""
-    start = machine_start(program, name, script or Script())
+    start, subject = machine_start(program, name, script or Script())
     probe = start()
-    subject = probe.machine.element.qualified_name
     paths = _diverge(probe, subject, diverge)
     features = None if paths is None else (lambda out: {k: v for k, v in out.items() if k in paths})
-    return explore_behavior(start, subject, bounds, features, interrupted)
+    return explore_behavior(start, subject, bounds, features, interrupted, (subject, model_hash(program.model), None))

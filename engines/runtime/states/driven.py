@@ -19,11 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Touch
+from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Summary
 from engines.runtime.evaluate import Frame
 from engines.runtime.snapshot import Snapshot
 from engines.runtime.states.environment import EnvEvent, EnvironmentInputError
 from engines.runtime.states.machine import MachineRun
+from engines.runtime.values import spell
 from engines.runtime.world import Context
 
 ENVIRONMENT = -1  # the environment's actor number
@@ -62,7 +63,9 @@ STOP = Move(MoveKind.SEND, ENVIRONMENT, "environment stops", "environment", None
 
 
 def send_move(event: EnvEvent) -> Move:
-    return Move(MoveKind.SEND, ENVIRONMENT, f"send {event.text()}", "environment", event.text(), ChoiceKind.TOKEN_ORDER)
+    # a witness lists the moves enabled with ", " between them: none is inside a label
+    label = "send " + event.text().replace(", ", ",")
+    return Move(MoveKind.SEND, ENVIRONMENT, label, "environment", event.text(), ChoiceKind.TOKEN_ORDER)
 
 
 class Driven:
@@ -86,6 +89,11 @@ class Driven:
     @property
     def world(self) -> Context:
         return self.machine.ctx
+
+    @property
+    def subject(self) -> str:
+        """The machine's qualified name."""
+        return self.machine.element.qualified_name
 
     @property
     def error(self):  # type: ignore[no-untyped-def]
@@ -114,9 +122,24 @@ class Driven:
         if self.machine.finished:
             return []
         # the environment first: the fixed policies' run has every scripted event in the pool at the start
-        return self.environment_moves() + self.machine.enabled_moves()
+        sends = self.environment_moves()
+        own = self.machine.enabled_moves()
+        if sends and not own and (wake := self.next_wake()) is not None:
+            # the environment may send before the machine's next timer is due, or after: time passing
+            # is a move here, against the sends (where nothing else could move, it is no choice)
+            own = [Move(MoveKind.CLOCK, ENVIRONMENT, f"time passes to {spell(wake)}s", "clock", spell(wake),
+                        ChoiceKind.DUE_ORDER)]
+        return sends + own
 
     def apply(self, move: Move) -> list[str]:
+        if move.kind is MoveKind.CLOCK:
+            if self.next_wake() is None or self.machine.enabled_moves():
+                from engines.errors import RunError
+
+                raise RunError(f"{move.label} is not enabled", "clock")
+            self.moves_taken.append(move)
+            self.let_time_pass()
+            return []
         if move.kind is not MoveKind.SEND:
             self.moves_taken.append(move)
             return self.machine.apply(move)
@@ -168,10 +191,10 @@ class Driven:
     def actors(self) -> list[Actor]:
         return [Actor(ENVIRONMENT, ("environment", self.sent, self.drawn)), *self.machine.actors()]
 
-    def footprint(self, move: Move) -> Touch:
+    def footprint(self, move: Move) -> Summary:
         return self.machine.footprint(move)
 
-    def future(self, actor: Actor) -> Touch:
+    def future(self, actor: Actor) -> Summary:
         return self.machine.future(actor)
 
     def outputs(self) -> dict[str, str]:

@@ -53,7 +53,7 @@ class MachineRun(MachineMoves):
         self.completions: list[Vertex] = []
         self.timers: list[Timer] = []
         self.timer_seq = 0
-        self.history: dict[Vertex, list[Vertex]] = {}
+        self.histories: dict[Vertex, list[Vertex]] = {}
         self.dos: dict[Vertex, DoRun] = {}
         self.change_seen: dict[int, bool] = {}
         self.complete: set[Vertex] = set()  # active states whose completion event was generated

@@ -20,22 +20,25 @@ so a scheduler that takes the first move each time makes the fixed policies' run
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from dataclasses import replace
 from fractions import Fraction
 from itertools import permutations, product
 
 from engines.errors import RunError
 from engines.runtime.actions.tokens import Terminated
-from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Touch
+from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Summary
 from engines.runtime.evaluate import Frame
-from engines.runtime.snapshot import Snapshot
+from engines.runtime.snapshot import Snapshot, SnapshotError
 from engines.runtime.states.core import Event, Firing, Timer
 from engines.runtime.states.dispatch import Dispatch
-from engines.runtime.states.layout import Vertex
+from engines.runtime.states.layout import Transition, Vertex
 from engines.runtime.values import spell
 from engines.runtime.world import Context
 from ir import syntax as s
+from ir.graphs import Footprint
 
+_EVERYTHING: Summary = Footprint(dynamic=True)
 _DISPATCHER = 0  # the actor number of every dispatch; a do behavior's is 1 + its state's order
 
 
@@ -49,6 +52,9 @@ class MachineMoves(Dispatch):
     moves_taken: list[Move]
     stepped: set[Vertex]  # the do behaviors stepped since the last dispatch: the fixed policy's round
     due_batch: list[Timer]  # the timers the clock's last move made due, in the order they were armed
+
+    @abstractmethod
+    def final_state(self) -> str: ...
 
     # ------------------------------------------------------------ what may happen next
 
@@ -101,11 +107,7 @@ class MachineMoves(Dispatch):
             return [_dispatch_move(label, "", None, ChoiceKind.DISPATCH_ORDER)]
         transitions = len({tuple(sorted(f.transition.index for f in o)) for o in options}) > 1
         kind = ChoiceKind.TRANSITION if transitions else ChoiceKind.REGION_ORDER
-        moves = []
-        for order in options:
-            text = ", ".join(f.transition.label() for f in order)
-            moves.append(_dispatch_move(f"{label} [{text}]", "", text, kind))
-        return moves
+        return [_dispatch_move(f"{label} [{text}]", "", text, kind) for text in map(_order_text, options)]
 
     def _orders(self, event: Event) -> list[list[Firing]]:
         """Every selection the event admits (per state, each enabled transition: the first declared is
@@ -173,8 +175,9 @@ class MachineMoves(Dispatch):
 
     def apply(self, move: Move) -> list[str]:
         mark = self.ctx.trace.mark()
-        if self.finished:
-            raise RunError(f"{move.label} is not enabled: the machine has ended", move.at)
+        if move not in self.enabled_moves():
+            raise RunError(f"{move.label} is not enabled" + (": the machine has ended" if self.finished else ""),
+                           move.at)
         self.moves_taken.append(move)
         try:
             self.ctx.charge_step()
@@ -185,7 +188,7 @@ class MachineMoves(Dispatch):
                 self.stepped = set()
             self._lower_latches()
         except Terminated:
-            self._terminate()
+            self.status = "terminated"
         except RunError as err:
             self.status = "failed"
             self.error = err
@@ -223,7 +226,7 @@ class MachineMoves(Dispatch):
         firings = self._select(event)  # as the fixed policies read it (and trace it)
         if move.option is not None:
             firings = next(o for o in self._orders(event)
-                           if ", ".join(f.transition.label() for f in o) == move.option)
+                           if _order_text(o) == move.option)
         if firings:
             self._fire(firings)
             return
@@ -269,15 +272,14 @@ class MachineMoves(Dispatch):
 
     def stuck(self) -> str | None:
         """Why a machine that rests can never go on though something in it is under way: a do behavior
-        parked at a wait no event answers, a join some of whose segments arrived. A machine resting in
-        a configuration (waiting for an event, or for none) is quiescent, a regular end: None."""
+        parked at a wait no event answers. A machine resting in a configuration (waiting for an event,
+        or for none; a join some of whose segments arrived included, as the oracle ends such runs) is
+        quiescent, a regular end: None."""
         if self.finished or self.enabled_moves() or self.next_wake() is not None:
             return None
         waits = [f"the do behavior of {state.name} waits ({run.waiting.reason})"
                  for state, run in sorted(self.dos.items(), key=lambda kv: kv[0].order)
                  if state in self.active and run.waiting is not None and run.waiting.reason != "message"]
-        waits += [f"join {join.name} waits for {', '.join(sorted(t.source.name for t in self._incoming(join) if t not in arrived))}"
-                  for join, arrived in sorted(self.joined.items(), key=lambda kv: kv[0].order) if arrived]
         if not waits:
             return None
         return f"deadlock: {self.element.name} in {self.final_state() or '(no state)'}: " + "; ".join(waits)
@@ -294,7 +296,7 @@ class MachineMoves(Dispatch):
         return (
             self.status,
             tuple(sorted(v.order for v in self.active)),
-            tuple(sorted((h.order, tuple(v.order for v in vs)) for h, vs in self.history.items())),
+            tuple(sorted((h.order, tuple(v.order for v in vs)) for h, vs in self.histories.items())),
             tuple(_event_key(e) for e in self.pool),
             tuple(_event_key(e) for e in self.deferred),
             tuple(v.order for v in self.completions),
@@ -314,13 +316,11 @@ class MachineMoves(Dispatch):
                                                                                     key=lambda kv: kv[0].order))
         return out
 
-    def footprint(self, move: Move) -> Touch:
+    def footprint(self, move: Move) -> Summary:
         """Every move of a machine may touch all of it (one machine's moves are pairwise dependent)."""
-        touch = Touch()
-        touch.dynamic = True
-        return touch
+        return _EVERYTHING
 
-    def future(self, actor: Actor) -> Touch:
+    def future(self, actor: Actor) -> Summary:
         return self.footprint(Move(MoveKind.DISPATCH, actor.id, ""))
 
     def machine_outputs(self) -> dict[str, str]:
@@ -359,14 +359,22 @@ class MachineMoves(Dispatch):
     def movers(self) -> list[object]:
         return [self, self.host]
 
+    def history(self) -> object:
+        return tuple(self.moves_taken)
+
+    def rewind(self, history: object) -> None:
+        raise SnapshotError("a machine whose do behavior is paused mid-statement is snapshot by replaying its "
+                            "moves from the start, which only a machine with its environment (Driven) can do: "
+                            "the events sent to this one are not among its moves")
+
     def saved_fields(self) -> dict[str, object]:
         fields = dict(self.__dict__)
         for name in ("active", "complete", "stepped"):
-            fields[name] = set(fields[name])  # type: ignore[call-overload]
+            fields[name] = set(fields[name])
         for name in ("pool", "deferred", "completions", "timers", "visits", "unmatched", "due_batch",
                      "_entered_now", "moves_taken"):
-            fields[name] = list(fields[name])  # type: ignore[call-overload]
-        fields["history"] = dict(self.history)
+            fields[name] = list(fields[name])
+        fields["histories"] = dict(self.histories)
         fields["change_seen"] = dict(self.change_seen)
         fields["dos"] = {v: replace(r) for v, r in self.dos.items()}
         fields["joined"] = {j: set(ts) for j, ts in self.joined.items()}
@@ -385,11 +393,25 @@ def _copy_fields(saved: dict[str, object]) -> dict[str, object]:
     for name, value in saved.items():
         if isinstance(value, (set, list)):
             fields[name] = type(value)(value)
-    for name in ("history", "change_seen"):
+    for name in ("histories", "change_seen"):
         fields[name] = dict(saved[name])  # type: ignore[call-overload]
     fields["dos"] = {v: replace(r) for v, r in saved["dos"].items()}  # type: ignore[attr-defined]
     fields["joined"] = {j: set(ts) for j, ts in saved["joined"].items()}  # type: ignore[attr-defined]
     return fields
+
+
+def _order_text(order: list[Firing]) -> str:
+    """A selection in its firing order, as a move names it: `off->on then idle->shown` (a transition
+    by its name when it has one, else by its source and target, and its number where its source has
+    two alike)."""
+    return " then ".join(_transition_text(f.transition) for f in order)
+
+
+def _transition_text(t: Transition) -> str:
+    if t.name:
+        return t.name
+    alike = sum(1 for x in t.source.outgoing if not x.name and x.target is t.target)
+    return t.label() if alike == 1 else f"{t.label()}#{t.index}"
 
 
 def _event_key(event: Event) -> tuple[object, ...]:
