@@ -39,7 +39,14 @@ from ir import syntax as s
 from ir.graphs import Footprint
 
 _EVERYTHING: Summary = Footprint(dynamic=True)
-_DISPATCHER = 0  # the actor number of every dispatch; a do behavior's is 1 + its state's order
+_DISPATCHER = 0  # the actor number of a dispatch; a do behavior's is 1 + its state's order
+_REGIONS = 1_000_000  # a completion event's: this + the order of its state's region
+
+
+def _completer(state: Vertex) -> int:
+    """The actor of a completion event: its region's (the completed state's parent), which persists
+    across the region's steps."""
+    return _REGIONS + (state.parent.order if state.parent is not None else 0)
 
 
 def _dispatch_move(label: str, at: str, option: str | None, choice: ChoiceKind) -> Move:
@@ -82,8 +89,15 @@ class MachineMoves(Dispatch):
 
     def _dispatch_moves(self) -> list[Move]:
         if self.completions:
-            state = self.completions[0]
-            return [_dispatch_move(f"completion {state.name}", state.name, None, ChoiceKind.DISPATCH_ORDER)]
+            # completion events of different regions at one instant are tied (each a move; the first
+            # generated first); one nested in another's state waits behind it
+            tied: list[Vertex] = []
+            for state in self.completions:
+                if state in tied or any(state.is_within(o) or o.is_within(state) for o in tied):
+                    continue
+                tied.append(state)
+            return [Move(MoveKind.DISPATCH, _completer(state), f"completion {state.name}", state.name, None,
+                         ChoiceKind.DISPATCH_ORDER) for state in tied]
         batch = [tm for tm in self.due_batch if tm in self.timers and tm.transition.source in self.active]
         moves = [self._timer_move(tm) for tm in batch]
         if self.pool:
@@ -212,7 +226,8 @@ class MachineMoves(Dispatch):
     def _take(self, move: Move) -> None:
         label = move.label
         if label.startswith("completion "):
-            state = self.completions.pop(0)
+            state = next(v for v in self.completions if v.name == move.at)
+            self.completions.remove(state)
             if state in self.active:
                 self._dispatch_completion(state)
             return
@@ -306,12 +321,12 @@ class MachineMoves(Dispatch):
             tuple(sorted((v.order, r.index, r.started, r.waiting is not None) for v, r in self.dos.items())),
             tuple(sorted(k for k, v in self.change_seen.items() if v)),
             tuple(sorted((j.order, tuple(sorted(t.index for t in ts))) for j, ts in self.joined.items())),
-            tuple(sorted(v.order for v in self.stepped)),
             tuple(canon_frame),
         )
 
     def actors(self) -> list[Actor]:
         out = [Actor(_DISPATCHER, ("dispatch",))]
+        out.extend(Actor(_completer(v), ("completion", v.order)) for v in self.completions)
         out.extend(Actor(1 + v.order, ("do", v.order, r.index)) for v, r in sorted(self.dos.items(),
                                                                                     key=lambda kv: kv[0].order))
         return out
