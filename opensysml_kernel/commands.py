@@ -6,15 +6,19 @@ import shlex
 import traceback
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from engines.runtime.states import parse_duration as parse_time
+from engines.runtime.states import parse_send
 from engines.runtime.values import spell
 from engines.runtime.watch import parse_bytes
 from ir.errors import SysmlError
 from opensysml_kernel.cells import CommandLine, split_cell
 from opensysml_kernel.checking import ENGINES, engine_rows, parse_duration
 from opensysml_kernel.errors import CellInterrupted, InternalError, UnknownCommandError, UsageError
+from opensysml_kernel.machine_checks import Environment, parse_count
+from opensysml_kernel.machines import read_events
 from opensysml_kernel.results import Result, Table, Tone
 
 if TYPE_CHECKING:
@@ -159,16 +163,30 @@ def _state(session: Session, args: list[str]) -> Result:
     if not 1 <= len(args) <= 2 or args[-1] == "on":
         raise UsageError("%state needs a state machine name and at most one part (`on <part>`)",
                          COMMANDS["state"].usage)
+    if session.settings.engines():
+        if len(args) == 2:
+            raise UsageError("a machine check drives the machine itself (its environment is what %send and %events"
+                             " queued): `on <part>` is for a stepping run", COMMANDS["state"].usage)
+        return session.check_state(args[0])
     machine = session.start_machine(args[0], args[1] if len(args) == 2 else None)
     head = f"▶ State machine {machine.subject} started (schedule {session.schedule})"
     tree = [f"{'  ' * depth}{name}" for depth, name in machine.run.configuration()]
     return _machine_result(machine, [head, *tree], Tone.STARTED)
 
 
+def _checking(session: Session) -> bool:
+    """Under a checking engine, %send, %events and %advance shape the environment of a machine check."""
+    return bool(session.settings.engines())
+
+
 def _send(session: Session, args: list[str]) -> Result:
-    machine = _machine(session, "send")
     if not args:
         raise UsageError("%send needs a signal, e.g. %send Go or %send Set(speed=3)", COMMANDS["send"].usage)
+    if _checking(session):
+        env = session.environment
+        session.environment = replace(env, events=(*env.events, parse_send(" ".join(args))))
+        return Result.of([*session.environment.describe(), "%state <machine> checks it against them"], Tone.PAUSED)
+    machine = _machine(session, "send")
     text = " ".join(args)
     if " to " in f" {text} ":
         text, _, target = text.partition(" to ")
@@ -181,9 +199,14 @@ def _send(session: Session, args: list[str]) -> Result:
 
 
 def _advance(session: Session, args: list[str]) -> Result:
-    machine = _machine(session, "advance")
     if not args:
         raise UsageError("%advance needs a duration, e.g. %advance 5 or %advance 500 ms", COMMANDS["advance"].usage)
+    if _checking(session):
+        session.environment = replace(session.environment, horizon=parse_time(" ".join(args)))
+        if session.checked_machine is None:
+            return Result.of(session.environment.describe(), Tone.PAUSED)
+        return session.check_state(session.checked_machine)
+    machine = _machine(session, "advance")
     lines = machine.advance(" ".join(args))
     return _machine_result(machine, _machine_trace(session, lines))
 
@@ -195,6 +218,20 @@ def _current(session: Session, args: list[str]) -> Result:
 
 
 def _events(session: Session, args: list[str]) -> Result:
+    if _checking(session):
+        env = session.environment
+        if args == ["clear"]:
+            env = Environment()
+        elif len(args) == 3 and args[0] == "alphabet" and args[2].startswith("max="):
+            env = replace(env, alphabet=Environment.of(alphabet=args[1], max_events=args[2][4:]).alphabet,
+                          max_events=parse_count(args[2][4:]))
+        elif len(args) == 1:
+            env = replace(env, events=(*env.events, *read_events(args[0])))
+        elif args:
+            raise UsageError("under a checking engine: %events [FILE.json | alphabet Go,Stop max=N | clear]",
+                             COMMANDS["events"].usage)
+        session.environment = env
+        return Result.of(env.describe(), Tone.PAUSED)
     _no_args("events", args)
     return Result.of(_machine(session, "events").events(), Tone.PAUSED)
 
@@ -400,7 +437,9 @@ COMMANDS: dict[str, Command] = {c.name: c for c in (
             "%advance 5 [s]"),
     Command("current", _current, "%current", "the machine's active states (a tree, regions in order) and features",
             "%current"),
-    Command("events", _events, "%events", "the machine's pool, deferred events, clock and timers", "%events"),
+    Command("events", _events, "%events [FILE.json | alphabet Go,Stop max=N | clear]",
+            "the machine's pool, deferred events, clock and timers; under a checking engine, the environment a"
+            " machine check sends (a corpus events file, an alphabet up to N events, or cleared)", "%events"),
     Command("step", _step, "%step [n]",
             "advance the run one step (one move, when replaying a witness), or n; stops at a breakpoint", "%step 2"),
     Command("continue", _continue, "%continue",

@@ -43,6 +43,8 @@ class Check:
     paths: tuple[str, ...] = ()  # one per witness, when they were written
     steps: tuple[tuple[StepRow, ...], ...] = ()  # one per witness, when it replayed
     unwritten: str | None = None  # why the witness files could not be written, said after the report
+    kind: str = "Action"  # what was checked, as the head names it: Action, State machine
+    environment: str | None = None  # a machine's: what its environment may send (Script.describe)
 
     @property
     def subject(self) -> str:
@@ -69,16 +71,18 @@ class Check:
         if r.engine == "explore":
             figures = f"{_plural(r.stats.runs, 'run')}, {_plural(r.stats.moves, 'move')}, depth {r.stats.depth}"
             claim = _plural(len(r.outcomes), "outcome")
-            return f"{MARK[r.verdict]} Action {r.subject}: {claim} ({figures})"
+            return f"{MARK[r.verdict]} {self.kind} {r.subject}: {claim} ({figures})"
         figures = f"{r.stats.states} states, {r.stats.moves} moves, depth {r.stats.depth}"
         hit = [f"{b.name} {b.limit}" for b in r.bounds if b.reached]
         if hit:
             figures += "; bounds hit: " + ", ".join(hit)
-        return f"{MARK.get(r.verdict, '?')} Action {r.subject}: {r.verdict.value} ({figures})"
+        return f"{MARK.get(r.verdict, '?')} {self.kind} {r.subject}: {r.verdict.value} ({figures})"
 
     def lines(self) -> list[str]:
         r = self.result
         lines = [self.head()]
+        if self.environment is not None:
+            lines.append(f"  environment: {self.environment}")
         if r.engine == "explore":
             lines.extend("  " + line for line in self.outcome_table().lines())
             lines.append(f"  incomplete: {r.incomplete}" if r.incomplete else f"  complete ({_plural(r.stats.runs, 'run')})")
@@ -155,7 +159,17 @@ class Check:
             "incomplete": r.incomplete,
             "witnessError": self.unwritten,
             "lines": self.lines(),
-        }
+        } | self._machine_keys()
+
+    def _machine_keys(self) -> dict[str, Any]:
+        """A machine check's own keys: its environment, what a resting machine is reported as (an
+        outcome: quiescent, never a deadlock), and each outcome's configuration and visits."""
+        if self.environment is None:
+            return {}
+        outcomes = [{"finalState": dict(o.values).get("finalState"), "stateVisits": dict(o.values).get("stateVisits"),
+                     "outputs": {k: v for k, v in o.values if k not in ("finalState", "stateVisits")}}
+                    for o in self.result.outcomes]
+        return {"environment": self.environment, "resting": "quiescent", "machineOutcomes": outcomes}
 
     # ------------------------------------------------------------ html
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ParamSpec, TypeVar
 
 import ir
@@ -24,6 +24,7 @@ from opensysml_kernel.checking import (
 from opensysml_kernel.debugger import DEFAULT_SCHEDULE, Debugger, DebuggerState, Progress, Replay, Token
 from opensysml_kernel.errors import NoWitnessError, RunFailedError, WitnessWriteError
 from opensysml_kernel.history import Stepped, Stepping
+from opensysml_kernel.machine_checks import Environment, ask_machine
 from opensysml_kernel.machines import MachineSession
 from opensysml_kernel.reports import Check, CheckReport
 from opensysml_kernel.results import Result
@@ -60,6 +61,8 @@ class SessionState:
     debug: bool
     machine: MachineSession | None = None
     machine_focus: bool = False
+    environment: Environment = field(default_factory=Environment)
+    checked_machine: str | None = None
 
 
 class Session:
@@ -74,6 +77,9 @@ class Session:
         # it is the run most recently started.
         self.machine: MachineSession | None = None
         self.machine_focus = False
+        # what %send and %events queue for a machine check's environment (under a checking engine)
+        self.environment = Environment()
+        self.checked_machine: str | None = None  # the machine the last machine check was of (%advance re-checks it)
         self.debug = False  # internal errors shown with their Python traceback (`%debug on`)
         # A cell, a command, a step: each completes or leaves the session as it was; a run that fails
         # at runtime is an outcome, kept to inspect, and a cell its reader stopped reading keeps what it did.
@@ -278,6 +284,38 @@ class Session:
         self.last_check = report
         return report
 
+    def check_state(self, name: str, environment: Environment | None = None) -> CheckReport:
+        """Ask the selected engines about the state machine over every schedule of its moves and of the
+        environment's sends (the queue %send and %events gathered, when none is given); kept as the last check."""
+        program = self.program()
+        subject = program.state(name).qualified_name
+        self.checked_machine = subject
+        script = (environment if environment is not None else self.environment).script()
+        checks: list[Check] = []
+        engines = self.settings.engines() or ("check",)
+        for engine in engines:
+            sink = self.progress_sink() if self.progress_sink is not None else None
+            meter = ProgressMeter(subject, sink)
+            try:
+                with interruptible() as flag:
+                    result = ask_machine(engine, program, subject, script, self.settings, flag, meter)
+            finally:
+                meter.close()
+            paths: tuple[str, ...] = ()
+            unwritten = None
+            if self.settings.witness_dir is not None and result.witnesses:
+                try:
+                    paths = write_witnesses(self.settings.witness_dir, subject, result.witnesses,
+                                            engine if len(engines) > 1 else "")
+                except WitnessWriteError as error:
+                    unwritten = str(error)
+            checks.append(Check(result, paths, (), unwritten, "State machine", script.describe()))
+            if result.incomplete == "interrupted" or flag():
+                break
+        report = CheckReport.build(checks)
+        self.last_check = report
+        return report
+
     @_atomic
     def install_replay(self, target: str) -> Replay | None:
         """`%replay <file|last|n|off>`: the witness the next `%action` follows."""
@@ -314,7 +352,7 @@ class Session:
     def snapshot(self) -> SessionState:
         """The session as it stands, before a cell that `restore` undoes if it fails or `commit` keeps."""
         return SessionState(self.workspace.state(), self.debugger.state(), self.settings, self.last_check,
-                            self.debug, self.machine, self.machine_focus)
+                            self.debug, self.machine, self.machine_focus, self.environment, self.checked_machine)
 
     def restore(self, state: SessionState) -> None:
         """Put back what `snapshot` saw, the run's steps and `%back`s since included."""
@@ -322,6 +360,7 @@ class Session:
         self.settings, self.last_check, self.debug = state.settings, state.last_check, state.debug
         self.debugger.restore(state.debugger)
         self.machine, self.machine_focus = state.machine, state.machine_focus
+        self.environment, self.checked_machine = state.environment, state.checked_machine
 
     def _commit(self, state: SessionState) -> None:
         """The cell begun at `snapshot` is kept: the runs it replaced are released."""

@@ -7,11 +7,13 @@ from collections.abc import Callable
 
 from engines.check.properties import resolve_properties
 from engines.check.search import UnknownFeatureError, check_behavior
+from engines.errors import MoveNotEnabled, RunError
 from engines.explore import explore_behavior
 from engines.framework import Bounds, Result
-from engines.runtime import Program, Script
+from engines.runtime import Program, Script, replay_script
 from engines.runtime.behavior import Behavior
-from engines.witness import model_hash
+from engines.witness import Witness, admit, model_hash, next_move, parse_witness, unmet
+from ir.errors import SysmlError
 
 
 def machine_start(program: Program, name: str, script: Script) -> tuple[Callable[[], Behavior], str]:
@@ -58,3 +60,34 @@ def explore_machine(program: Program, name: str, script: Script | None = None, b
     paths = _diverge(probe, subject, diverge)
     features = None if paths is None else (lambda out: {k: v for k, v in out.items() if k in paths})
     return explore_behavior(start, subject, bounds, features, interrupted, (subject, model_hash(program.model), None))
+
+
+def replay_machine(program: Program, witness: Witness | str, subject: str | None = None,
+                   name: str = "witness") -> Behavior:
+    """The machine of a witness with the environment its moves name, having made the witness's moves
+    through its last step (each refused unless enabled); a witness of another model or another
+    machine is refused (WitnessMismatch)."""
+    if isinstance(witness, str):
+        witness = parse_witness(witness, name)
+    admit(witness, program.model, name, program.state(subject).qualified_name if subject is not None else None)
+    run = program.start_driven(witness.behavior, replay_script([c.taken for c in witness.choices]))
+    while len(run.moves_taken) < witness.last_step:
+        move = next_move(run, witness, name)
+        if move is None:
+            raise MoveNotEnabled(name, len(run.moves_taken) + 1, witness.taken_at(len(run.moves_taken) + 1) or "a move", [])
+        try:
+            run.apply(move)
+        except RunError:
+            break  # the failure the witness ends in
+    return run
+
+
+def unreproduced_machine(program: Program, run: Behavior, witness: Witness) -> str | None:
+    """The witness's claims re-evaluated on its replay; a property is the machine's, by name."""
+    def property_of(prop: str) -> object:
+        try:
+            (found,) = resolve_properties(program, program.state(witness.behavior), (prop,))
+        except SysmlError as missing:
+            return str(missing)
+        return found
+    return unmet(run, witness, property_of)  # type: ignore[arg-type]

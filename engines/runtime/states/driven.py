@@ -39,6 +39,7 @@ class Script:
     alphabet: tuple[EnvEvent, ...] = ()
     max_events: int = 0
     horizon: Fraction | None = None
+    replay: bool = False  # a witness's: the environment may also stop sending wherever the machine rests
 
     def __post_init__(self) -> None:
         if self.max_events < 0:
@@ -110,6 +111,8 @@ class Driven:
 
     def environment_moves(self) -> list[Move]:
         if self.sent < len(self.script.events):
+            if self.script.replay and not self.machine.enabled_moves() and self.next_wake() is None:
+                return [send_move(self.script.events[self.sent]), STOP]
             return [send_move(self.script.events[self.sent])]
         if self.drawn < self.script.max_events:
             moves = [send_move(e) for e in self.script.alphabet]
@@ -147,6 +150,7 @@ class Driven:
         if move == STOP and STOP in enabled:
             self.moves_taken.append(move)
             self.drawn = self.script.max_events
+            self.sent = len(self.script.events) if self.script.replay else self.sent
             return []
         event = next((self._event(m) for m in enabled if m.label == move.label), None)
         if event is None:
@@ -238,3 +242,11 @@ class Driven:
         self.world.trace.enabled = trace_on
         for move in history:  # type: ignore[attr-defined]
             self.apply(move)
+
+
+def replay_script(taken: list[str]) -> Script:
+    """The environment a witness's moves name: its sends, in its order (`send Go(speed=3,mode=1)`)."""
+    from engines.runtime.states.environment import parse_send
+
+    events = tuple(parse_send(label.removeprefix("send ")) for label in taken if label.startswith("send "))
+    return Script(events, replay=True)
