@@ -89,15 +89,11 @@ class MachineMoves(Dispatch):
 
     def _dispatch_moves(self) -> list[Move]:
         if self.completions:
-            # completion events of different regions at one instant are tied (each a move; the first
-            # generated first); one nested in another's state waits behind it
-            tied: list[Vertex] = []
-            for state in self.completions:
-                if state in tied or any(state.is_within(o) or o.is_within(state) for o in tied):
-                    continue
-                tied.append(state)
+            # completion events are dispatched in the order they were generated, before pool events:
+            # never drawn (what orders them is the order their states were entered)
+            state = self.completions[0]
             return [Move(MoveKind.DISPATCH, _completer(state), f"completion {state.name}", state.name, None,
-                         ChoiceKind.DISPATCH_ORDER) for state in tied]
+                         ChoiceKind.DISPATCH_ORDER)]
         batch = [tm for tm in self.due_batch if tm in self.timers and tm.transition.source in self.active]
         moves = [self._timer_move(tm) for tm in batch]
         if self.pool:
