@@ -47,7 +47,14 @@ class Ensemble:
 
     @property
     def finished(self) -> bool:
-        return self.error is not None or all(m.finished for m in self.members)
+        """Every member ended, or the ensemble rests where no member is stuck: a machine waiting for
+        an event nothing in the world sends is quiescent, an end like any other (a member stuck, an
+        action waiting at an accept no one feeds, is a deadlock)."""
+        if self.error is not None or all(m.finished for m in self.members):
+            return True
+        live = [m for m in self.members if not m.finished]
+        return (not any(m.enabled_moves() for m in live) and all(m.next_wake() is None for m in live)
+                and all(m.stuck() is None for m in live))
 
     def enabled_moves(self) -> list[Move]:
         if self.error is not None:
