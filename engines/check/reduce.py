@@ -35,11 +35,16 @@ An actor's future is what it can still reach from the states active now, and its
 sets are remembered by) includes them.
 
 A persistent set is grown from one actor: every actor whose future moves could depend on a
-member's move joins it; an actor that must join but cannot move now makes the set give up (all
-enabled moves are taken then). Sound by construction, conservative where the footprint is.
+member's move joins it; an actor that must join but cannot move now joins with the actors one of
+which must move before it can (a behavior may say so: `enablers(actor)`, as a machine's dispatcher
+waits for its pending completions), or, where no behavior says, makes the set give up (all enabled
+moves are taken then): no move outside the set can then enable it before a member moves.
+Sound by construction, conservative where the footprint is.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from engines.runtime.behavior import Actor, Behavior, Move, Summary
 from engines.runtime.watch import tick
@@ -54,6 +59,20 @@ def dependent(a: Summary, b: Summary) -> bool:
     if (a.sends or a.accepts) and (b.sends or b.accepts):
         return True
     return bool(a.control & b.control)
+
+
+def _admit(other: int, chosen: set[int], frontier: list[int], can: tuple[bool, ...],
+           enabling: Callable[[int], list[int] | None]) -> bool:
+    """`other` joins the set (and the frontier, if it can move); one that cannot move now joins with
+    the actors one of which must move before it can, else the set fails."""
+    if other in chosen:
+        return True
+    chosen.add(other)
+    if can[other]:
+        frontier.append(other)
+        return True
+    ways = enabling(other)
+    return ways is not None and all(_admit(e, chosen, frontier, can, enabling) for e in ways)
 
 
 class Reducer:
@@ -111,6 +130,7 @@ class Reducer:
                 tick()
                 mine = now[actors[a].id]
                 needs[a] = [b for b in range(count) if b != a and self.dependent(mine, futures[b])]
+        enabling = self._enabling(behavior, actors)
         best: set[int] | None = None
         for seed in (i for i in seeds if can[i]):
             tick()
@@ -119,16 +139,27 @@ class Reducer:
             ok = True
             while frontier and ok:
                 member = frontier.pop()
-                for other in needs[member]:
-                    if other in chosen:
-                        continue
-                    if not can[other]:
-                        ok = False
+                ok = all(_admit(other, chosen, frontier, can, enabling) for other in needs[member])
+            if ok:
+                moving = {i for i in chosen if can[i]}
+                if best is None or len(moving) < len(best):
+                    best = moving
+                    if len(best) == 1:
                         break
-                    chosen.add(other)
-                    frontier.append(other)
-            if ok and (best is None or len(chosen) < len(best)):
-                best = chosen
-                if len(best) == 1:
-                    break
         return frozenset(best) if best is not None else None
+
+    @staticmethod
+    def _enabling(behavior: Behavior, actors: list[Actor]) -> Callable[[int], list[int] | None]:
+        """Per actor that cannot move now, the positions of the actors one of which must move before it
+        can (a behavior's optional `enablers(actor)`, actor numbers; None: not known)."""
+        asked = getattr(behavior, "enablers", None)
+        index = {a.id: i for i, a in enumerate(actors)}
+
+        def enabling(position: int) -> list[int] | None:
+            if asked is None:
+                return None
+            ids = asked(actors[position])
+            if not ids or any(i not in index for i in ids):
+                return None
+            return [index[i] for i in ids]
+        return enabling

@@ -30,6 +30,9 @@ the one relation of reduce.py. The clauses this yields:
 - A transition into a final state or a terminate writes the machine's status, which every move of
   the machine reads (an ended machine moves no more). A dynamic footprint (a target the lowering
   cannot resolve) is dependent on everything.
+- A machine on a world other behaviors act on, which does not route messages, takes every message
+  on the bus into its pool after each move: each of its moves accepts, so it depends on every send
+  another behavior (an action) makes.
 """
 
 from __future__ import annotations
@@ -70,9 +73,17 @@ class MachineFootprints:
             reads = frozenset().union(*(t.footprint.reads for t in watched))
             self.latches = Footprint(reads=reads, writes=frozenset({self.key("latches")}))
         self.status: Summary = Footprint(reads=frozenset({self.key("status")}))
+        # what every move of the machine does besides its own work: reads its status and the latches,
+        # and, where the world does not route messages but other behaviors act on it, takes every
+        # message on the bus into its pool after the move (so it depends on every send they make)
+        takes = not machine.shared and machine.ctx.shared_bus
+        self.every: Summary = self.status | self.latches | Footprint(accepts=takes)
         self._transitions: dict[int, Summary] = {}
+        # the states whose do behavior may wait at an accept: a pool event may be handed to it
+        self.accepting = tuple(st.index for st in self.graph.states if st.do is not None and st.do.footprint.accepts)
         self._dos: dict[int, Summary] = {}
         self._dispatcher: dict[frozenset[int], Summary] = {}
+        self._triggered: dict[frozenset[int], Summary] = {}
 
     def key(self, what: str) -> str:
         return f"{self.name}\0{what}"
@@ -142,7 +153,7 @@ class MachineFootprints:
     def _dispatch(self, move: Move) -> Summary:
         machine = self.machine
         label = move.label
-        base = self.status | self.latches
+        base = self.every
         if label.startswith("completion "):
             state = next((v for v in machine.completions if v.name == move.at), None)
             if state is None:
@@ -172,7 +183,7 @@ class MachineFootprints:
         # any transition an occurrence may trigger (a value, a subset or a call is matched at run time)
         fired = [self.transition(t) for t in machine.shape.transitions
                  if t.trigger is not None and t.trigger.kind in (s.TriggerKind.SIGNAL, s.TriggerKind.CALL)]
-        waiting = frozenset(self.key(f"do:{v.order}") for v in machine.shape.vertices if v.do)
+        waiting = frozenset(self.key(f"do:{order}") for order in self.accepting)
         keys = frozenset({self.key("pool"), self.key("deferred")})
         return _union([base, *fired, Footprint(reads=self._active(machine.shape.vertices) | keys,
                                                writes=keys | waiting)])
@@ -199,7 +210,7 @@ class MachineFootprints:
             reads.add(self.key("pool"))
         if lowered.sends:
             writes.add(self.key("pool"))  # delivered into the pool after the step
-        done = self._dos[key] = _union([self.status, self.latches, lowered,
+        done = self._dos[key] = _union([self.every, lowered,
                                         Footprint(reads=frozenset(reads), writes=frozenset(writes))])
         return done
 
@@ -228,6 +239,15 @@ class MachineFootprints:
                     tuple(v.order for v in machine.completions if _region(v) == region))
         return ("do", actor - 1, machine.status, active, self._may_end(actor - 1))
 
+    def enablers(self, actor: Actor) -> list[int] | None:
+        """For an actor that cannot move now, actors one of which must move before it can (None: not
+        known). The dispatcher waits while completion events are pending (they come first), and only
+        their regions' moves take them: the first pending one's region must move before it."""
+        machine = self.machine
+        if actor.id == DISPATCHER and machine.completions and not machine.finished:
+            return [REGIONS + _region(machine.completions[0])]
+        return None
+
     # ------------------------------------------------------------ the futures
 
     def future(self, actor: Actor) -> Summary:
@@ -246,29 +266,42 @@ class MachineFootprints:
         return self._do_step(order, last=True) | self._reach([vertices[order]])
 
     def dispatcher(self) -> Summary:
-        """Every dispatch the machine may still make: the transitions it can reach from the states
-        active now, with the pool, timers and completions they read and write."""
+        """Every dispatch of a pool event, a timer or a change the machine may still make: the
+        triggered transitions it can reach from the states active now, and everything reachable after
+        them (the completions and do steps they lead to); a completion on the way is its region's move,
+        in that actor's future, or in the future of the actor that leads there."""
         machine = self.machine
         if machine.finished:
             return self.status
         shape = machine.shape
-        keys = frozenset({self.key("pool"), self.key("deferred"), self.key("timers"),
-                          *(self.key(f"do:{v.order}") for v in shape.vertices if v.do)})
-        return self._reach(list(machine.active)) | Footprint(reads=keys | {CLOCK}, writes=keys)
+        active = frozenset(v.order for v in machine.active)
+        done = self._triggered.get(active)
+        if done is None:
+            triggered = [t for t in _reachable(shape.vertices, active) if not t.completion]
+            after = frozenset(v.order for t in triggered
+                              for v in _entered(t, _lca(t.source, t.target, shape.machine)))
+            keys = frozenset({self.key("pool"), self.key("deferred"), self.key("timers"),
+                              *(self.key(f"do:{order}") for order in self.accepting)})
+            done = self._triggered[active] = _union([
+                self.every, *(self.transition(t) for t in triggered), self._reach_orders(after),
+                Footprint(reads=keys | {CLOCK}, writes=keys)])
+        return done
 
     def _reach(self, start: list[Vertex]) -> Summary:
         """What every transition reachable from `start` may touch, and the completions and activity
         reading and writing that firing them is (computed once per start)."""
+        return self._reach_orders(frozenset(v.order for v in start))
+
+    def _reach_orders(self, orders: frozenset[int]) -> Summary:
         if self.machine.finished:
             return self.status
-        orders = frozenset(v.order for v in start)
         done = self._dispatcher.get(orders)
         if done is None:
             shape = self.machine.shape
             keys = frozenset({self.key("completions"), *(self.key(f"complete:{v.order}") for v in shape.vertices)})
             fired = [self.transition(t) for t in _reachable(shape.vertices, orders)]
             done = self._dispatcher[orders] = _union([
-                self.status, self.latches, *fired, Footprint(reads=self._active(shape.vertices) | keys, writes=keys)])
+                self.every, *fired, Footprint(reads=self._active(shape.vertices) | keys, writes=keys)])
         return done
 
 

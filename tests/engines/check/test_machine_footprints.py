@@ -133,13 +133,13 @@ def test_a_transition_writing_a_part_feature_is_dependent_on_a_guard_another_mac
 
 def test_a_machine_s_future_is_what_it_can_still_reach() -> None:
     counter, fp = _machine("Counter")
-    before = fp.future(Actor(DISPATCHER, fp.place(DISPATCHER)))
-    assert any(w.endswith("::n") for w in before.writes)
+    region = Actor(REGIONS, ())  # the completions drawn in the machine's own region
+    assert any(w.endswith("::n") for w in fp.future(region).writes)
+    assert not any(w.endswith("::n") for w in fp.future(Actor(DISPATCHER, ())).writes)  # no event moves it
     one, two = _state(counter, "one"), _state(counter, "two")
     counter.active.discard(one)
     counter.active.add(two)  # past its one transition: nothing it may still do writes n
-    after = fp.future(Actor(DISPATCHER, fp.place(DISPATCHER)))
-    assert not any(w.endswith("::n") for w in after.writes)
+    assert not any(w.endswith("::n") for w in fp.future(region).writes)
 
 
 def test_an_actor_s_place_changes_with_what_its_footprints_depend_on() -> None:
@@ -148,3 +148,19 @@ def test_an_actor_s_place_changes_with_what_its_footprints_depend_on() -> None:
     counter.active.discard(_state(counter, "one"))
     counter.active.add(_state(counter, "two"))
     assert fp.place(DISPATCHER) != first
+
+
+def test_the_dispatcher_waits_for_the_pending_completions_whose_region_must_move_first() -> None:
+    machine, fp = _machine("Controller")
+    dispatcher = Actor(DISPATCHER, fp.place(DISPATCHER))
+    assert fp.enablers(dispatcher) is None  # nothing pending: who may enable it is not known
+    lrest = _state(machine, "lrest")
+    machine.completions.append(lrest)
+    assert fp.enablers(dispatcher) == [REGIONS + _state(machine, "left").order]
+
+
+def test_a_machine_takes_the_bus_only_where_another_behavior_may_send() -> None:
+    machine, fp = _machine("Counter")
+    assert not fp.footprint(_dispatch("completion one", "one", actor=REGIONS)).accepts
+    machine.ctx.shared_bus = True  # an ensemble with an action that sends
+    assert MachineFootprints(machine).footprint(_dispatch("completion one", "one", actor=REGIONS)).accepts
