@@ -46,19 +46,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engines.runtime.behavior import Actor, Behavior, Move, Summary
+from engines.runtime.behavior import Actor, Behavior, Move, Summary, dependent
 from engines.runtime.watch import tick
-
-
-def dependent(a: Summary, b: Summary) -> bool:
-    """Whether the order of two moves with these footprints can matter."""
-    if a.dynamic or b.dynamic:
-        return True
-    if a.writes & (b.reads | b.writes) or b.writes & a.reads:
-        return True
-    if (a.sends or a.accepts) and (b.sends or b.accepts):
-        return True
-    return bool(a.control & b.control)
 
 
 def _admit(other: int, chosen: set[int], frontier: list[int], can: tuple[bool, ...],

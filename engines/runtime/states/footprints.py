@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engines.runtime.behavior import Actor, Move, MoveKind, Summary
+from engines.runtime.behavior import Actor, Move, MoveKind, Summary, dependent
 from engines.runtime.states.layout import Transition, Vertex, VertexKind
 from ir import syntax as s
 from ir.graphs import Footprint, StateGraph, TriggerKind
@@ -64,8 +64,6 @@ class MachineFootprints:
         self.graph = graph if graph is not None else lower_state(machine.program.model, machine.element)
         self.name = machine.element.qualified_name
         shape = machine.shape
-        self.timed = any(t.trigger is not None and t.trigger.kind in (s.TriggerKind.AFTER, s.TriggerKind.AT)
-                         for t in shape.transitions)
         watched = [t for t in self.graph.transitions if t.trigger.kind is TriggerKind.WHEN]
         # every move re-reads the when-conditions and lowers their latches (MachineMoves._lower_latches)
         self.latches: Summary = Footprint()
@@ -79,6 +77,9 @@ class MachineFootprints:
         takes = not machine.shared and machine.ctx.shared_bus
         self.every: Summary = self.status | self.latches | Footprint(accepts=takes)
         self._transitions: dict[int, Summary] = {}
+        # the completion queue: its order is state, but whose completions follow whose is decided by
+        # the order of what generated them, which a unit (groups) already answers for
+        self._queue = frozenset({self.key("completions"), *(self.key(f"complete:{v.order}") for v in shape.vertices)})
         # the states whose do behavior may wait at an accept: a pool event may be handed to it
         self.accepting = tuple(st.index for st in self.graph.states if st.do is not None and st.do.footprint.accepts)
         self._dos: dict[int, Summary] = {}
@@ -112,7 +113,7 @@ class MachineFootprints:
         if any(v.defers for v in left):
             writes.add(self.key("pool"))  # deferred events go back to the pool
             writes.add(self.key("deferred"))
-        if self.timed:
+        if any(_timed(v) for v in left + entered):  # entering arms its timers, leaving drops them
             writes.add(self.key("timers"))
         for v in left + entered:
             if v.kind in (VertexKind.HISTORY, VertexKind.DEEP_HISTORY):
@@ -248,6 +249,45 @@ class MachineFootprints:
             return [REGIONS + _region(machine.completions[0])]
         return None
 
+    # ------------------------------------------------------------ orders that cannot matter
+
+    def groups(self, units: list[Summary]) -> list[list[int]]:
+        """The positions of `units` (what each of several reactions or regions may do, as
+        `firing_unit` and `region_unit` give it) in groups: two in one group when they are dependent,
+        transitively. Only orders within a group can reach different states; the groups keep their
+        first members' order, and a group's members keep theirs."""
+        group = list(range(len(units)))
+
+        def root(i: int) -> int:
+            while group[i] != i:
+                group[i] = group[group[i]]
+                i = group[i]
+            return i
+
+        for i in range(len(units)):
+            for j in range(i):
+                if root(i) != root(j) and dependent(units[i], units[j]):
+                    group[max(root(i), root(j))] = min(root(i), root(j))
+        out: dict[int, list[int]] = {}
+        for i in range(len(units)):
+            out.setdefault(root(i), []).append(i)
+        return list(out.values())
+
+    def firing_unit(self, t: Transition) -> Summary:
+        """A selected reaction and everything it may lead to: its transition fired, and what the
+        states it enters may do after (their completions' order follows the firing order, so what
+        follows is part of what the firing order can decide); the queue's own order is left out."""
+        lca = _lca(t.source, t.target, self.machine.shape.machine)
+        after = frozenset(v.order for v in _entered(t, lca))
+        return (self.transition(t) | self._reach_orders(after)).without(self._queue)
+
+    def region_unit(self, region: Vertex) -> Summary:
+        """A region entered with its siblings: its entries and initial transitions, and everything its
+        states may do after (the queue's own order left out)."""
+        inside = _subtree(region)
+        entries = _union([self.graph.states[v.order].footprint for v in inside])
+        return (entries | self._reach_orders(frozenset(v.order for v in inside))).without(self._queue)
+
     # ------------------------------------------------------------ the futures
 
     def future(self, actor: Actor) -> Summary:
@@ -282,9 +322,10 @@ class MachineFootprints:
                               for v in _entered(t, _lca(t.source, t.target, shape.machine)))
             keys = frozenset({self.key("pool"), self.key("deferred"), self.key("timers"),
                               *(self.key(f"do:{order}") for order in self.accepting)})
+            # an event's selection reads the whole configuration
             done = self._triggered[active] = _union([
                 self.every, *(self.transition(t) for t in triggered), self._reach_orders(after),
-                Footprint(reads=keys | {CLOCK}, writes=keys)])
+                Footprint(reads=keys | self._active(shape.vertices) | {CLOCK}, writes=keys)])
         return done
 
     def _reach(self, start: list[Vertex]) -> Summary:
@@ -300,9 +341,14 @@ class MachineFootprints:
             shape = self.machine.shape
             keys = frozenset({self.key("completions"), *(self.key(f"complete:{v.order}") for v in shape.vertices)})
             fired = [self.transition(t) for t in _reachable(shape.vertices, orders)]
-            done = self._dispatcher[orders] = _union([
-                self.every, *fired, Footprint(reads=self._active(shape.vertices) | keys, writes=keys)])
+            done = self._dispatcher[orders] = _union([self.every, *fired, Footprint(reads=keys, writes=keys)])
         return done
+
+
+def _timed(v: Vertex) -> bool:
+    """Whether a transition out of `v` waits for time (`accept after`, `accept at`)."""
+    return any(t.trigger is not None and t.trigger.kind in (s.TriggerKind.AFTER, s.TriggerKind.AT)
+               for t in v.outgoing)
 
 
 def _region(v: Vertex) -> int:

@@ -164,3 +164,27 @@ def test_a_machine_takes_the_bus_only_where_another_behavior_may_send() -> None:
     assert not fp.footprint(_dispatch("completion one", "one", actor=REGIONS)).accepts
     machine.ctx.shared_bus = True  # an ensemble with an action that sends
     assert MachineFootprints(machine).footprint(_dispatch("completion one", "one", actor=REGIONS)).accepts
+
+
+def test_regions_over_their_own_data_are_groups_of_one_and_a_shared_counter_one_group() -> None:
+    machine, fp = _machine("Controller")
+    regions = [_state(machine, "left"), _state(machine, "right")]
+    assert fp.groups([fp.region_unit(r) for r in regions]) == [[0], [1]]
+    shared = """
+    package cnt {
+      private import ScalarValues::*;
+      state def Shared parallel {
+        attribute c : Integer := 0;
+        state p { entry; then p1; state p1; state p2; transition first p1 do assign c := c * 2 then p2; }
+        state q { entry; then q1; state q1; state q2; transition first q1 do assign c := c + 1 then q2; }
+        state r { entry; then r1; state r1; }
+      }
+    }
+    """
+    program = Program(ir.resolve([ir.parse(shared, "cnt")]))
+    counter = start_machine(program, "cnt::Shared")
+    cfp = MachineFootprints(counter)
+    units = [cfp.region_unit(_state(counter, name)) for name in ("p", "q", "r")]
+    assert cfp.groups(units) == [[0, 1], [2]]
+    firings = [cfp.firing_unit(_state(counter, name).outgoing[0]) for name in ("p1", "q1")]
+    assert cfp.groups(firings) == [[0, 1]]
