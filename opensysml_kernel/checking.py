@@ -14,15 +14,33 @@ from dataclasses import dataclass, replace
 from types import FrameType
 from typing import Any, Protocol
 
-from engines.framework import Bounds, Question, QuestionKind, Result, Stats, Strength, Verdict, ask
+from engines.framework import (
+    Bounds,
+    Engine,
+    Hooks,
+    Question,
+    QuestionKind,
+    Result,
+    Stats,
+    Strength,
+    Verdict,
+    ask,
+    engine,
+)
+from engines.framework import engines as registered
+from engines.framework import names as engine_names
 from engines.runtime import Program
 from engines.runtime.watch import spell_bytes
 from opensysml_kernel.errors import EngineUnavailableError, SettingNotReadError
 
-ENGINES = ("run", "explore", "check", "all", "auto")
 DETERMINISTIC = "OPENSYSML_KERNEL_DETERMINISTIC"
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h)?$")
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
+
+
+def engine_choices() -> tuple[str, ...]:
+    """What `%engine` and `--engine` take: a stepping run, each registered engine, all of them, or auto."""
+    return ("run", *engine_names(), "all", "auto")
 
 
 def deterministic() -> bool:
@@ -70,9 +88,11 @@ class CheckSettings:
         if self.engine == "run" or (self.engine == "auto" and not self.has_check_setting):
             return ()
         if self.engine == "all":
-            return ("check", "explore")
+            # the engine auto asks first: the report's verdict is its
+            first = engine("auto").name
+            return (first, *(name for name in engine_names() if name != first))
         if self.engine == "auto":
-            return ("check",)
+            return (engine("auto").name,)
         return (self.engine,)
 
     def bounds(self) -> Bounds:
@@ -189,75 +209,53 @@ def interrupted_result(engine: str, subject: str) -> Result:
 # ---------------------------------------------------------------- engines
 
 
-def check_engine() -> Callable[..., Result] | None:
-    """engines.check.check, or None while this installation has no check engine."""
-    try:
-        from engines.check import check  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:
-        return None
-    return check  # type: ignore[no-any-return,unused-ignore]
-
-
 def engine_rows() -> list[tuple[str, str, str, str]]:
-    """`%engines`: engine, what it answers, the strongest claim it makes, whether it is ready."""
-    from engines import explore as _explore  # noqa: F401  (registers the explore engine)
-    from engines.framework import engines as registered
-
-    have = dict(registered())
+    """`%engines`: engine, what it answers, the strongest claim it makes, its status."""
     rows = [("run", "one schedule (a stepping run)", Strength.OBSERVED.word, "ready")]
-    rows.append(("explore", have.get("explore", "outcomes"), Strength.WITNESSED.word,
-                 "ready" if "explore" in have else "not available"))
-    ready = check_engine() is not None
-    rows.append(("check", dict(registered()).get("check", "outcomes, holds, sensitive"), Strength.BOUNDED.word,
-                 "ready" if ready else "not available (engines.check does not import)"))
-    for name, answers in registered():
-        if name not in ("explore", "check"):
-            rows.append((name, answers, "", "ready"))
+    for each in registered():
+        answers = ", ".join(kind.value for kind in each.answers)
+        rows.append((each.name, answers, each.strength.word if each.answers else "", each.status().text))
     return rows
 
 
-def refuse_unread(settings: CheckSettings, engine: str) -> None:
-    """A setting the engine does not read, named with the engine that reads it."""
-    if engine == "explore":
-        if settings.properties:
-            raise SettingNotReadError("the properties (%check-property, --property) are read by the check engine,"
-                                      " not explore: select check or all, or drop them")
-        if settings.states is not None:
-            raise SettingNotReadError("the states bound (%check-bounds states=, --states) is read by the check"
-                                      " engine, not explore (explore has depth, timeout and a runs budget)")
+# What a setting is, in the words its refusal uses: (the setting, is/are, it/them).
+_SETTINGS = {
+    "properties": ("the properties (%check-property, --property)", "are", "them"),
+    "states": ("the states bound (%check-bounds states=, --states)", "is", "it"),
+}
 
 
-def question_for(engine: str, subject: str, settings: CheckSettings, performer: str | None) -> Question:
-    """What `%action` asks `engine` about `subject` under the settings."""
-    if engine == "explore":
-        # explore answers the outcomes; the properties are check's (refuse_unread says so when it alone runs).
-        return Question(QuestionKind.OUTCOMES, subject, diverge=settings.diverge, performer=performer)
+def refuse_unread(settings: CheckSettings, name: str) -> None:
+    """A setting the engine does not read, named with the engines that read it."""
+    chosen = engine(name)
+    given = {"properties": bool(settings.properties), "states": settings.states is not None}
+    for setting, (what, verb, pronoun) in _SETTINGS.items():
+        if given[setting] and setting not in chosen.reads:
+            readers = " or ".join(e.name for e in registered() if setting in e.reads)
+            raise SettingNotReadError(f"{what} {verb} read by the {readers} engine, not {chosen.name}:"
+                                      f" select {readers} or all, or drop {pronoun}")
+
+
+def question_for(chosen: Engine, subject: str, settings: CheckSettings, performer: str | None) -> Question:
+    """What `%action` asks the engine about `subject` under the settings: whether the properties hold
+    (or the features are sensitive), or, of an engine that answers only that, the outcomes."""
     kind = QuestionKind.HOLDS if settings.properties else QuestionKind.SENSITIVE
+    if kind not in chosen.answers and QuestionKind.OUTCOMES in chosen.answers:
+        # the properties are not its to answer (refuse_unread says so when it alone runs)
+        return Question(QuestionKind.OUTCOMES, subject, diverge=settings.diverge, performer=performer)
     return Question(kind, subject, settings.properties, settings.diverge, performer)
 
 
-def run_engine(engine: str, program: Program, subject: str, settings: CheckSettings, performer: str | None,
+def run_engine(name: str, program: Program, subject: str, settings: CheckSettings, performer: str | None,
                interrupted: Interrupt, meter: ProgressMeter) -> Result:
     """One engine's answer, asked through the framework's seam; Ctrl-C inside it is `incomplete: interrupted`."""
-    question = question_for(engine, subject, settings, performer)
-    bounds = settings.bounds()
+    chosen = engine(name)
+    status = chosen.status()
+    if not status.ready:
+        raise EngineUnavailableError(f"the {name} engine cannot answer here: {status.text}")
+    question = question_for(chosen, subject, settings, performer)
+    hooks = Hooks(interrupted, meter, meter.runs)
     try:
-        if engine == "explore":
-            from engines import explore as _explore  # noqa: F401  (registers the explore engine)
-
-            wanted = question.diverge
-            features = None if wanted is None else (lambda out: {k: v for k, v in out.items() if k in wanted})
-            runs = [0]
-
-            def polled() -> bool:
-                runs[0] += 1
-                meter.runs(runs[0])
-                return interrupted()
-
-            return ask(program, question, "explore", bounds, features=features, interrupted=polled)
-        if check_engine() is None:
-            raise EngineUnavailableError("the check engine is not available in this installation"
-                                         " (engines.check does not import): use %engine explore")
-        return ask(program, question, "check", bounds, interrupted=interrupted, progress=meter)
+        return ask(program, question, name, settings.bounds(), hooks)
     except KeyboardInterrupt:
-        return interrupted_result(engine, subject)
+        return interrupted_result(name, subject)

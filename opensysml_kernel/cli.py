@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import cast
 
 from engines.errors import ClaimNotReproduced, RunError
+from engines.framework import names as engine_names
 from engines.runtime import Run
 from engines.runtime.states import parse_duration as parse_time
 from engines.runtime.states import parse_send
@@ -61,7 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("files", nargs="+", metavar="FILE", help="SysML files (globs allowed)")
     check.add_argument("--action", required=True, action="append", metavar="NAME", help="an action to check; repeatable")
     check.add_argument("--on", metavar="PART", help="the part usage that performs the actions (qualified, or unique)")
-    check.add_argument("--engine", choices=("check", "explore", "all"), default="check",
+    check.add_argument("--engine", choices=(*engine_names(), "all"), default="check",
                        help="check (default), explore, or all side by side")
     check.add_argument("--property", action="append", default=[], metavar="NAME",
                        help="a constraint or requirement evaluated at every stable state; repeatable")

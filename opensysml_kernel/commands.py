@@ -13,7 +13,7 @@ from engines.runtime.values import spell
 from engines.runtime.watch import parse_bytes
 from ir.errors import SysmlError
 from opensysml_kernel.cells import CommandLine, split_cell
-from opensysml_kernel.checking import ENGINES, engine_rows, parse_duration
+from opensysml_kernel.checking import engine_choices, engine_rows, parse_duration
 from opensysml_kernel.errors import CellInterrupted, InternalError, UnknownCommandError, UsageError
 from opensysml_kernel.results import Result, Table, Tone
 
@@ -263,8 +263,9 @@ def _schedule(session: Session, args: list[str]) -> Result:
 
 
 def _engine(session: Session, args: list[str]) -> Result:
-    if len(args) > 1 or (args and args[0] not in ENGINES):
-        raise UsageError(f"%engine takes one of {', '.join(ENGINES)}", COMMANDS["engine"].usage)
+    choices = engine_choices()
+    if len(args) > 1 or (args and args[0] not in choices):
+        raise UsageError(f"%engine takes one of {', '.join(choices)}", COMMANDS["engine"].usage)
     if args:
         session.settings = session.settings.with_(engine=args[0])
     settings = session.settings

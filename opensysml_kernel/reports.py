@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engines.framework import Outcome, Verdict, Witness
+from engines.framework import Outcome, QuestionKind, Verdict, Witness
 from engines.framework import Result as EngineResult
 from opensysml_kernel.results import MARKS, Result, Table, Tone
 from opensysml_kernel.witness import StepRow
@@ -66,7 +66,7 @@ class Check:
 
     def head(self) -> str:
         r = self.result
-        if r.engine == "explore":
+        if r.kind is QuestionKind.OUTCOMES:
             figures = f"{_plural(r.stats.runs, 'run')}, {_plural(r.stats.moves, 'move')}, depth {r.stats.depth}"
             claim = _plural(len(r.outcomes), "outcome")
             return f"{MARK[r.verdict]} Action {r.subject}: {claim} ({figures})"
@@ -79,7 +79,7 @@ class Check:
     def lines(self) -> list[str]:
         r = self.result
         lines = [self.head()]
-        if r.engine == "explore":
+        if r.kind is QuestionKind.OUTCOMES:
             lines.extend("  " + line for line in self.outcome_table().lines())
             lines.append(f"  incomplete: {r.incomplete}" if r.incomplete else f"  complete ({_plural(r.stats.runs, 'run')})")
         else:
@@ -101,7 +101,7 @@ class Check:
 
     def standing(self) -> str:
         r = self.result
-        if r.engine == "explore":
+        if r.kind is QuestionKind.OUTCOMES:
             claim = _plural(len(r.outcomes), "outcome")
             if r.incomplete:
                 return f"standing: {claim} so far ({r.strength.word}: {_plural(r.stats.runs, 'run')}; {r.incomplete})"
@@ -164,7 +164,7 @@ class Check:
         mark = MARK.get(r.verdict, "?")
         parts = [f"<div style='font-weight:bold;color:{MARKS[mark]}'>{html.escape(self.head())}</div>"]
         if r.outcomes:
-            if r.engine == "explore":
+            if r.kind is QuestionKind.OUTCOMES:
                 parts.append(self.outcome_table().html())
             else:
                 parts.append(Table(("outcome", "schedules", "witness"), self.outcome_table().rows).html())

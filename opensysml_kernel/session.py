@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import ParamSpec, TypeVar
 
 import ir
+from engines.framework import engine as engine_named
 from engines.runtime import Program
 from engines.witness import admit
 from ir.model import Declaration
@@ -247,7 +248,7 @@ class Session:
     def check(self, name: str, performer: str | None = None) -> CheckReport:
         """Ask the selected engines about the action over every schedule; the report, kept as the last check."""
         subject = self.action_name(name, performer)
-        engines = self.settings.engines() or ("check",)
+        engines = self.settings.engines() or (engine_named("auto").name,)
         if len(engines) == 1:
             refuse_unread(self.settings, engines[0])
         program = self.program()
