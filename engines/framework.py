@@ -75,6 +75,30 @@ class Verdict(Enum):
     COMPLETE = "complete"  # explore: every linearization run
     COMPLETED = "completed"  # run: the one schedule completed
     FAILED = "failed"  # run: the one schedule failed
+    # What a solver's answer shows (smt); {k} is the depth bound, filled in by `spell`.
+    PROVED = "proved"
+    WITHIN_MOVES = "no violation within {k} moves"
+    PROVED_UNBOUNDED = "proved, unbounded (k-induction at {k})"
+    VIOLATED = "violated"
+    SENSITIVE = "sensitive"
+    NOT_SENSITIVE = "not sensitive"
+    SENSITIVITY_WITHIN = "no sensitivity found within {k} moves"
+    NOT_COVERED = "not covered"
+
+    def spell(self, k: str) -> str:
+        return self.value.replace("{k}", k)
+
+    @property
+    def solved(self) -> bool:
+        """A solver's verdict, reported with what the query assumed."""
+        return self in _SOLVED
+
+
+_SOLVED = frozenset({Verdict.PROVED, Verdict.WITHIN_MOVES, Verdict.PROVED_UNBOUNDED, Verdict.VIOLATED,
+                     Verdict.SENSITIVE, Verdict.NOT_SENSITIVE, Verdict.SENSITIVITY_WITHIN, Verdict.NOT_COVERED})
+PASSED = frozenset({Verdict.EXHAUSTIVE, Verdict.COMPLETE, Verdict.COMPLETED, Verdict.PROVED,
+                    Verdict.PROVED_UNBOUNDED, Verdict.NOT_SENSITIVE})
+FAILING = frozenset({Verdict.VIOLATION, Verdict.DIVERGENT, Verdict.FAILED, Verdict.VIOLATED, Verdict.SENSITIVE})
 
 
 class Strength(IntEnum):
@@ -108,6 +132,17 @@ class Outcome:
         if self.error is not None:
             return f"fails: {self.error}"
         return ", ".join(f"{k} = {v}" for k, v in self.values) or "(no features)"
+
+
+@dataclass(frozen=True)
+class Input:
+    """A feature a solver's question ranges over (free) or holds at the model's value (pinned), with
+    the domain its declared type gives it."""
+
+    name: str
+    domain: str  # e.g. "Integer", "Boolean", "Mode::{fast, slow}"
+    free: bool = True
+    value: str | None = None  # the value it is pinned at
 
 
 @dataclass(frozen=True)
@@ -150,14 +185,29 @@ class Result:
     incomplete: str | None = None
     notes: tuple[str, ...] = field(default=())
     kind: QuestionKind | None = None  # the question answered, where the report depends on it (outcomes)
+    # what a solver's answer assumed (smt): the inputs and their domains, the constraints assumed,
+    # the arithmetic, and why a question was not covered
+    inputs: tuple[Input, ...] = ()
+    assumptions: tuple[str, ...] = ()
+    arithmetic: str | None = None
+    reason: str | None = None
 
     @property
     def exit_status(self) -> int:
-        if self.verdict in (Verdict.VIOLATION, Verdict.DIVERGENT, Verdict.FAILED):
+        if self.verdict in FAILING:
             return 1
-        if self.verdict in (Verdict.EXHAUSTIVE, Verdict.COMPLETE, Verdict.COMPLETED):
+        if self.verdict in PASSED:
             return 0
         return 2
+
+    def bound(self, name: str) -> BoundReport | None:
+        return next((b for b in self.bounds if b.name == name), None)
+
+    @property
+    def said(self) -> str:
+        """The verdict in words, the depth bound filled in where it names it."""
+        depth = self.bound("depth")
+        return self.verdict.spell(depth.limit if depth is not None else "k")
 
 
 # ---------------------------------------------------------------- the verdict policy
@@ -172,17 +222,21 @@ class Claims:
     divergent: int = 0  # features shown sensitive, every witness replayed
     unreplayed: int = 0  # claims whose witness did not replay (a disagreement, said in the notes)
     stopped: bool = False  # the search stopped before it could finish (time, memory, interrupt)
-    bounds_hit: bool = False  # a bound (depth, states, unroll, runs) cut a schedule short
+    bounds_hit: bool = False  # a bound (depth, states, unroll, runs) cut a schedule short, or could have
     proof: bool = False  # absence is shown by a proof (a solver's unsat), not by running every schedule
+    refused: bool = False  # nothing was decided: a construct refused, the solver undecided
+    induction: bool = False  # the proof is unbounded (k-induction closed)
 
 
 def judge(claims: Claims) -> tuple[Verdict, Strength]:
     """The verdict and its strength, the same for every engine: a replayed witness is witnessed; absence
     is as strong as the search that showed it; a claim that did not replay covers nothing."""
     if claims.kind is QuestionKind.OUTCOMES:
-        if claims.stopped or claims.bounds_hit:
+        if claims.stopped or claims.bounds_hit or claims.refused:
             return Verdict.INCOMPLETE, Strength.OBSERVED
         return Verdict.COMPLETE, Strength.WITNESSED
+    if claims.proof:
+        return _solved(claims)
     if claims.violations:
         return Verdict.VIOLATION, Strength.WITNESSED
     if claims.divergent:
@@ -200,6 +254,23 @@ def judge(claims: Claims) -> tuple[Verdict, Strength]:
     if verdict is Verdict.WITHIN_BOUNDS and claims.proof:
         return verdict, Strength.BOUNDED
     return verdict, Strength.OBSERVED
+
+
+def _solved(claims: Claims) -> tuple[Verdict, Strength]:
+    """A solver's answer: a model counts once its witness replayed; unknown, a refusal or a replay that
+    disagrees decide nothing; an unsat is a proof only when no bound flag could be set."""
+    sensitivity = claims.kind is QuestionKind.SENSITIVE
+    if claims.violations:
+        return Verdict.VIOLATED, Strength.WITNESSED
+    if claims.divergent:
+        return Verdict.SENSITIVE, Strength.WITNESSED
+    if claims.refused or claims.stopped or claims.unreplayed:
+        return Verdict.NOT_COVERED, Strength.NOT_COVERED
+    if claims.induction:
+        return (Verdict.NOT_SENSITIVE if sensitivity else Verdict.PROVED_UNBOUNDED), Strength.PROVED
+    if claims.bounds_hit:
+        return (Verdict.SENSITIVITY_WITHIN if sensitivity else Verdict.WITHIN_MOVES), Strength.BOUNDED
+    return (Verdict.NOT_SENSITIVE if sensitivity else Verdict.PROVED), Strength.PROVED
 
 
 # ---------------------------------------------------------------- engines
@@ -276,6 +347,11 @@ def register(name: str, path: str) -> None:
     """Add (or replace) the engine `name`, found at `module:attribute`, loaded when first asked for."""
     _PATHS[name] = path
     _LOADED.pop(name, None)
+
+
+def path(name: str) -> str | None:
+    """Where the engine `name` is found (`module:attribute`), or None when none is registered."""
+    return _PATHS.get(name)
 
 
 def unregister(name: str) -> None:

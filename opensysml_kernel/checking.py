@@ -74,6 +74,11 @@ class CheckSettings:
     states: int | None = None
     timeout: float | None = None
     memory: int | None = None  # bytes; None: half the machine's memory (engines.runtime.watch)
+    inputs: tuple[str, ...] = ()  # features left free in their declared domains (smt)
+    assumptions: tuple[str, ...] = ()  # constraints assumed over the initial state (smt)
+    unroll: int | None = None  # body loops unrolled this often (smt); None: the engine's default
+    solver_timeout: float | None = None  # seconds per solver query (smt); None: the engine's default
+    induction: bool = False  # try an unbounded proof by k-induction (smt)
 
     def with_(self, **changes: Any) -> CheckSettings:
         return replace(self, **changes)
@@ -81,7 +86,8 @@ class CheckSettings:
     @property
     def has_check_setting(self) -> bool:
         return bool(self.properties) or self.diverge is not None or self.witness_dir is not None or any(
-            b is not None for b in (self.depth, self.states, self.timeout))
+            b is not None for b in (self.depth, self.states, self.timeout, self.unroll, self.solver_timeout)) or \
+            bool(self.inputs) or bool(self.assumptions) or self.induction
 
     def engines(self) -> tuple[str, ...]:
         """The engines `%action` asks: () for a stepping run."""
@@ -96,7 +102,15 @@ class CheckSettings:
         return (self.engine,)
 
     def bounds(self) -> Bounds:
-        return Bounds().with_(depth=self.depth, states=self.states, timeout=self.timeout, memory=self.memory)
+        return Bounds().with_(depth=self.depth, states=self.states, timeout=self.timeout, memory=self.memory,
+                              unroll=self.unroll, solver_timeout=self.solver_timeout)
+
+    def given(self) -> dict[str, bool]:
+        """Which settings an engine might not read are set, by the name engines' `reads` use."""
+        return {"properties": bool(self.properties), "states": self.states is not None,
+                "inputs": bool(self.inputs), "assumptions": bool(self.assumptions),
+                "unroll": self.unroll is not None, "solver_timeout": self.solver_timeout is not None,
+                "induction": self.induction}
 
     def bounds_lines(self) -> list[str]:
         default = Bounds()
@@ -107,6 +121,11 @@ class CheckSettings:
         ]
         if self.memory is not None:  # shown once set: the default depends on the machine
             shown.append(("memory", spell_bytes(self.memory).replace(" ", ""), False))
+        # the solver's bounds, shown once set (their defaults are the smt engine's)
+        if self.unroll is not None:
+            shown.append(("unroll", str(self.unroll), False))
+        if self.solver_timeout is not None:
+            shown.append(("solver", spell_duration(self.solver_timeout), False))
         return [f"{name}={value}" + (" (default)" if unset else "") for name, value, unset in shown]
 
 
@@ -222,18 +241,37 @@ def engine_rows() -> list[tuple[str, str, str, str]]:
 _SETTINGS = {
     "properties": ("the properties (%check-property, --property)", "are", "them"),
     "states": ("the states bound (%check-bounds states=, --states)", "is", "it"),
+    "inputs": ("the free inputs (%check-input, --input)", "are", "them"),
+    "assumptions": ("the assumptions (%check-assume, --assume)", "are", "them"),
+    "unroll": ("the unroll bound (%check-bounds unroll=, --unroll)", "is", "it"),
+    "solver_timeout": ("the solver time bound (%check-bounds solver=, --solver-timeout)", "is", "it"),
+    "induction": ("k-induction (--induction)", "is", "it"),
 }
+# What changes the question itself: under `all`, an engine that does not read it is not asked.
+_ASKING = ("inputs", "assumptions", "induction")
+
+
+def unread(settings: CheckSettings, name: str, asking_only: bool = False) -> str | None:
+    """Why the engine cannot take the settings (a setting it does not read, named with the engines that
+    read it), or None; with `asking_only`, only the settings that change the question count."""
+    chosen = engine(name)
+    for setting, given in settings.given().items():
+        if not given or setting in chosen.reads or (asking_only and setting not in _ASKING):
+            continue
+        what, verb, pronoun = _SETTINGS[setting]
+        readers = " or ".join(e.name for e in registered() if setting in e.reads)
+        if not readers:
+            return f"{what} {verb} read by no engine installed here: drop {pronoun}"
+        said = f"{what} {verb} read by the {readers} engine, not {chosen.name}"
+        return said if asking_only else f"{said}: select {readers} or all, or drop {pronoun}"
+    return None
 
 
 def refuse_unread(settings: CheckSettings, name: str) -> None:
     """A setting the engine does not read, named with the engines that read it."""
-    chosen = engine(name)
-    given = {"properties": bool(settings.properties), "states": settings.states is not None}
-    for setting, (what, verb, pronoun) in _SETTINGS.items():
-        if given[setting] and setting not in chosen.reads:
-            readers = " or ".join(e.name for e in registered() if setting in e.reads)
-            raise SettingNotReadError(f"{what} {verb} read by the {readers} engine, not {chosen.name}:"
-                                      f" select {readers} or all, or drop {pronoun}")
+    why = unread(settings, name)
+    if why is not None:
+        raise SettingNotReadError(why)
 
 
 def question_for(chosen: Engine, subject: str, settings: CheckSettings, performer: str | None) -> Question:
@@ -243,7 +281,13 @@ def question_for(chosen: Engine, subject: str, settings: CheckSettings, performe
     if kind not in chosen.answers and QuestionKind.OUTCOMES in chosen.answers:
         # the properties are not its to answer (refuse_unread says so when it alone runs)
         return Question(QuestionKind.OUTCOMES, subject, diverge=settings.diverge, performer=performer)
-    return Question(kind, subject, settings.properties, settings.diverge, performer)
+    return Question(kind, subject, settings.properties, settings.diverge, performer, settings.inputs,
+                    settings.assumptions, settings.induction)
+
+
+def not_asked(name: str, subject: str, why: str) -> Result:
+    """Under `all`, an engine that cannot take the question: shown beside the others as not covered."""
+    return Result(name, subject, Verdict.NOT_COVERED, Strength.NOT_COVERED, Stats(), reason=why)
 
 
 def run_engine(name: str, program: Program, subject: str, settings: CheckSettings, performer: str | None,
@@ -255,7 +299,11 @@ def run_engine(name: str, program: Program, subject: str, settings: CheckSetting
         raise EngineUnavailableError(f"the {name} engine cannot answer here: {status.text}")
     question = question_for(chosen, subject, settings, performer)
     hooks = Hooks(interrupted, meter, meter.runs)
+    bounds = settings.bounds()
+    default_depth = getattr(chosen, "default_depth", None)
+    if settings.depth is None and isinstance(default_depth, int):
+        bounds = bounds.with_(depth=default_depth)  # the engine's own k where none was set
     try:
-        return ask(program, question, name, settings.bounds(), hooks)
+        return ask(program, question, name, bounds, hooks)
     except KeyboardInterrupt:
         return interrupted_result(name, subject)

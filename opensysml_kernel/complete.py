@@ -14,7 +14,7 @@ _SETTINGS = {
     "trace": ["on", "off"],
     "schedule": ["reverse", "declared", "seed:"],
     "help": sorted(COMMANDS),
-    "check-bounds": ["depth=", "states=", "timeout=", "off"],
+    "check-bounds": ["depth=", "states=", "timeout=", "unroll=", "solver=", "off"],
     "check-witness": ["off"],
     "replay": ["last", "off"],
 }
@@ -59,7 +59,7 @@ def complete(session: Session, text: str, cursor: int) -> Completion | None:
         elif command in ("break", "unbreak") and len(words) == 1:
             nodes = session.node_names() + (["all"] if command == "unbreak" else [])
             matches = [n for n in nodes if n.startswith(current)]
-        elif command in ("check-property", "check-diverge") and current != "off" and "off".startswith(current) \
+        elif command in ("check-property", "check-diverge", "check-input", "check-assume") and current != "off" and "off".startswith(current) \
                 and len(words) == 1:
             matches = ["off"]
         elif command == "engine" and len(words) == 1:

@@ -19,8 +19,10 @@ from opensysml_kernel.checking import (
     ProgressMeter,
     ProgressSink,
     interruptible,
+    not_asked,
     refuse_unread,
     run_engine,
+    unread,
 )
 from opensysml_kernel.debugger import DEFAULT_SCHEDULE, Debugger, DebuggerState, Progress, Replay, Token
 from opensysml_kernel.errors import NoWitnessError, RunFailedError, WitnessWriteError
@@ -254,6 +256,13 @@ class Session:
         program = self.program()
         checks: list[Check] = []
         for engine in engines:
+            if len(engines) > 1:
+                # side by side, an engine that cannot take this question is shown as not asked
+                status = engine_named(engine).status()
+                why = unread(self.settings, engine, asking_only=True) if status.ready else status.text
+                if why is not None:
+                    checks.append(Check(not_asked(engine, subject, why)))
+                    continue
             sink = self.progress_sink() if self.progress_sink is not None else None
             meter = ProgressMeter(subject, sink)
             try:

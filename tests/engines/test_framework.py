@@ -130,11 +130,21 @@ def test_bounds_change_only_what_is_given() -> None:
     (Claims(QuestionKind.HOLDS, violations=1, unreplayed=1), (Verdict.VIOLATION, Strength.WITNESSED)),
     (Claims(QuestionKind.SENSITIVE, divergent=2, bounds_hit=True), (Verdict.DIVERGENT, Strength.WITNESSED)),
     (Claims(QuestionKind.HOLDS), (Verdict.EXHAUSTIVE, Strength.BOUNDED)),
-    (Claims(QuestionKind.HOLDS, proof=True), (Verdict.EXHAUSTIVE, Strength.PROVED)),
     (Claims(QuestionKind.HOLDS, bounds_hit=True), (Verdict.WITHIN_BOUNDS, Strength.OBSERVED)),
-    (Claims(QuestionKind.HOLDS, bounds_hit=True, proof=True), (Verdict.WITHIN_BOUNDS, Strength.BOUNDED)),
     (Claims(QuestionKind.HOLDS, stopped=True, bounds_hit=True), (Verdict.INCOMPLETE, Strength.OBSERVED)),
-    (Claims(QuestionKind.HOLDS, unreplayed=1, proof=True), (Verdict.EXHAUSTIVE, Strength.NOT_COVERED)),
+    (Claims(QuestionKind.HOLDS, unreplayed=1), (Verdict.EXHAUSTIVE, Strength.NOT_COVERED)),
+    # a solver's answers
+    (Claims(QuestionKind.HOLDS, proof=True), (Verdict.PROVED, Strength.PROVED)),
+    (Claims(QuestionKind.HOLDS, bounds_hit=True, proof=True), (Verdict.WITHIN_MOVES, Strength.BOUNDED)),
+    (Claims(QuestionKind.HOLDS, proof=True, induction=True), (Verdict.PROVED_UNBOUNDED, Strength.PROVED)),
+    (Claims(QuestionKind.HOLDS, violations=1, proof=True), (Verdict.VIOLATED, Strength.WITNESSED)),
+    (Claims(QuestionKind.SENSITIVE, divergent=1, proof=True), (Verdict.SENSITIVE, Strength.WITNESSED)),
+    (Claims(QuestionKind.SENSITIVE, proof=True), (Verdict.NOT_SENSITIVE, Strength.PROVED)),
+    (Claims(QuestionKind.SENSITIVE, proof=True, bounds_hit=True), (Verdict.SENSITIVITY_WITHIN, Strength.BOUNDED)),
+    # unknown is not unsat, a refusal is not a proof, a witness that does not replay covers nothing
+    (Claims(QuestionKind.HOLDS, proof=True, refused=True), (Verdict.NOT_COVERED, Strength.NOT_COVERED)),
+    (Claims(QuestionKind.HOLDS, proof=True, stopped=True), (Verdict.NOT_COVERED, Strength.NOT_COVERED)),
+    (Claims(QuestionKind.HOLDS, proof=True, unreplayed=1), (Verdict.NOT_COVERED, Strength.NOT_COVERED)),
 ])
 def test_one_verdict_policy_for_every_engine(claims: Claims, expected: tuple[Verdict, Strength]) -> None:
     assert judge(claims) == expected
