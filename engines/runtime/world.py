@@ -40,6 +40,9 @@ class Context:
         self.clocks: set[int] = set()
         self.clock = Clock()
         self.bus: list[Message] = []
+        # whether several behaviors act on it and one of them may send (an ensemble says): a behavior
+        # that takes what is on the bus then depends on their sends
+        self.shared_bus = False
         self.next_object_id = 1
         self.next_token_id = 1
         env = os.environ.get(MAX_STEPS_VARIABLE, "")
@@ -130,7 +133,12 @@ class Context:
         for source in sources:
             for member in source.members.values():
                 decl = member.decl
-                if isinstance(decl, s.Usage) and decl.kind in ("attribute", "feature"):
+                # a reference, and an item that may hold none (`ref item last : A[0..1];`), start
+                # empty and take a value when assigned; a required item is an object made when read
+                if not isinstance(decl, s.Usage):
+                    continue
+                optional = decl.kind == "item" and decl.multiplicity is not None and decl.multiplicity.lower == 0
+                if decl.kind in ("attribute", "feature", "ref") or optional:
                     frame = Frame(source.qualified_name, source)
                     if decl.value is not None:
                         with self.trace.quiet():
