@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import cast
 
 from engines.errors import ClaimNotReproduced
+from engines.framework import names as engine_names
 from engines.runtime import Run
 from engines.runtime.states import EnvEvent, parse_send
 from engines.runtime.states import parse_duration as parse_time
@@ -76,14 +77,21 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--alphabet", metavar="SIG,SIG", help="the environment may send any of these, in any order")
     check.add_argument("--max-events", metavar="N", help="how many events of the --alphabet it may send in all")
     check.add_argument("--on", metavar="PART", help="the part usage that performs the actions (qualified, or unique)")
-    check.add_argument("--engine", choices=("check", "explore", "all"), default="check",
+    check.add_argument("--engine", choices=(*engine_names(), "all"), default="check",
                        help="check (default), explore, or all side by side")
     check.add_argument("--property", action="append", default=[], metavar="NAME",
                        help="a constraint or requirement evaluated at every stable state; repeatable")
     check.add_argument("--diverge", action="append", metavar="FEATURE",
                        help="a feature whose final value must not depend on the schedule; repeatable"
                        " (absent: every attribute of the action)")
-    check.add_argument("--depth", type=int, metavar="N", help="moves per schedule")
+    check.add_argument("--input", action="append", default=[], metavar="FEATURE",
+                       help="smt: leave the feature free in its declared domain; repeatable")
+    check.add_argument("--assume", action="append", default=[], metavar="CONSTRAINT",
+                       help="smt: assume the constraint over the initial state; repeatable")
+    check.add_argument("--depth", type=int, metavar="N", help="moves per schedule (smt: k)")
+    check.add_argument("--unroll", type=int, metavar="L", help="smt: body loops unrolled L times")
+    check.add_argument("--solver-timeout", metavar="D", help="smt: time per solver query, e.g. 10s")
+    check.add_argument("--induction", action="store_true", help="smt: try an unbounded proof by k-induction")
     check.add_argument("--states", type=int, metavar="N", help="distinct states")
     check.add_argument("--timeout", metavar="D", help="wall-clock bound, e.g. 10s or 500ms")
     check.add_argument("--memory", metavar="M", help="resident-memory bound, e.g. 2G or 500M (default: half"
@@ -232,16 +240,22 @@ def _driven_lines(driven: Driven) -> list[str]:
 
 
 def _check_settings(args: argparse.Namespace) -> CheckSettings:
-    for name in ("depth", "states"):
+    for name in ("depth", "states", "unroll"):
         value = getattr(args, name)
         if value is not None and value < 1:
-            raise UsageError(f"--{name} needs a positive whole number, not {value}", "--depth N --states N")
+            raise UsageError(f"--{name} needs a positive whole number, not {value}", "--depth N --states N --unroll L")
     timeout = None
     if args.timeout is not None:
         try:
             timeout = parse_duration(args.timeout)
         except ValueError as error:
             raise UsageError(str(error), "--timeout 10s") from None
+    solver_timeout = None
+    if args.solver_timeout is not None:
+        try:
+            solver_timeout = parse_duration(args.solver_timeout)
+        except ValueError as error:
+            raise UsageError(str(error), "--solver-timeout 10s") from None
     memory = None
     if args.memory is not None:
         try:
@@ -249,7 +263,8 @@ def _check_settings(args: argparse.Namespace) -> CheckSettings:
         except ValueError as error:
             raise UsageError(str(error), "--memory 2G") from None
     return CheckSettings(args.engine, tuple(args.property), tuple(args.diverge) if args.diverge else None,
-                         args.witness_dir, args.depth, args.states, timeout, memory)
+                         args.witness_dir, args.depth, args.states, timeout, memory, tuple(args.input),
+                         tuple(args.assume), args.unroll, solver_timeout, args.induction)
 
 
 def _check(args: argparse.Namespace) -> int:

@@ -14,7 +14,7 @@ from engines.runtime.states import parse_send
 from engines.runtime.watch import parse_bytes
 from ir.errors import SysmlError
 from opensysml_kernel.cells import CommandLine, split_cell
-from opensysml_kernel.checking import ENGINES, engine_rows, parse_duration
+from opensysml_kernel.checking import engine_choices, engine_rows, parse_duration
 from opensysml_kernel.errors import CellInterrupted, InternalError, UnknownCommandError, UsageError
 from opensysml_kernel.figures import configuration_figure
 from opensysml_kernel.machine_checks import Environment, parse_count
@@ -305,8 +305,9 @@ def _schedule(session: Session, args: list[str]) -> Result:
 
 
 def _engine(session: Session, args: list[str]) -> Result:
-    if len(args) > 1 or (args and args[0] not in ENGINES):
-        raise UsageError(f"%engine takes one of {', '.join(ENGINES)}", COMMANDS["engine"].usage)
+    choices = engine_choices()
+    if len(args) > 1 or (args and args[0] not in choices):
+        raise UsageError(f"%engine takes one of {', '.join(choices)}", COMMANDS["engine"].usage)
     if args:
         session.settings = session.settings.with_(engine=args[0])
     settings = session.settings
@@ -341,6 +342,24 @@ def _check_diverge(session: Session, args: list[str]) -> Result:
                                           else "off (every attribute of the action)")])
 
 
+def _check_input(session: Session, args: list[str]) -> Result:
+    if args == ["off"]:
+        session.settings = session.settings.with_(inputs=())
+    elif args:
+        session.settings = session.settings.with_(inputs=tuple(dict.fromkeys(args)))
+    inputs = session.settings.inputs
+    return Result.of(["check-input " + (", ".join(inputs) if inputs else "off (the inputs the model binds)")])
+
+
+def _check_assume(session: Session, args: list[str]) -> Result:
+    if args == ["off"]:
+        session.settings = session.settings.with_(assumptions=())
+    elif args:
+        session.settings = session.settings.with_(assumptions=tuple(dict.fromkeys(args)))
+    assumptions = session.settings.assumptions
+    return Result.of(["check-assume " + (", ".join(assumptions) if assumptions else "off")])
+
+
 def _check_witness(session: Session, args: list[str]) -> Result:
     if len(args) > 1:
         raise UsageError("%check-witness takes one directory or off", COMMANDS["check-witness"].usage)
@@ -353,16 +372,19 @@ def _check_witness(session: Session, args: list[str]) -> Result:
 def _check_bounds(session: Session, args: list[str]) -> Result:
     usage = COMMANDS["check-bounds"].usage
     if args == ["off"]:
-        session.settings = session.settings.with_(depth=None, states=None, timeout=None, memory=None)
+        session.settings = session.settings.with_(depth=None, states=None, timeout=None, memory=None, unroll=None,
+                                                  solver_timeout=None)
     elif args:
         changes: dict[str, int | float] = {}
         for arg in args:
             key, sep, value = arg.partition("=")
-            if not sep or key not in ("depth", "states", "timeout", "memory"):
-                raise UsageError(f"'{arg}' is not a bound: depth=N, states=N, timeout=D or memory=M", usage)
-            if key in ("timeout", "memory"):
+            if not sep or key not in ("depth", "states", "timeout", "memory", "unroll", "solver"):
+                raise UsageError(f"'{arg}' is not a bound: depth=N, states=N, timeout=D, memory=M, unroll=N or"
+                                 " solver=D", usage)
+            if key in ("timeout", "memory", "solver"):
                 try:
-                    changes[key] = parse_duration(value) if key == "timeout" else parse_bytes(value)
+                    changes["solver_timeout" if key == "solver" else key] = (
+                        parse_bytes(value) if key == "memory" else parse_duration(value))
                 except ValueError as error:
                     raise UsageError(str(error), usage) from None
             elif value.isdigit() and int(value) > 0:
@@ -489,11 +511,18 @@ COMMANDS: dict[str, Command] = {c.name: c for c in (
     Command("check-diverge", _check_diverge, "%check-diverge [<feature>...|off]",
             "features whose final value must not depend on the schedule (off: every attribute of the action)",
             "%check-diverge level"),
+    Command("check-input", _check_input, "%check-input [<feature>...|off]",
+            "features the smt engine leaves free in their declared domains (off: the values the model binds;"
+            " a feature with no value is free anyway)", "%check-input demand"),
+    Command("check-assume", _check_assume, "%check-assume [<constraint>...|off]",
+            "constraints the smt engine assumes over the initial state", "%check-assume demo::SaneDemand"),
     Command("check-witness", _check_witness, "%check-witness [<dir>|off]",
             "write each witness of the next checks as <dir>/<action>-<n>.witness", "%check-witness witnesses"),
-    Command("check-bounds", _check_bounds, "%check-bounds [depth=N] [states=N] [timeout=D] [memory=M] | off",
+    Command("check-bounds", _check_bounds,
+            "%check-bounds [depth=N] [states=N] [timeout=D] [memory=M] [unroll=N] [solver=D] | off",
             "the search's bounds (a timeout like 10s or 500ms, a memory like 2G: by default half the"
-            " machine's); no argument: each, (default) where unset",
+            " machine's; smt: depth is k, unroll the loop bound L, solver the time per query); no argument:"
+            " each, (default) where unset",
             "%check-bounds depth=50 timeout=10s"),
     Command("replay", _replay, "%replay [<witness file>|last|<n>|off]",
             "the next %action follows the witness move by move, driven by %step, %continue and %back; last"

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import ParamSpec, TypeVar
 
 import ir
+from engines.framework import engine as engine_named
 from engines.runtime import Program
 from engines.runtime.states import EnvEvent, parse_duration, parse_send
 from engines.witness import admit
@@ -19,8 +20,10 @@ from opensysml_kernel.checking import (
     ProgressMeter,
     ProgressSink,
     interruptible,
+    not_asked,
     refuse_unread,
     run_engine,
+    unread,
 )
 from opensysml_kernel.debugger import DEFAULT_SCHEDULE, Debugger, DebuggerState, Progress, Replay, Token
 from opensysml_kernel.errors import NoWitnessError, RunFailedError, WitnessWriteError
@@ -271,12 +274,19 @@ class Session:
     def check(self, name: str, performer: str | None = None) -> CheckReport:
         """Ask the selected engines about the action over every schedule; the report, kept as the last check."""
         subject = self.action_name(name, performer)
-        engines = self.settings.engines() or ("check",)
+        engines = self.settings.engines() or (engine_named("auto").name,)
         if len(engines) == 1:
             refuse_unread(self.settings, engines[0])
         program = self.program()
         checks: list[Check] = []
         for engine in engines:
+            if len(engines) > 1:
+                # side by side, an engine that cannot take this question is shown as not asked
+                status = engine_named(engine).status()
+                why = unread(self.settings, engine, asking_only=True) if status.ready else status.text
+                if why is not None:
+                    checks.append(Check(not_asked(engine, subject, why)))
+                    continue
             sink = self.progress_sink() if self.progress_sink is not None else None
             meter = ProgressMeter(subject, sink)
             try:
