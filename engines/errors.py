@@ -121,3 +121,7 @@ class WitnessMismatch(ReplayRefused):
 
 class ClaimNotReproduced(ReplayRefused):
     """A replay that followed every move of a witness and does not end as the witness claims."""
+
+
+class EngineUnavailable(EngineError, RuntimeError):
+    """An engine this installation cannot run (its module does not import, its solver is missing): says why."""
