@@ -1,0 +1,277 @@
+"""The fast path from text to syntax: lark's own LALR tables and contextual lexer, driven in one loop
+that calls the transformer's callbacks as each rule is reduced.
+
+lark's usual path builds a whole parse tree (a Tree and a position record per node, through a chain
+of wrappers per reduction) that the transformer then walks again; on a 50,000-line model that was
+nearly all of the submission time. This loop shapes each node exactly as lark's tree builder would
+(tokens lark filters out dropped, `_rule` children spliced into their parent, a `?rule` of one child
+replaced by the child, positions propagated from the first and last child's container) and hands it
+straight to the callback, keeping each value's position and nesting height beside it.
+
+It answers only texts that parse cleanly: any error (a syntax error, a reserved name, nesting past the
+limit) makes `fast_parse` return None, and the caller takes lark's usual path, which reports the
+error exactly as before. tests/ir/test_parse_driver.py checks that both paths give equal trees, spans
+included, over every model the project has.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from lark import Lark, Token, Tree
+from lark.lexer import ContextualLexer
+from lark.parsers.lalr_analysis import Shift
+from lark.visitors import _vargs_meta
+
+
+class Meta:
+    """A node's position as lark's propagate_positions records it (the fields span() reads, and the
+    container's range: the node's own tokens lark filtered out, and an expanded `?rule`'s, included)."""
+
+    __slots__ = ("c_column", "c_end", "c_end_column", "c_end_line", "c_line", "c_start", "column", "empty",
+                 "end_column", "end_line", "line")
+
+    def __init__(self) -> None:
+        self.empty = True
+        self.line: int | None = None
+        self.end_line: int | None = None
+
+
+class _Stop(Exception):
+    """The fast path gives up; lark's usual path will say why."""
+
+
+_Entry = Callable[[list[Any], list[Any], list[int]], tuple[Any, Any, int]]
+
+
+def _position(metas: list[Any], meta: Any) -> None:
+    """lark's PropagatePositions on `meta` from the raw children's positions (tokens filtered out included)."""
+    for first in metas:
+        if first.__class__ is Token:
+            line, column, start = first.line, first.column, first.start_pos
+            break
+        if not first.empty:
+            line, column, start = first.c_line, first.c_column, first.c_start
+            break
+    else:
+        return
+    if meta.line is None:
+        meta.line, meta.column, meta.empty = line, column, False
+    meta.c_line, meta.c_column, meta.c_start = line, column, start
+    for last in reversed(metas):
+        if last.__class__ is Token:
+            end_line, end_column, end = last.end_line, last.end_column, last.end_pos
+            break
+        if not last.empty:
+            end_line, end_column, end = last.c_end_line, last.c_end_column, last.c_end
+            break
+    if meta.end_line is None:
+        meta.end_line, meta.end_column, meta.empty = end_line, end_column, False
+    meta.c_end_line, meta.c_end_column, meta.c_end = end_line, end_column, end
+
+
+def _blank(lark: Lark, lexer: ContextualLexer) -> Callable[[str, int], re.Match[str] | None] | None:
+    """The ignored white space terminal's matcher, when it can be skipped before asking the state's
+    lexer: every lexer ignores it, and no other terminal can start with a white space character (so at
+    such a character every lexer would match it, and only it). Most tokens are preceded by one."""
+    spaces = [t for t in lark.terminals if t.pattern.type == "re" and t.name in lark.lexer_conf.ignore
+              and re.fullmatch(t.pattern.to_regexp(), " \t\n\r\f")]
+    lexers: list[Any] = list(lexer.lexers.values())
+    if len(spaces) != 1 or any(spaces[0].name not in basic.ignore_types for basic in lexers):
+        return None
+    for t in lark.terminals:
+        if t is spaces[0]:
+            continue
+        pattern = re.compile(t.pattern.to_regexp())
+        if any(pattern.match(c + tail) for c in " \t\n\r\f" for tail in ("", "a", "0", " ", "'", '"', "/", "*")):
+            return None
+    return re.compile(spaces[0].pattern.to_regexp()).match
+
+
+def _unit(rule: Any) -> bool:
+    """A `?rule` of one kept symbol: its reduction leaves the child in place, position and all (lark's
+    container of one child is the child's own), so the driver only moves to the next state."""
+    (symbol,) = rule.expansion if len(rule.expansion) == 1 else (None,)
+    return (symbol is not None and bool(rule.options.expand1) and not rule.alias
+            and not (symbol.is_term and symbol.filter_out and not rule.options.keep_all_tokens)
+            and not (not symbol.is_term and symbol.name.startswith("_")))
+
+
+def _compile(rule: Any, transformer: Any) -> _Entry:
+    """The reduction of one grammar rule: its children shaped as lark's tree builder would, then its callback."""
+    name = rule.alias or rule.options.template_source or rule.origin.name
+    keep = rule.options.keep_all_tokens
+    include = [(i, not sym.is_term and sym.name.startswith("_")) for i, sym in enumerate(rule.expansion)
+               if keep or not (sym.is_term and sym.filter_out)]
+    filtering = len(include) < len(rule.expansion) or any(splice for _, splice in include)
+    expand1 = bool(rule.options.expand1 and not rule.alias)
+    inline = name.startswith("_")
+    if inline and expand1:
+        raise _Stop(f"rule {name} is both inlined and expanded")
+    # A `_rule` is spliced into its parent as it is built, so lark never calls a callback for it.
+    bound = None if inline else getattr(transformer, name, None)
+    if bound is not None:
+        if getattr(bound, "visit_wrapper", None) is not _vargs_meta:
+            raise _Stop(f"callback {name} does not take (meta, children)")
+        build: Callable[[Meta, list[Any]], Any] = bound.base_func
+    else:
+        def build(meta: Meta, children: list[Any]) -> Any:
+            return Tree(name, children, meta)  # type: ignore[arg-type]
+    lift = 0 if inline else 1
+
+    def reduce(values: list[Any], metas: list[Any], heights: list[int]) -> tuple[Any, Any, int]:
+        if filtering:
+            children: list[Any] = []
+            for i, splice in include:
+                if splice:
+                    if children:
+                        children += values[i].children
+                    else:
+                        children = values[i].children
+                else:
+                    children.append(values[i])
+        else:
+            children = values
+        height = max(heights) if heights else 0
+        if expand1 and len(children) == 1:
+            child = children[0]
+            # The child keeps its own callback's result; lark widens its container to this rule's text.
+            index = next((i for i, value in enumerate(values) if value is child), -1)
+            if index < 0:
+                raise _Stop("a single child spliced from a _rule")  # its position is not kept here
+            meta = metas[index]
+            if meta.__class__ is not Token:
+                if meta.empty:
+                    raise _Stop("an empty child given a position after its callback ran")
+                _position(metas, meta)
+            return child, meta, heights[index]
+        meta = Meta()
+        _position(metas, meta)
+        return build(meta, children), meta, height + lift
+
+    return reduce
+
+
+class Driver:
+    """lark's tables and lexers for one built parser, and a compiled reduction per rule."""
+
+    def __init__(self, lark: Lark, transformer: Any, start: str, limit: int) -> None:
+        frontend = lark.parser
+        lexer = frontend.lexer
+        if not isinstance(lexer, ContextualLexer) or lark.options.postlex is not None:
+            raise _Stop("not a contextual lexer")
+        table = frontend.parser.parser.parse_table
+        self.start_state: int = table.start_states[start]
+        self.end_state: int = table.end_states[start]
+        self.limit = limit
+        self.lexers: dict[int, tuple[Any, frozenset[str], frozenset[str], dict[str, Any]]] = {}
+        built: dict[int, tuple[Any, frozenset[str], frozenset[str], dict[str, Any]]] = {}
+        basic: Any
+        for state, basic in lexer.lexers.items():
+            if id(basic) not in built:
+                scanner = basic.scanner  # built on first use, with the keyword callbacks
+                built[id(basic)] = (tuple(scanner._mres), basic.ignore_types, basic.newline_types,
+                                    dict(basic.callback))
+            self.lexers[state] = built[id(basic)]
+        self.blank = _blank(lark, lexer)
+        # The table with each rule replaced by its compiled reduction (None for a unit `?rule`):
+        # state -> symbol -> (True, next state) or (False, (reduction, size, rule's name)).
+        reductions: dict[Any, tuple[_Entry | None, int, str]] = {}
+        self.table: dict[int, dict[str, tuple[bool, Any]]] = {}
+        for state, actions in table.states.items():
+            row = self.table[state] = {}
+            for symbol, (action, arg) in actions.items():
+                if action is Shift:
+                    row[symbol] = (True, arg)
+                    continue
+                if arg not in reductions:
+                    reduce = None if _unit(arg) else _compile(arg, transformer)
+                    reductions[arg] = (reduce, len(arg.expansion), arg.origin.name)
+                row[symbol] = (False, reductions[arg])
+
+    def parse(self, text: str) -> Any:
+        """The start rule's value, or raise (any exception: the caller takes lark's usual path)."""
+        table, lexers, limit, end_state, blank = self.table, self.lexers, self.limit, self.end_state, self.blank
+        state_stack = [self.start_state]
+        values: list[Any] = []
+        metas: list[Any] = []
+        heights: list[int] = []
+        pos, line, line_start, end = 0, 1, 0, len(text)
+        new = str.__new__
+        token: Any = None
+        while True:
+            if blank is not None and pos < end:
+                m = blank(text, pos)
+                if m is not None:
+                    value = m.group(0)
+                    count = value.count("\n")
+                    if count:
+                        line += count
+                        line_start = pos + value.rindex("\n") + 1
+                    pos = m.end()
+            if pos < end:
+                mres, ignore, newlines, callbacks = lexers[state_stack[-1]]
+                for mre in mres:
+                    m = mre.match(text, pos)
+                    if m:
+                        break
+                else:
+                    raise _Stop("no token")
+                value, kind = m.group(0), m.lastgroup
+                start, start_line, column = pos, line, pos - line_start + 1
+                if kind in newlines:
+                    count = value.count("\n")
+                    if count:
+                        line += count
+                        line_start = pos + value.rindex("\n") + 1
+                pos += len(value)
+                if kind in ignore:
+                    continue
+                token = new(Token, value)
+                token.type, token.value, token.start_pos = kind, value, start
+                token.line, token.column = start_line, column
+                token.end_line, token.end_column, token.end_pos = line, pos - line_start + 1, pos
+                if kind in callbacks:
+                    token = callbacks[kind](token)
+                kind = token.type
+                final = False
+            else:
+                kind, final = "$END", True
+            while True:
+                shift, arg = table[state_stack[-1]][kind]
+                if shift:
+                    if final:
+                        raise _Stop("shift at the end")
+                    state_stack.append(arg)
+                    values.append(token)
+                    metas.append(token)
+                    heights.append(0)
+                    break
+                reduce, size, origin = arg
+                if reduce is None:
+                    state_stack[-1] = table[state_stack[-2]][origin][1]
+                else:
+                    if size:
+                        children, child_metas, child_heights = values[-size:], metas[-size:], heights[-size:]
+                        del state_stack[-size:], values[-size:], metas[-size:], heights[-size:]
+                    else:
+                        children, child_metas, child_heights = [], [], []
+                    value, meta, height = reduce(children, child_metas, child_heights)
+                    if height >= limit:
+                        raise _Stop("too deep")
+                    state_stack.append(table[state_stack[-1]][origin][1])
+                    values.append(value)
+                    metas.append(meta)
+                    heights.append(height)
+                if final and state_stack[-1] == end_state:
+                    return values[-1]
+
+
+def driver(lark: Lark, transformer: Any, start: str, limit: int) -> Driver | None:
+    """The fast driver for a parser, or None when lark's configuration is one it does not mirror."""
+    try:
+        return Driver(lark, transformer, start, limit)
+    except Exception:  # another lark's internals, or a grammar shape the driver does not mirror
+        return None
