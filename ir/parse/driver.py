@@ -84,6 +84,10 @@ def _blank(lark: Lark, lexer: ContextualLexer) -> Callable[[str, int], re.Match[
     for t in lark.terminals:
         if t is spaces[0]:
             continue
+        if t.pattern.type == "str":
+            if t.pattern.value[:1].isspace():
+                return None
+            continue
         pattern = re.compile(t.pattern.to_regexp())
         if any(pattern.match(c + tail) for c in " \t\n\r\f" for tail in ("", "a", "0", " ", "'", '"', "/", "*")):
             return None
@@ -154,6 +158,16 @@ def _compile(rule: Any, transformer: Any) -> _Entry:
     return reduce
 
 
+class _Rows(dict[int, dict[str, tuple[bool, Any]]]):
+    def __init__(self, make: Callable[[int], dict[str, tuple[bool, Any]]]) -> None:
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, state: int) -> dict[str, tuple[bool, Any]]:
+        row = self[state] = self.make(state)
+        return row
+
+
 class Driver:
     """lark's tables and lexers for one built parser, and a compiled reduction per rule."""
 
@@ -166,30 +180,28 @@ class Driver:
         self.start_state: int = table.start_states[start]
         self.end_state: int = table.end_states[start]
         self.limit = limit
+        # Each state's lexer is built on first use, as lark builds it (a regex over its terminals).
+        self.basic: dict[int, Any] = dict(lexer.lexers)
         self.lexers: dict[int, tuple[Any, frozenset[str], frozenset[str], dict[str, Any]]] = {}
-        built: dict[int, tuple[Any, frozenset[str], frozenset[str], dict[str, Any]]] = {}
-        basic: Any
-        for state, basic in lexer.lexers.items():
-            if id(basic) not in built:
-                scanner = basic.scanner  # built on first use, with the keyword callbacks
-                built[id(basic)] = (tuple(scanner._mres), basic.ignore_types, basic.newline_types,
-                                    dict(basic.callback))
-            self.lexers[state] = built[id(basic)]
         self.blank = _blank(lark, lexer)
-        # The table with each rule replaced by its compiled reduction (None for a unit `?rule`):
-        # state -> symbol -> (True, next state) or (False, (reduction, size, rule's name)).
-        reductions: dict[Any, tuple[_Entry | None, int, str]] = {}
-        self.table: dict[int, dict[str, tuple[bool, Any]]] = {}
-        for state, actions in table.states.items():
-            row = self.table[state] = {}
-            for symbol, (action, arg) in actions.items():
-                if action is Shift:
-                    row[symbol] = (True, arg)
-                    continue
-                if arg not in reductions:
-                    reduce = None if _unit(arg) else _compile(arg, transformer)
-                    reductions[arg] = (reduce, len(arg.expansion), arg.origin.name)
-                row[symbol] = (False, reductions[arg])
+        # Each rule compiled now (a grammar shape the driver does not mirror is found here, once).
+        self.reductions: dict[Any, tuple[_Entry | None, int, str]] = {
+            rule: (None if _unit(rule) else _compile(rule, transformer), len(rule.expansion), rule.origin.name)
+            for rule in lark.rules}
+        self.actions: dict[int, dict[str, tuple[Any, Any]]] = table.states
+        self.table = _Rows(self._row)
+
+    def _row(self, state: int) -> dict[str, tuple[bool, Any]]:
+        """A state's row of the table, each rule replaced by its compiled reduction (None for a unit
+        `?rule`): symbol -> (True, next state) or (False, (reduction, size, rule's name)). Rows are
+        made as the parse first reaches their state (a parse reaches few of them)."""
+        return {symbol: (True, arg) if action is Shift else (False, self.reductions[arg])
+                for symbol, (action, arg) in self.actions[state].items()}
+
+    def _lexer(self, state: int) -> None:
+        basic = self.basic[state]
+        scanner = basic.scanner  # built on first use, with the keyword callbacks
+        self.lexers[state] = (tuple(scanner._mres), basic.ignore_types, basic.newline_types, dict(basic.callback))
 
     def parse(self, text: str) -> Any:
         """The start rule's value, or raise (any exception: the caller takes lark's usual path)."""
@@ -212,7 +224,10 @@ class Driver:
                         line_start = pos + value.rindex("\n") + 1
                     pos = m.end()
             if pos < end:
-                mres, ignore, newlines, callbacks = lexers[state_stack[-1]]
+                state = state_stack[-1]
+                if state not in lexers:
+                    self._lexer(state)
+                mres, ignore, newlines, callbacks = lexers[state]
                 for mre in mres:
                     m = mre.match(text, pos)
                     if m:

@@ -17,7 +17,8 @@ from tests.property.mutants import mutate_structure
 from tests.property.robustness import CRASHES, EXAMPLES, exercise, mutate_bytes, mutate_tokens
 
 SLOW = os.environ.get("HYPOTHESIS_PROFILE") == "slow"
-CASES = 10_000 if SLOW else 40
+# OPENSYSML_FUZZ_CASES sets the count of each crash fuzzer (a slow run sized to the time at hand).
+CASES = int(os.environ.get("OPENSYSML_FUZZ_CASES") or (10_000 if SLOW else 40))
 
 
 def _seeds() -> list[Path]:
