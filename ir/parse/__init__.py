@@ -17,6 +17,7 @@ from lark.exceptions import UnexpectedInput, VisitError
 
 from ir import syntax as s
 from ir.errors import SysmlSyntaxError
+from ir.parse import tables
 from ir.parse.actions import Actions
 from ir.parse.common import ReservedName
 from ir.parse.declarations import Declarations
@@ -97,7 +98,17 @@ def parser() -> Lark:
 
 @functools.lru_cache(maxsize=1)
 def _driver() -> Driver | None:
-    return driver(parser(), _TRANSFORMER, "document", MAX_NESTING)
+    """The fast driver, from the tables' cache file when it is there (lark's parser is then built only
+    for a text the driver refuses), else from lark's parser, writing the cache for the next process."""
+    key = tables.key(GRAMMAR.read_text(encoding="utf-8"), "document")
+    found = tables.load(key)
+    if found is None:
+        try:
+            found = tables.extract(parser(), "document", key)
+        except Exception:  # another lark's internals, or a grammar shape the driver does not mirror
+            return None
+        tables.save(found)
+    return driver(found, _TRANSFORMER, MAX_NESTING)
 
 
 @contextlib.contextmanager

@@ -8,9 +8,9 @@ nearly all of the submission time. This loop shapes each node exactly as lark's 
 replaced by the child, positions propagated from the first and last child's container) and hands it
 straight to the callback, keeping each value's position and nesting height beside it.
 
-It answers only texts that parse cleanly: any error (a syntax error, a reserved name, nesting past the
-limit) makes `fast_parse` return None, and the caller takes lark's usual path, which reports the
-error exactly as before. tests/ir/test_parse_driver.py checks that both paths give equal trees, spans
+It answers only texts that parse cleanly: on any error (a syntax error, a reserved name, nesting past
+the limit) it raises, and `ir.parse.parse` takes lark's usual path, which reports the error exactly as
+before. Its tables come from ir/parse/tables.py. tests/ir/test_parse_driver.py checks that both paths give equal trees, spans
 included, over every model the project has.
 """
 
@@ -20,10 +20,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from lark import Lark, Token, Tree
-from lark.lexer import ContextualLexer
-from lark.parsers.lalr_analysis import Shift
+from lark import Token, Tree
 from lark.visitors import _vargs_meta
+
+from ir.parse.tables import Tables, Unmirrored
 
 
 class Meta:
@@ -72,53 +72,17 @@ def _position(metas: list[Any], meta: Any) -> None:
     meta.c_end_line, meta.c_end_column, meta.c_end = end_line, end_column, end
 
 
-def _blank(lark: Lark, lexer: ContextualLexer) -> Callable[[str, int], re.Match[str] | None] | None:
-    """The ignored white space terminal's matcher, when it can be skipped before asking the state's
-    lexer: every lexer ignores it, and no other terminal can start with a white space character (so at
-    such a character every lexer would match it, and only it). Most tokens are preceded by one."""
-    spaces = [t for t in lark.terminals if t.pattern.type == "re" and t.name in lark.lexer_conf.ignore
-              and re.fullmatch(t.pattern.to_regexp(), " \t\n\r\f")]
-    lexers: list[Any] = list(lexer.lexers.values())
-    if len(spaces) != 1 or any(spaces[0].name not in basic.ignore_types for basic in lexers):
-        return None
-    for t in lark.terminals:
-        if t is spaces[0]:
-            continue
-        if t.pattern.type == "str":
-            if t.pattern.value[:1].isspace():
-                return None
-            continue
-        pattern = re.compile(t.pattern.to_regexp())
-        if any(pattern.match(c + tail) for c in " \t\n\r\f" for tail in ("", "a", "0", " ", "'", '"', "/", "*")):
-            return None
-    return re.compile(spaces[0].pattern.to_regexp()).match
-
-
-def _unit(rule: Any) -> bool:
-    """A `?rule` of one kept symbol: its reduction leaves the child in place, position and all (lark's
-    container of one child is the child's own), so the driver only moves to the next state."""
-    (symbol,) = rule.expansion if len(rule.expansion) == 1 else (None,)
-    return (symbol is not None and bool(rule.options.expand1) and not rule.alias
-            and not (symbol.is_term and symbol.filter_out and not rule.options.keep_all_tokens)
-            and not (not symbol.is_term and symbol.name.startswith("_")))
-
-
-def _compile(rule: Any, transformer: Any) -> _Entry:
+def _compile(rule: dict[str, Any], transformer: Any) -> _Entry:
     """The reduction of one grammar rule: its children shaped as lark's tree builder would, then its callback."""
-    name = rule.alias or rule.options.template_source or rule.origin.name
-    keep = rule.options.keep_all_tokens
-    include = [(i, not sym.is_term and sym.name.startswith("_")) for i, sym in enumerate(rule.expansion)
-               if keep or not (sym.is_term and sym.filter_out)]
-    filtering = len(include) < len(rule.expansion) or any(splice for _, splice in include)
-    expand1 = bool(rule.options.expand1 and not rule.alias)
+    name: str = rule["name"]
+    include = [(i, splice) for i, splice in rule["include"]]
+    filtering, expand1 = rule["filtering"], rule["expand1"]
     inline = name.startswith("_")
-    if inline and expand1:
-        raise _Stop(f"rule {name} is both inlined and expanded")
     # A `_rule` is spliced into its parent as it is built, so lark never calls a callback for it.
     bound = None if inline else getattr(transformer, name, None)
     if bound is not None:
         if getattr(bound, "visit_wrapper", None) is not _vargs_meta:
-            raise _Stop(f"callback {name} does not take (meta, children)")
+            raise Unmirrored(f"callback {name} does not take (meta, children)")
         build: Callable[[Meta, list[Any]], Any] = bound.base_func
     else:
         def build(meta: Meta, children: list[Any]) -> Any:
@@ -169,39 +133,42 @@ class _Rows(dict[int, dict[str, tuple[bool, Any]]]):
 
 
 class Driver:
-    """lark's tables and lexers for one built parser, and a compiled reduction per rule."""
+    """The tables of one grammar (ir/parse/tables.py) and a compiled reduction per rule."""
 
-    def __init__(self, lark: Lark, transformer: Any, start: str, limit: int) -> None:
-        frontend = lark.parser
-        lexer = frontend.lexer
-        if not isinstance(lexer, ContextualLexer) or lark.options.postlex is not None:
-            raise _Stop("not a contextual lexer")
-        table = frontend.parser.parser.parse_table
-        self.start_state: int = table.start_states[start]
-        self.end_state: int = table.end_states[start]
+    def __init__(self, tables: Tables, transformer: Any, limit: int) -> None:
+        self.start_state: int = tables["start"]
+        self.end_state: int = tables["end"]
         self.limit = limit
-        # Each state's lexer is built on first use, as lark builds it (a regex over its terminals).
-        self.basic: dict[int, Any] = dict(lexer.lexers)
+        self.specs: list[dict[str, Any]] = tables["lexers"]
+        self.lexer_of: dict[int, int] = {int(state): spec for state, spec in tables["lexer_of"].items()}
+        self.compiled: dict[int, tuple[Any, frozenset[str], frozenset[str], dict[str, Any]]] = {}
+        # Each state's lexer is compiled on first use, as lark builds it (a regex over its terminals).
         self.lexers: dict[int, tuple[Any, frozenset[str], frozenset[str], dict[str, Any]]] = {}
-        self.blank = _blank(lark, lexer)
+        self.blank = re.compile(tables["blank"]).match if tables["blank"] is not None else None
         # Each rule compiled now (a grammar shape the driver does not mirror is found here, once).
-        self.reductions: dict[Any, tuple[_Entry | None, int, str]] = {
-            rule: (None if _unit(rule) else _compile(rule, transformer), len(rule.expansion), rule.origin.name)
-            for rule in lark.rules}
-        self.actions: dict[int, dict[str, tuple[Any, Any]]] = table.states
+        self.reductions: list[tuple[_Entry | None, int, str]] = [
+            (None if rule["unit"] else _compile(rule, transformer), rule["size"], rule["origin"])
+            for rule in tables["rules"]]
+        self.actions: dict[str, dict[str, list[int]]] = tables["states"]
         self.table = _Rows(self._row)
 
     def _row(self, state: int) -> dict[str, tuple[bool, Any]]:
         """A state's row of the table, each rule replaced by its compiled reduction (None for a unit
         `?rule`): symbol -> (True, next state) or (False, (reduction, size, rule's name)). Rows are
         made as the parse first reaches their state (a parse reaches few of them)."""
-        return {symbol: (True, arg) if action is Shift else (False, self.reductions[arg])
-                for symbol, (action, arg) in self.actions[state].items()}
+        return {symbol: (True, arg) if shift else (False, self.reductions[arg])
+                for symbol, (shift, arg) in self.actions[str(state)].items()}
 
     def _lexer(self, state: int) -> None:
-        basic = self.basic[state]
-        scanner = basic.scanner  # built on first use, with the keyword callbacks
-        self.lexers[state] = (tuple(scanner._mres), basic.ignore_types, basic.newline_types, dict(basic.callback))
+        spec = self.lexer_of[state]
+        if spec not in self.compiled:
+            lexer = self.specs[spec]
+            self.compiled[spec] = (
+                tuple(re.compile(pattern, flags) for pattern, flags in lexer["patterns"]),
+                frozenset(lexer["ignore"]), frozenset(lexer["newlines"]),
+                {kind: _Keywords(tuple(re.compile(pattern, flags) for pattern, flags in patterns))
+                 for kind, patterns in lexer["unless"].items()})
+        self.lexers[state] = self.compiled[spec]
 
     def parse(self, text: str) -> Any:
         """The start rule's value, or raise (any exception: the caller takes lark's usual path)."""
@@ -284,9 +251,24 @@ class Driver:
                     return values[-1]
 
 
-def driver(lark: Lark, transformer: Any, start: str, limit: int) -> Driver | None:
-    """The fast driver for a parser, or None when lark's configuration is one it does not mirror."""
+class _Keywords:
+    """lark's UnlessCallback: a token the keywords' patterns match whole takes the keyword's type."""
+
+    def __init__(self, patterns: tuple[re.Pattern[str], ...]) -> None:
+        self.patterns = patterns
+
+    def __call__(self, token: Token) -> Token:
+        for pattern in self.patterns:
+            m = pattern.fullmatch(token)
+            if m:
+                token.type = m.lastgroup  # type: ignore[assignment]
+                break
+        return token
+
+
+def driver(tables: Tables, transformer: Any, limit: int) -> Driver | None:
+    """The fast driver for a grammar's tables, or None when they have a shape it does not mirror."""
     try:
-        return Driver(lark, transformer, start, limit)
-    except Exception:  # another lark's internals, or a grammar shape the driver does not mirror
+        return Driver(tables, transformer, limit)
+    except Exception:  # tables of another shape, or a callback the driver cannot call
         return None
