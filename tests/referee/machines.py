@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engines.runtime.states import parse_duration
 from tests.referee.cases import first_line, normalize
 
 MODELS = Path(__file__).resolve().parent / "states"
@@ -102,75 +103,63 @@ class MachineSeen:
 
 
 def run_ours(case: MachineCase) -> MachineSeen:
-    """Submit, start the machine (or materialize the part), drive it as the CLI and %send/%advance do."""
-    import ir
-    from engines.errors import RunError
-    from engines.runtime import Program
+    """Submit as a cell (or `run FILE`) does, start the machine (or materialize the part) and drive it
+    as `run FILE --state M --send E --advance T` and `%send`/`%continue`/`%advance` do."""
+    from engines.runtime.states.environment import parse_send
     from ir.errors import SysmlError
-    from opensysml_kernel.machines import MachineSession
+    from opensysml_kernel.errors import RunFailedError
+    from opensysml_kernel.machines import InstanceStepping, split_target
+    from opensysml_kernel.session import Session
 
     seen = MachineSeen()
-    try:
-        model = ir.resolve([ir.parse(case.text, case.path.name)])
+    session = Session()
+    try:  # parsed, resolved and every machine lowered, as a submitted cell is
+        session.submit(case.text, case.path.name)
     except SysmlError as error:
         seen.refused = f"{type(error).__name__}: {error}"
         return seen
-    program = Program(model)
+    driven = None
     try:
-        if "instantiate" in case.spec:
-            return _instance_ours(case, program, seen)
         try:
-            machine = MachineSession.start(program, case.spec["state"])
-        except RunError as error:  # an entry, or a timer armed as the machine starts, failed
-            seen.run_error = f"{type(error).__name__}: {error}"
-            return seen
-        try:
-            machine.settle()
+            if "instantiate" in case.spec:
+                driven = session.instantiate(case.spec["instantiate"])
+            else:
+                driven = session.start_machine(case.spec["state"])
+            if not driven.finished:
+                session.debugger.continue_run()
             for verb, arg in case.drive:
-                if verb == "post":
-                    machine.send(arg)
-                elif verb == "send":
-                    machine.send(arg)
-                    machine.settle()
-                elif verb == "advance":
-                    machine.advance(arg)
-                else:
-                    raise ValueError(f"{case.name}: unknown drive verb {verb!r}")
-            machine.settle()
-        except RunError as error:
-            seen.run_error = f"{type(error).__name__}: {error}"
-        run = machine.run
-        seen.final_state = run.final_state()
-        seen.visits = list(run.visits)
-        seen.outputs = run.outputs()
-        seen.status = run.status
+                if driven.finished:
+                    break  # a machine that ended takes nothing more (the session refuses to drive it)
+                if verb == "advance":
+                    session.debugger.advance(parse_duration(arg))
+                    continue
+                text, target = split_target(arg)
+                session.debugger.send(parse_send(text), target)
+                if verb == "send" and not driven.finished:
+                    session.debugger.continue_run()
+            if not driven.finished:
+                session.debugger.continue_run()
+        except RunFailedError as error:
+            seen.run_error = f"{type(error.cause).__name__}: {error.cause}"
+        if driven is None:
+            return seen
+        if isinstance(driven, InstanceStepping):
+            for obj in driven.object_documents():
+                prefix = f"{obj['path']}." if obj["path"] else ""
+                seen.objects[obj["path"]] = obj["finalState"]
+                for name, value in obj["slots"].items():
+                    seen.outputs[prefix + name] = value
+            for name, value in driven.outputs().items():
+                seen.outputs.setdefault(name, value)
+        else:
+            seen.final_state = driven.final_state()
+            seen.visits = list(driven.visits())
+            seen.outputs = driven.outputs()
+            seen.status = driven.machines[0].status if driven.machines else driven.status
     except SysmlError as error:
         seen.other = f"{type(error).__name__}: {error}"
     except Exception as error:  # a crash is an answer the referee reports, not a test error
         seen.other = f"crash {type(error).__name__}: {error}"
-    return seen
-
-
-def _instance_ours(case: MachineCase, program: Any, seen: MachineSeen) -> MachineSeen:
-    from engines.errors import RunError
-    from engines.runtime.states.instances import Instantiation
-
-    if case.drive:
-        seen.other = "the environment cannot send to an instance's objects (no %send to a part yet)"
-        return seen
-    world = Instantiation(program, case.spec["instantiate"])
-    try:
-        world.run()
-    except RunError as error:
-        seen.run_error = f"{type(error).__name__}: {error}"
-    for obj in world.objects:
-        prefix = f"{obj.path}." if obj.path else ""
-        for name, value in world.slots(obj).items():
-            seen.outputs[prefix + name] = value
-        for machine in obj.machines:
-            seen.objects[obj.path] = machine.final_state()
-            for name, value in machine.outputs().items():
-                seen.outputs.setdefault(prefix + name, value)
     return seen
 
 
