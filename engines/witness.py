@@ -24,6 +24,7 @@ witness is truncated.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import weakref
 from collections.abc import Callable, Sequence
@@ -82,6 +83,14 @@ class ClaimKind(Enum):
     COMPLETES = "completes"  # the run ends, completed
 
 
+def _name(subject: str) -> str:
+    """A claim's property or feature as written: a JSON string when the name itself could be misread
+    (a quoted SysML name may hold ` = `, or start or end with a space)."""
+    if f"{subject} = ".find(" = ") != len(subject) or subject != subject.strip() or subject.startswith('"'):
+        return json.dumps(subject, ensure_ascii=False)
+    return subject
+
+
 @dataclass(frozen=True)
 class Claim:
     """What a witness shows: `subject` is the property, the feature, the error or the waiting tokens."""
@@ -92,7 +101,7 @@ class Claim:
 
     def line(self) -> str:
         if self.kind in (ClaimKind.PROPERTY, ClaimKind.VALUE):
-            return f"{self.kind.value} {self.subject} = {self.value}"
+            return f"{self.kind.value} {_name(self.subject)} = {self.value}"
         if self.kind is ClaimKind.COMPLETES:
             return self.kind.value
         return f"{self.kind.value} {self.subject}"
@@ -116,9 +125,18 @@ class Claim:
         if kind is ClaimKind.COMPLETES:
             return cls(kind) if not rest else None
         if kind in (ClaimKind.PROPERTY, ClaimKind.VALUE):
-            subject, equals, value = rest.partition(" = ")
-            if not equals or not subject.strip() or subject != subject.strip():
-                return None
+            if rest.startswith('"'):
+                try:
+                    subject, end = json.JSONDecoder().raw_decode(rest)
+                except ValueError:
+                    return None
+                if not isinstance(subject, str) or not subject or not rest.startswith(" = ", end):
+                    return None
+                value = rest[end + 3:]
+            else:
+                subject, equals, value = rest.partition(" = ")
+                if not equals or not subject.strip() or subject != subject.strip():
+                    return None
             if kind is ClaimKind.PROPERTY and value not in ("true", "false"):
                 return None
             return cls(kind, subject, value)

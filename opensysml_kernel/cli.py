@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import cast
@@ -15,7 +16,7 @@ from engines.framework import names as engine_names
 from engines.runtime import Run
 from engines.runtime.states import EnvEvent, parse_send
 from engines.runtime.states import parse_duration as parse_time
-from engines.runtime.watch import parse_bytes
+from engines.runtime.watch import command_deadline, parse_bytes, process_started
 from engines.witness import unreproduced
 from ir.errors import SysmlError
 from opensysml_kernel import __version__
@@ -295,13 +296,15 @@ def _check(args: argparse.Namespace) -> int:
             print(errors[-1], file=sys.stderr)
     if not errors:
         # Each behavior gets its own report: one that cannot be checked loses none of the others'.
+        timeout = session.settings.timeout
         for action in [*args.action, *(f"\0{state}" for state in args.state)]:
             try:
-                if action.startswith("\0"):
-                    action = action[1:]
-                    report = session.check_state(action, environment)
-                else:
-                    report = session.check(action, args.on)
+                with command_deadline(args.started + timeout if timeout is not None else None):
+                    if action.startswith("\0"):
+                        action = action[1:]
+                        report = session.check_state(action, environment)
+                    else:
+                        report = session.check(action, args.on)
             except SysmlError as bad:
                 errors.append(str(bad))
                 print(errors[-1], file=sys.stderr)
@@ -414,8 +417,12 @@ def _replay(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line; returns the exit status (0 completed/holds, 1 run failed/violation/divergent,
     2 undecided or bad input)."""
+    # The command's clock, which --timeout counts on: from the process's start when this is the command
+    # line itself (imports, the grammar and loading the model count), else from this call.
+    started = process_started() if argv is None else time.monotonic()
     parser = _parser()
     args = parser.parse_args(argv)
+    args.started = started
     handlers = {"install": _install, "repl": _repl, "run": _run, "check": _check, "replay": _replay}
     if args.command not in handlers:
         parser.print_help(sys.stderr)
