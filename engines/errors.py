@@ -121,3 +121,7 @@ class WitnessMismatch(ReplayRefused):
 
 class ClaimNotReproduced(ReplayRefused):
     """A replay that followed every move of a witness and does not end as the witness claims."""
+
+
+class WitnessInputError(ReplayRefused):
+    """A witness's `input x = v` line that cannot be fixed: no such feature, or a value in no notation."""
