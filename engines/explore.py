@@ -21,9 +21,10 @@ from engines.framework import (
     Witness,
     register,
 )
-from engines.runtime import Move, Program, Run
+from engines.runtime import Program
+from engines.runtime.behavior import Behavior, Move
 from engines.runtime.watch import BoundReached, spell_bytes, watching
-from engines.witness import Claim, ClaimKind, model_hash, replay_moves
+from engines.witness import Claim, ClaimKind, model_hash, replay
 
 
 @dataclass(frozen=True)
@@ -42,15 +43,14 @@ class Ending:
         return (Claim(ClaimKind.COMPLETES), *(Claim(ClaimKind.VALUE, name, value) for name, value in self.values))
 
 
-def fresh(program: Program, subject: str, prefix: tuple[Move, ...], performer: str | None = None) -> Run:
-    """A fine run of `subject` that has made the moves of `prefix`."""
-    run = program.start_action(subject, performer, fine=True)
-    run.ctx.trace.enabled = False
+def fresh(start: Callable[[], Behavior], prefix: tuple[Move, ...]) -> Behavior:
+    """A fresh behavior that has made the moves of `prefix`."""
+    run = start()
+    run.world.trace.enabled = False
     for move in prefix:
         try:
             # The schedule let time pass where nothing could move: so does its replay.
-            while any(t.wake is not None for t in run.live_tokens()) and move not in run.enabled_moves() \
-                    and run.let_time_pass():
+            while run.next_wake() is not None and move not in run.enabled_moves() and run.let_time_pass():
                 pass
             run.apply(move)
         except RunError:
@@ -58,7 +58,7 @@ def fresh(program: Program, subject: str, prefix: tuple[Move, ...], performer: s
     return run
 
 
-def ending_of(run: Run, features: Callable[[dict[str, str]], dict[str, str]] | None = None) -> Ending:
+def ending_of(run: Behavior, features: Callable[[dict[str, str]], dict[str, str]] | None = None) -> Ending:
     outputs = run.outputs()
     if features is not None:
         outputs = features(outputs)
@@ -74,7 +74,18 @@ def ending_of(run: Run, features: Callable[[dict[str, str]], dict[str, str]] | N
 def explore(program: Program, subject: str, bounds: Bounds | None = None,
             features: Callable[[dict[str, str]], dict[str, str]] | None = None,
             performer: str | None = None, interrupted: Callable[[], bool] | None = None) -> Result:
-    """Run every linearization (depth first, alternatives in token order) until the runs budget."""
+    """Run every linearization (depth first, alternatives in the order the behavior lists them) until the runs budget."""
+    return explore_behavior(lambda: program.start_action(subject, performer, fine=True), subject, bounds,
+                            features, interrupted, (program.action(subject).qualified_name, model_hash(program.model),
+                                                    performer))
+
+
+def explore_behavior(start: Callable[[], Behavior], subject: str, bounds: Bounds | None = None,
+                     features: Callable[[dict[str, str]], dict[str, str]] | None = None,
+                     interrupted: Callable[[], bool] | None = None,
+                     header: tuple[str, str, str | None] | None = None) -> Result:
+    """Every linearization of any behavior `start` makes afresh (engines/runtime/behavior.py); `header`
+    (the behavior's qualified name, the model's hash, the performer) as its witnesses name them."""
     bounds = bounds or Bounds()
     started = time.monotonic()
     stack: list[tuple[tuple[Move, ...], tuple[Choice, ...]]] = [((), ())]
@@ -82,10 +93,11 @@ def explore(program: Program, subject: str, bounds: Bounds | None = None,
     witnesses: list[Witness] = []
     counts = [0, 0, 0]  # runs, moves, deepest
     incomplete: str | None = None
+    header = header or (subject, "", None)
     with watching(bounds.watch(started, interrupted)):
         try:
-            incomplete = _explore(program, subject, bounds, features, performer, interrupted, started, stack,
-                                  tally, witnesses, counts)
+            incomplete = _explore(start, header, bounds, features, interrupted, started, stack, tally, witnesses,
+                                  counts)
         except BoundReached as reached:
             incomplete = _stopped(reached.kind, bounds, len(tally))
     runs, moves_total, deepest = counts
@@ -97,15 +109,15 @@ def explore(program: Program, subject: str, bounds: Bounds | None = None,
                   Stats(0, moves_total, deepest, runs), outcomes, (), (), tuple(witnesses), report, incomplete)
 
 
-def _explore(program: Program, subject: str, bounds: Bounds,
-             features: Callable[[dict[str, str]], dict[str, str]] | None, performer: str | None,
+def _explore(start: Callable[[], Behavior], header: tuple[str, str, str | None], bounds: Bounds,
+             features: Callable[[dict[str, str]], dict[str, str]] | None,
              interrupted: Callable[[], bool] | None, started: float,
              stack: list[tuple[tuple[Move, ...], tuple[Choice, ...]]], tally: dict[Ending, list[int]],
              witnesses: list[Witness], counts: list[int]) -> str | None:
     """The linearizations, depth first, until the stack empties or a bound is hit between runs;
-    `counts` (runs, moves, deepest) grow as they run, so a bound hit inside a run keeps them."""
-    behavior = program.action(subject).qualified_name
-    digest = model_hash(program.model)
+    `counts` (runs, moves, deepest) grow as they run, so a bound hit inside a run keeps them;
+    `header` (behavior, model hash, performer) names what the witnesses are of."""
+    behavior, digest, performer = header
     incomplete: str | None = None
     while stack:
         if counts[0] >= bounds.runs:
@@ -118,7 +130,7 @@ def _explore(program: Program, subject: str, bounds: Bounds,
             incomplete = f"interrupted after {counts[0]} runs"
             break
         prefix, choices = stack.pop()
-        run = fresh(program, subject, prefix, performer)
+        run = fresh(start, prefix)
         taken = list(prefix)
         made = list(choices)
         cut = False
@@ -148,7 +160,7 @@ def _explore(program: Program, subject: str, bounds: Bounds,
             continue
         end = ending_of(run, features)
         if end not in tally:
-            _, trace, _ = replay_moves(program, subject, taken, performer)
+            _, trace, _ = replay(start, taken)
             witnesses.append(Witness(behavior, digest, "explore", end.claims(), tuple(made), tuple(trace), performer))
             tally[end] = [0, len(witnesses)]
         tally[end][0] += 1

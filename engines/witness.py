@@ -26,18 +26,20 @@ from __future__ import annotations
 import hashlib
 import re
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
 
 from engines.errors import MoveNotEnabled, RunError, WitnessFormatError, WitnessInputError, WitnessMismatch
-from engines.runtime import Move, Program, Run
+from engines.runtime import Program, Run
+from engines.runtime.behavior import Behavior, Move
 from engines.runtime.values import EnumValue, Value
 from ir.errors import SysmlError
 
 if TYPE_CHECKING:
     import ir
+    from engines.check.properties import Property
 
 MAGIC = "opensysml witness 1"
 END = "end of witness"
@@ -294,7 +296,7 @@ def _choice(line: str, name: str, number: int, before: list[Choice]) -> Choice:
 # ---------------------------------------------------------------- the replay policy
 
 
-def _enabled(run: Run) -> list[Move]:
+def _enabled(run: Behavior) -> list[Move]:
     """The moves enabled now, letting time pass while none is (a schedule waits for its timers)."""
     enabled = run.enabled_moves()
     while not enabled and not run.finished and run.let_time_pass():
@@ -302,7 +304,7 @@ def _enabled(run: Run) -> list[Move]:
     return enabled
 
 
-def next_move(run: Run, witness: Witness | None, name: str = "witness") -> Move | None:
+def next_move(run: Behavior, witness: Witness | None, name: str = "witness") -> Move | None:
     """The move a replay of `witness` makes next (the first enabled one where the witness says nothing),
     or None when no move is enabled; refuses a witness move that is not enabled."""
     enabled = _enabled(run)
@@ -349,13 +351,14 @@ def fix_inputs(run: Run, inputs: Sequence[tuple[str, str]]) -> None:
 
 
 def replay_run(program: Program, subject: str, witness: Witness | str, performer: str | None = None,
-               name: str = "witness") -> Run:
+               name: str = "witness") -> Behavior:
     """A fine run that has made the witness's moves through its last step (each refused unless it is
     enabled), its inputs fixed first; a move that fails ends it there, as the witness does."""
     if isinstance(witness, str):
         witness = parse_witness(witness, name)
-    run = program.start_action(subject, performer, fine=True)
-    fix_inputs(run, witness.inputs)
+    started = program.start_action(subject, performer, fine=True)
+    fix_inputs(started, witness.inputs)
+    run: Behavior = started
     while len(run.moves_taken) < witness.last_step:
         move = next_move(run, witness, name)
         if move is None:
@@ -369,9 +372,14 @@ def replay_run(program: Program, subject: str, witness: Witness | str, performer
 
 
 def replay_moves(program: Program, subject: str, moves: Sequence[Move],
-                 performer: str | None = None) -> tuple[Run, list[str], str | None]:
+                 performer: str | None = None) -> tuple[Behavior, list[str], str | None]:
     """Replay a search's path in a fresh run with the trace on: the run, its trace, its error."""
-    run = program.start_action(subject, performer, fine=True)
+    return replay(lambda: program.start_action(subject, performer, fine=True), moves)
+
+
+def replay(start: Callable[[], Behavior], moves: Sequence[Move]) -> tuple[Behavior, list[str], str | None]:
+    """Replay a path in the fresh behavior `start` makes, trace on: the behavior, its trace, its error."""
+    run = start()
     error = None
     for index, wanted in enumerate(moves, start=1):
         enabled = run.enabled_moves()
@@ -391,24 +399,40 @@ def replay_moves(program: Program, subject: str, moves: Sequence[Move],
         enabled = run.enabled_moves()
         while not enabled and run.let_time_pass():
             enabled = run.enabled_moves()
-    return run, list(run.trace), error
+    return run, list(run.world.trace.lines), error
 
 
 # ---------------------------------------------------------------- the claim, re-evaluated
 
 
-def unreproduced(program: Program, run: Run, witness: Witness) -> str | None:
+def unreproduced(program: Program, run: Behavior, witness: Witness) -> str | None:
     """Each claim of `witness` evaluated on `run`, a replay of it that stands at the witness's end (or,
     for value and completes claims, at the end of the run): None when all hold, else the first that
-    does not, said as what the replay found instead."""
+    does not, said as what the replay found instead. A property is the action's, resolved by name."""
+    return unmet(run, witness, lambda name: _action_property(program, witness, name))
+
+
+def _action_property(program: Program, witness: Witness, name: str) -> Property | str:
+    from engines.check.properties import resolve_properties  # the check engine's properties
+
+    try:
+        (prop,) = resolve_properties(program, program.action(witness.behavior), (name,))
+    except SysmlError as missing:
+        return str(missing)
+    return prop
+
+
+def unmet(run: Behavior, witness: Witness, property_of: Callable[[str], Property | str]) -> str | None:
+    """`unreproduced` over any behavior, its properties given by `property_of` (a property, or why
+    there is none by that name)."""
     for claim in witness.claims:
-        found = _found(program, run, witness, claim)
+        found = _found(run, claim, property_of)
         if found is not None:
             return f"the witness claims {claim.line()}, but {found}"
     return None
 
 
-def _found(program: Program, run: Run, witness: Witness, claim: Claim) -> str | None:
+def _found(run: Behavior, claim: Claim, property_of: Callable[[str], Property | str]) -> str | None:
     if claim.kind is ClaimKind.FAILS:
         if run.error is None:
             return f"the replay {'completes' if run.finished else 'goes on'} without failing"
@@ -423,12 +447,9 @@ def _found(program: Program, run: Run, witness: Witness, claim: Claim) -> str | 
         stuck = (run.stuck() or "deadlock").removeprefix("deadlock: ")
         return None if stuck == claim.subject else f"the replay stops with {stuck}"
     if claim.kind is ClaimKind.PROPERTY:
-        from engines.check.properties import resolve_properties  # the check engine's properties
-
-        try:
-            (prop,) = resolve_properties(program, program.action(witness.behavior), (claim.subject,))
-        except SysmlError as missing:
-            return str(missing)
+        prop = property_of(claim.subject)
+        if isinstance(prop, str):
+            return prop
         holds, error = prop.holds(run)
         if error is not None:
             return f"{claim.subject} cannot be evaluated: {error}"

@@ -9,17 +9,17 @@ import sys
 from collections.abc import Sequence
 from typing import cast
 
-from engines.errors import ClaimNotReproduced, RunError
+from engines.errors import ClaimNotReproduced
 from engines.runtime import Run
+from engines.runtime.states import EnvEvent, parse_send
 from engines.runtime.states import parse_duration as parse_time
-from engines.runtime.states import parse_send
 from engines.runtime.watch import parse_bytes
 from engines.witness import unreproduced
 from ir.errors import SysmlError
 from opensysml_kernel import __version__
 from opensysml_kernel.checking import CheckSettings, deterministic, parse_duration, refuse_unread
 from opensysml_kernel.errors import RunFailedError, UsageError
-from opensysml_kernel.machines import MachineSession, read_events
+from opensysml_kernel.machines import Driven, InstanceStepping, read_events, split_target
 from opensysml_kernel.reports import CheckReport, check_document
 from opensysml_kernel.session import Session
 
@@ -47,9 +47,12 @@ def _parser() -> argparse.ArgumentParser:
     subject = run.add_mutually_exclusive_group(required=True)
     subject.add_argument("--action", metavar="NAME", help="the action (qualified, or unique unqualified)")
     subject.add_argument("--state", metavar="NAME", help="the state machine (qualified, or unique unqualified)")
+    subject.add_argument("--instantiate", metavar="PART", help="a part (definition or usage) materialized with its"
+                         " parts: the actions they perform run, the machines they exhibit started")
     run.add_argument("--on", metavar="PART", help="the part usage that performs the action (qualified, or unique)")
     run.add_argument("--send", action="append", default=[], metavar="EVENT",
-                     help="an event the environment sends the machine, in order: Go, Set(speed=3); repeatable")
+                     help="an event the environment sends the machine, in order: Go, Set(speed=3), 'Go to station'"
+                     " (an instance's object); repeatable")
     run.add_argument("--events", metavar="FILE", help="a JSON list of events (the corpus's `events` field)")
     run.add_argument("--advance", metavar="T", help="let T of time pass (seconds, or 5 [s], 300 ms): timers due fire")
     run.add_argument("--schedule", metavar="P", default="reverse", help="reverse (default), declared or seed:<n>")
@@ -115,10 +118,11 @@ def _repl(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    if args.state is not None:
-        return _run_state(args)
+    if args.state is not None or args.instantiate is not None:
+        return _run_driven(args)
     if args.send or args.events or args.advance:
-        print("--send, --events and --advance drive a state machine: use them with --state", file=sys.stderr)
+        print("--send, --events and --advance drive a state machine: use them with --state or --instantiate",
+              file=sys.stderr)
         return EXIT_BAD_INPUT
     session = Session()
     session.trace = True
@@ -153,42 +157,64 @@ def _print_run(args: argparse.Namespace, document: dict[str, object], trace: lis
         print("\n".join(lines))
 
 
-def _run_state(args: argparse.Namespace) -> int:
-    """`run FILE --state M [--send E]... [--events F] [--advance T]`: the machine, its events in the
-    pool in the order given (--events first), run until it rests, then the time given passes."""
+def _run_driven(args: argparse.Namespace) -> int:
+    """`run FILE (--state M [--on P] | --instantiate P) [--send E]... [--events F] [--advance T]`: the
+    machine (or the instance's machines), its events in the pool in the order given (--events first),
+    run until it rests, then the time given passes."""
     session = Session()
-    subject, status, code, error = args.state, "error", EXIT_BAD_INPUT, None
-    machine: MachineSession | None = None
+    subject, status, code, error = args.state or args.instantiate, "error", EXIT_BAD_INPUT, None
+    driven: Driven | None = None
     head: list[str] = []
     try:
+        if args.instantiate is not None and args.on is not None:
+            raise UsageError("--on names the part that performs an action or exhibits a machine; --instantiate"
+                             " takes the part itself", "--instantiate PART")
         session.load(args.files)
-        machine = MachineSession.start(session.program(), args.state, session.schedule, args.on)
-        machine.run.ctx.trace.enabled = True
-        subject = machine.subject
+        session.set_schedule(args.schedule)
+        driven = session.start_machine(args.state, args.on) if args.state else session.instantiate(args.instantiate)
+        subject = driven.subject
         events = read_events(args.events) if args.events else []
-        events += [parse_send(text) for text in args.send]
+        sends = [split_target(text) for text in args.send]
+        events_to: list[tuple[EnvEvent, str | None]] = [(e, None) for e in events]
+        events_to += [(parse_send(text), target) for text, target in sends]
         advance = parse_time(args.advance) if args.advance else None
-        for event in events:
-            machine.send(event)
-        machine.settle()
+        for event, target in events_to:
+            session.debugger.send(event, target)
+        session.debugger.continue_run()
         if advance is not None:
-            machine.advance(advance)
+            session.debugger.advance(advance)
         status, code = "completed", EXIT_COMPLETED
-        head = [f"✓ State machine {subject}: {machine.run.final_state() or '(no active state)'}",
-                f"  visits: {', '.join(machine.run.visits)}",
-                *(f"  {k} = {v}" for k, v in machine.run.outputs().items())]
-    except RunError as failure:
-        status, code, error = "failed", EXIT_FAILED, str(failure)
-        head = [f"✗ State machine {subject} failed: {failure}"]
+        head = _driven_lines(driven)
+    except RunFailedError as failure:
+        status, code, error = "failed", EXIT_FAILED, str(failure.cause)
+        head = [str(failure)]
     except SysmlError as bad:
         error = str(bad)
         print(error, file=sys.stderr)
-    trace = list(machine.run.trace) if machine is not None else []
-    document = machine.document(error, status, code, trace) if machine is not None else {
-        "status": status, "exit": code, "subject": subject, "outputs": {}, "finalState": "",
-        "stateVisits": [], "error": error, "trace": trace}
+    trace = list(driven.trace) if driven is not None else []
+    document: dict[str, object] = {"status": status, "exit": code, "subject": subject,
+                                   "outputs": driven.outputs() if driven is not None else {}}
+    if args.instantiate is not None:
+        document["objects"] = driven.object_documents() if isinstance(driven, InstanceStepping) else []
+    else:
+        document["finalState"] = driven.final_state() if driven is not None else ""
+        document["stateVisits"] = driven.visits() if driven is not None else []
+    document.update({"error": error, "trace": trace})
     _print_run(args, document, trace, head)
     return code
+
+
+def _driven_lines(driven: Driven) -> list[str]:
+    """A machine's final configuration, visits and values; an instance's, object by object."""
+    if isinstance(driven, InstanceStepping):
+        lines = [f"✓ Instance of {driven.subject}"]
+        for obj in driven.object_documents():
+            lines.append(f"  {obj['path'] or driven.subject.rsplit('::', 1)[-1]}: {obj['finalState'] or '(no active state)'}")
+            lines.append(f"    visits: {', '.join(obj['stateVisits'])}")
+            lines += [f"    {k} = {v}" for k, v in obj["slots"].items()]
+        return lines
+    return [f"✓ State machine {driven.subject}: {driven.final_state() or '(no active state)'}",
+            f"  visits: {', '.join(driven.visits())}", *(f"  {k} = {v}" for k, v in driven.outputs().items())]
 
 
 def _check_settings(args: argparse.Namespace) -> CheckSettings:

@@ -9,16 +9,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engines.runtime.values import spell
 from engines.runtime.watch import parse_bytes
 from ir.errors import SysmlError
 from opensysml_kernel.cells import CommandLine, split_cell
 from opensysml_kernel.checking import ENGINES, engine_rows, parse_duration
 from opensysml_kernel.errors import CellInterrupted, InternalError, UnknownCommandError, UsageError
+from opensysml_kernel.figures import configuration_figure
+from opensysml_kernel.machines import RESTING, split_target
 from opensysml_kernel.results import Result, Table, Tone
 
 if TYPE_CHECKING:
-    from opensysml_kernel.machines import MachineSession
+    from opensysml_kernel.machines import Driven
     from opensysml_kernel.session import Progress, Session
 
 Handler = Callable[["Session", list[str]], Result]
@@ -119,119 +120,124 @@ def _action(session: Session, args: list[str]) -> Result:
 # ---------------------------------------------------------------- state machines
 
 
-def _machine(session: Session, name: str) -> MachineSession:
-    if session.machine is None:
-        raise UsageError(f"%{name} drives a state machine: start one with %state", COMMANDS["state"].usage)
-    return session.machine
-
-
-def _machine_lines(machine: MachineSession, lines: Sequence[str]) -> list[str]:
-    run = machine.run
-    out = list(lines)
-    if run.status == "failed" and run.error is not None:
-        out.append(f"✗ State machine {machine.subject} failed: {run.error}")
-    elif run.finished:
-        out.append(f"✓ State machine {machine.subject} {run.status}: {run.final_state() or '(no active state)'}")
-    else:
-        out.append(f"● {run.final_state() or '(no active state)'} at t={spell(run.ctx.clock.now)}")
-    return out
-
-
 def _machine_trace(session: Session, lines: Sequence[str]) -> list[str]:
-    """All of `lines` with trace on; with it off, what the machine did (enter, exit, transition,
-    choice lines), not the statements and evaluations of its bodies."""
+    """All of `lines` with trace on; with it off, what the machine did (moves, enter, exit,
+    transition, choice lines), not the statements and evaluations of its bodies."""
     if session.trace:
         return list(lines)
     return [line for line in lines if not line.startswith((" ", "stmt ", "eval "))]
 
 
-def _machine_result(machine: MachineSession, lines: Sequence[str], tone: Tone = Tone.PAUSED) -> Result:
-    run = machine.run
-    if run.finished:
-        tone = Tone.FAILED if run.status == "failed" else Tone.COMPLETED
-    return Result.of(_machine_lines(machine, lines), tone, status=run.status, finalState=run.final_state(),
-                     stateVisits=list(run.visits), outputs=run.outputs())
+def _machine_result(session: Session, machine: Driven, lines: Sequence[str], tone: Tone = Tone.PAUSED,
+                    stopped: str | None = None) -> Result:
+    """The lines, where the run stopped early, then where it stands (`● free+closed at t=0.0`)."""
+    if machine.finished:
+        tone = Tone.FAILED if machine.status == "failed" else Tone.COMPLETED
+    out = [*lines, *(stopped.splitlines() if stopped else []), machine.where()]
+    return Result.of(out, tone, figure=configuration_figure(machine), status=machine.status,
+                     finalState=machine.final_state(), stateVisits=machine.visits(), outputs=machine.outputs())
+
+
+def _on_part(name: str, args: list[str]) -> list[str]:
+    if len(args) == 3 and args[1] == "on":
+        args = [args[0], args[2]]  # `%state Controller on plant`
+    if not 1 <= len(args) <= 2 or args[-1] == "on":
+        raise UsageError(f"%{name} needs a name and at most one part (`on <part>`)", COMMANDS[name].usage)
+    return args
 
 
 def _state(session: Session, args: list[str]) -> Result:
-    if len(args) == 3 and args[1] == "on":
-        args = [args[0], args[2]]
-    if not 1 <= len(args) <= 2 or args[-1] == "on":
-        raise UsageError("%state needs a state machine name and at most one part (`on <part>`)",
-                         COMMANDS["state"].usage)
+    args = _on_part("state", args)
     machine = session.start_machine(args[0], args[1] if len(args) == 2 else None)
     head = f"▶ State machine {machine.subject} started (schedule {session.schedule})"
-    tree = [f"{'  ' * depth}{name}" for depth, name in machine.run.configuration()]
-    return _machine_result(machine, [head, *tree], Tone.STARTED)
+    tree = [f"{'  ' * depth}{name}" for depth, name in machine.configuration()]
+    return _machine_result(session, machine, [head, *tree], Tone.STARTED)
+
+
+def _instantiate(session: Session, args: list[str]) -> Result:
+    if len(args) != 1:
+        raise UsageError("%instantiate needs one part (definition or usage)", COMMANDS["instantiate"].usage)
+    instance = session.instantiate(args[0])
+    head = f"▶ Instance of {instance.subject} started (schedule {session.schedule})"
+    lines = [head, *_machine_trace(session, instance.trace), *instance.current()]
+    return _machine_result(session, instance, lines, Tone.STARTED)
 
 
 def _send(session: Session, args: list[str]) -> Result:
-    machine = _machine(session, "send")
     if not args:
         raise UsageError("%send needs a signal, e.g. %send Go or %send Set(speed=3)", COMMANDS["send"].usage)
-    text = " ".join(args)
-    if " to " in f" {text} ":
-        text, _, target = text.partition(" to ")
-        if target.strip() not in (machine.subject, machine.subject.rsplit("::", 1)[-1], "this"):
-            raise UsageError(f"%send to '{target.strip()}': the only machine running is {machine.subject}",
-                             COMMANDS["send"].usage)
-    event = machine.send(text)
-    pool = ", ".join(e.name for e in machine.run.pool)
+    text, target = split_target(" ".join(args))
+    if text == "to" or text.endswith(" to"):
+        raise UsageError("%send <signal> to <target>: both are needed", COMMANDS["send"].usage)
+    event = session.send(text, target)
+    machine = session.machine
+    assert machine is not None, "a send needs a machine"
+    pool = ", ".join(machine.pool())
     return Result.of([f"sent {event.text()} (pool: {pool}); %continue or %step dispatches it"], Tone.PAUSED)
 
 
 def _advance(session: Session, args: list[str]) -> Result:
-    machine = _machine(session, "advance")
     if not args:
         raise UsageError("%advance needs a duration, e.g. %advance 5 or %advance 500 ms", COMMANDS["advance"].usage)
-    lines = machine.advance(" ".join(args))
-    return _machine_result(machine, _machine_trace(session, lines))
+    session.debugger.driven("advance")
+    progress = session.advance(" ".join(args))
+    machine = session.machine
+    assert machine is not None, "an advance needs a machine"
+    return _machine_result(session, machine, _machine_trace(session, progress.lines), stopped=progress.stopped)
 
 
 def _current(session: Session, args: list[str]) -> Result:
     _no_args("current", args)
-    machine = _machine(session, "current")
-    return Result.of(machine.current(), Tone.PAUSED, finalState=machine.run.final_state())
+    machine = session.debugger.driven("current")
+    return Result.of(machine.current(), Tone.PAUSED, figure=configuration_figure(machine),
+                     finalState=machine.final_state())
 
 
 def _events(session: Session, args: list[str]) -> Result:
     _no_args("events", args)
-    return Result.of(_machine(session, "events").events(), Tone.PAUSED)
+    return Result.of(session.debugger.driven("events").events(), Tone.PAUSED)
+
+
+def _moved(session: Session, machine: Driven, progress: Progress, asked: bool) -> Result:
+    """A driven run's `%step`/`%continue`: the moves made; when none could be made and one was asked
+    for, what the machine waits for."""
+    lines = _machine_trace(session, progress.lines)
+    if asked and progress.resting and not progress.lines:
+        lines.append(RESTING)
+    return _machine_result(session, machine, lines, stopped=progress.stopped)
 
 
 def _step(session: Session, args: list[str]) -> Result:
     count = _count("step", args, "steps")
-    if session.machine_focus and session.machine is not None:
-        lines, made = session.machine.step(count)
-        if not made:
-            lines = [*lines, "nothing to do now: the machine waits (%send an event or %advance the clock)"]
-        return _machine_result(session.machine, _machine_trace(session, lines))
-    return _run_result(session, session.step(count))
+    progress = session.step(count)
+    if session.machine is not None:
+        return _moved(session, session.machine, progress, True)
+    return _run_result(session, progress)
 
 
 def _back(session: Session, args: list[str]) -> Result:
-    if session.machine_focus and session.machine is not None:
-        wanted = _count("back", args, "steps")
-        undone = session.machine.back(wanted)
-        head = f"back {undone} move{'s' if undone != 1 else ''}"
-        if undone < wanted:
-            head += " (the moves before the last %advance stay: time that passed is not undone)"
-        return _machine_result(session.machine, [head, *session.machine.current()])
     progress = session.back(_count("back", args, "steps"))
+    machine = session.machine
+    if machine is not None:
+        pool = ", ".join(machine.pool()) or "(empty)"
+        lines = [*(progress.stopped.splitlines() if progress.stopped else []), *machine.current(), f"pool: {pool}"]
+        return _machine_result(session, machine, lines)
     result = _run_result(session, progress)
     return _with_tokens(session, Result.of(result.lines, Tone.PAUSED, **result.data))
 
 
 def _continue(session: Session, args: list[str]) -> Result:
     _no_args("continue", args)
-    if session.machine_focus and session.machine is not None:
-        lines, _ = session.machine.settle()
-        return _machine_result(session.machine, _machine_trace(session, lines))
-    return _run_result(session, session.continue_run())
+    progress = session.continue_run()
+    if session.machine is not None:
+        return _moved(session, session.machine, progress, False)
+    return _run_result(session, progress)
 
 
 def _tokens(session: Session, args: list[str]) -> Result:
     _no_args("tokens", args)
+    if session.machine is not None:
+        return Result.of(session.machine.positions() or [f"no active state ({session.machine.status})"])
     tokens = session.tokens()
     return Result.of([str(token) for token in tokens] or ["no active tokens"])
 
@@ -344,16 +350,26 @@ def _replay(session: Session, args: list[str]) -> Result:
     return Result.of([f"replay {replay.describe()}" if replay is not None else "replay off"])
 
 
-def _break(session: Session, args: list[str]) -> Result:
+def _break_spec(name: str, args: list[str]) -> str:
+    """`j`, `state S`, `transition A -> B` (spelt `A->B`) or `transition <name>`, as a breakpoint names it."""
+    usage = COMMANDS[name].usage
+    if args and args[0] in ("state", "transition"):
+        rest = "".join(args[1:]) if args[0] == "transition" else " ".join(args[1:])
+        if not rest or (args[0] == "state" and len(args) != 2) or rest.startswith("->") or rest.endswith("->"):
+            raise UsageError(f"%{name} {args[0]} needs a {args[0]} name"
+                             + (" or source -> target" if args[0] == "transition" else ""), usage)
+        return f"{args[0]} {rest}"
     if len(args) != 1:
-        raise UsageError("%break takes one node name", COMMANDS["break"].usage)
-    return Result.of(session.add_break(args[0]))
+        raise UsageError(f"%{name} takes one node name, state <name> or transition <name|source -> target>", usage)
+    return args[0]
+
+
+def _break(session: Session, args: list[str]) -> Result:
+    return Result.of(session.add_break(_break_spec("break", args)))
 
 
 def _unbreak(session: Session, args: list[str]) -> Result:
-    if len(args) != 1:
-        raise UsageError("%unbreak takes one node name or all", COMMANDS["unbreak"].usage)
-    return Result.of(session.remove_break(args[0]))
+    return Result.of(session.remove_break(_break_spec("unbreak", args)))
 
 
 def _breaks(session: Session, args: list[str]) -> Result:
@@ -392,27 +408,35 @@ COMMANDS: dict[str, Command] = {c.name: c for c in (
     Command("state", _state, "%state <qualified name> [on <part>]",
             "start a run of the state machine (its initial configuration entered); %send, %step, %continue, "
             "%advance, %back drive it", "%state Plant::Controller"),
-    Command("send", _send, "%send <signal>[(p=value, ...)] [to <machine>]",
-            "post an event to the machine's pool (arrival order); %step or %continue dispatches it",
+    Command("send", _send, "%send <signal>[(p=value, ...)] [to <machine|object>]",
+            "post an event to the machine's pool (arrival order; in an instance, the pools of the machines that"
+            " accept it, or of the object named); %step or %continue dispatches it; %back takes it back",
             "%send Go(speed=3)"),
     Command("advance", _advance, "%advance <time>",
             "run what is due now, then let the time pass (seconds, 5 [s], 300 ms): the timers due fire",
             "%advance 5 [s]"),
+    Command("instantiate", _instantiate, "%instantiate <part>",
+            "materialize the part (definition or usage) with the parts it holds, run the actions they perform and"
+            " start the machines they exhibit; %send ... to <object>, %step, %continue, %advance, %back drive them",
+            "%instantiate plant::Plant"),
     Command("current", _current, "%current", "the machine's active states (a tree, regions in order) and features",
             "%current"),
-    Command("events", _events, "%events", "the machine's pool, deferred events, clock and timers", "%events"),
+    Command("events", _events, "%events", "the machine's pool, deferred events, clock, timers and the messages in flight", "%events"),
     Command("step", _step, "%step [n]",
-            "advance the run one step (one move, when replaying a witness), or n; stops at a breakpoint", "%step 2"),
+            "advance the run one step (one move, when replaying a witness; a machine's: one dispatch or do step),"
+            " or n; stops at a breakpoint", "%step 2"),
     Command("continue", _continue, "%continue",
             "run to completion, a runtime error, a breakpoint, a deadlock or the end of the witness replayed",
             "%continue"),
     Command("back", _back, "%back [n]",
-            "undo the last step (move, when replaying), or n: the run is restored from the snapshot taken"
-            " before them; it then goes on exactly as before",
+            "undo the last step (move, when replaying; a machine's move, event sent or time let pass), or n: the run"
+            " is restored as it was before them; it then goes on exactly as before",
             "%back 2"),
-    Command("break", _break, "%break <node>", "stop %continue and %step when a token arrives at the action node",
-            "%break j"),
-    Command("unbreak", _unbreak, "%unbreak <node|all>", "remove a breakpoint, or every one", "%unbreak all"),
+    Command("break", _break, "%break <node> | state <state> | transition <name|source -> target>",
+            "stop %continue and %step when a token arrives at the action node, when the machine enters or exits"
+            " the state, or fires the transition", "%break state open"),
+    Command("unbreak", _unbreak, "%unbreak <node|all> | state <state> | transition <name|source -> target>",
+            "remove a breakpoint, or every one", "%unbreak all"),
     Command("breaks", _breaks, "%breaks", "list the breakpoints", "%breaks"),
     Command("engine", _engine, "%engine [run|explore|check|all|auto]",
             "what %action does: run starts a stepping run; explore and check answer over every schedule; all runs"
@@ -436,7 +460,8 @@ COMMANDS: dict[str, Command] = {c.name: c for c in (
             "the next %action follows the witness move by move, driven by %step, %continue and %back; last"
             " (a violation's witness, else the first) or n names a witness of the last check",
             "%replay last"),
-    Command("tokens", _tokens, "%tokens", "where the run's tokens are", "%tokens"),
+    Command("tokens", _tokens, "%tokens", "where the run's tokens are (a machine's: its active leaf states and do"
+            " behaviors under way)", "%tokens"),
     Command("trace", _trace, "%trace [on|off]",
             "show every trace line with each step; no argument: the setting and the run's trace so far", "%trace on"),
     Command("schedule", _schedule, "%schedule [reverse|declared|seed:<n>]",

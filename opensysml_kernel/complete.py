@@ -57,9 +57,16 @@ def complete(session: Session, text: str, cursor: int) -> Completion | None:
             matches += _names(session.parts_performing(words[1]), current)
         elif command == "action" and len(words) == 3 and words[2] == "on":
             matches = _names(session.parts_performing(words[1]), current)
+        elif command == "state" and len(words) == 1:
+            matches = _names(session.model.behaviors("state"), current)
+        elif command == "instantiate" and len(words) == 1:
+            matches = _names(session.model.behaviors("part"), current)
         elif command in ("break", "unbreak") and len(words) == 1:
-            nodes = session.node_names() + (["all"] if command == "unbreak" else [])
+            nodes = session.node_names() + ["state", "transition"] + (["all"] if command == "unbreak" else [])
             matches = [n for n in nodes if n.startswith(current)]
+        elif command in ("break", "unbreak") and len(words) == 2 and words[1] in ("state", "transition"):
+            names = [n.partition(" ")[2] for n in session.workspace.state_names() if n.startswith(words[1] + " ")]
+            matches = [n for n in names if n.startswith(current)]
         elif command in ("check-property", "check-diverge") and current != "off" and "off".startswith(current) \
                 and len(words) == 1:
             matches = ["off"]

@@ -8,13 +8,17 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import cast
 
 from engines.errors import RunError
 from engines.runtime import Program, Run, parse_schedule
+from engines.runtime.states import EnvEvent
+from engines.runtime.values import spell
 from engines.witness import unreproduced
 from opensysml_kernel.errors import NoRunError, RunFailedError, UsageError
 from opensysml_kernel.history import Deed, DeedKind, History, Stepped, Stepping, Waypoint
+from opensysml_kernel.machines import Driven, breakpoint_hit
 from opensysml_kernel.witness import WitnessPlan, diff, next_move
 
 DEFAULT_SCHEDULE = "reverse"
@@ -45,6 +49,7 @@ class Progress:
     step: int
     outputs: tuple[tuple[str, str], ...]
     stopped: str | None = None  # `⏸ breakpoint a (token 2)`, the end of a witness, a deadlock
+    resting: bool = False  # a driven run (a machine) that cannot move until its environment acts
 
 
 @dataclass(frozen=True)
@@ -86,6 +91,7 @@ class Debugger:
         self.replay: Replay | None = None
         self.stepping = Stepping()
         self.history: History | None = None  # the way back through the current run
+        self._resting = False  # the last %step/%continue found the driven run waiting for its environment
         # While a cell runs, the histories of the runs it replaced: the cell may fail and put one back.
         self._replaced: list[History] | None = None
 
@@ -125,11 +131,85 @@ class Debugger:
 
     def _require_run(self) -> Stepped:
         if self.run is None:
-            raise NoRunError("no run to step: start one with %action <name>")
+            raise NoRunError("no run to step: start one with %action <name> or %state <name>")
         if self.run.finished:
+            again = "%state" if isinstance(self.run, Driven) else "%action"
             raise NoRunError(f"the run of {self.subject} has {self.run.status}:"
-                             f" start another with %action {self.subject}")
+                             f" start another with {again} {self.subject}")
         return self.run
+
+    def driven(self, command: str) -> Driven:
+        """The current run, which the environment drives (a state machine, an instance's machines)."""
+        if not isinstance(self.run, Driven):
+            what = "no run" if self.run is None else f"the run of {self.subject} is an action's"
+            raise NoRunError(f"%{command} drives a state machine, and {what}:"
+                             " start one with %state <name> or %instantiate <part>")
+        return self.run
+
+    # ------------------------------------------------------------ the environment of a machine
+
+    def send(self, event: EnvEvent, target: str | None = None) -> EnvEvent:
+        """The environment puts `event` in the pool (of the machines `target` names): one step `%back` undoes."""
+        run = self.driven("send")
+        if run.finished:
+            self._require_run()
+        assert self.history is not None, "every run has its history"
+        checkpoint = self.history.before_step(self.stepping)
+        try:
+            run.send(event, target)
+        except BaseException:
+            self.history.step_not_made()
+            raise
+        checkpoint.deed = Deed(DeedKind.SEND, value=event, target=target, label=run.last)
+        return event
+
+    def advance(self, seconds: Fraction) -> Progress:
+        """What is due now runs, then time moves on by `seconds`: to each timer due on the way, which
+        fires (a move), then to the end. Each is a step `%back` undoes; a breakpoint stops it, the
+        clock where the move that hit it left it."""
+        run = self.driven("advance")
+        if run.finished:
+            self._require_run()
+        history = self.history
+        assert history is not None, "every run has its history"
+        horizon = run.ctx.clock.now + seconds
+        start = len(run.trace)
+        lines: list[str] = []
+        waypoint, stepping = history.waypoint(), self.stepping
+        self._resting = False
+        stopped: str | None = None
+        try:
+            with self._failing(run, start, lines):
+                while stopped is None and not run.finished:
+                    stopped = self._moves(run, history, None, lines)
+                    if stopped is not None or run.finished:
+                        break
+                    checkpoint = history.before_step(self.stepping)
+                    made = run.step_number
+                    checkpoint.deed = Deed(DeedKind.TIMER, value=horizon)
+                    fired = run.fire_timer(horizon)
+                    if run.step_number == made:
+                        history.step_not_made()
+                        break
+                    checkpoint.deed = Deed(DeedKind.TIMER, value=horizon, label=run.last)
+                    lines.extend(fired)
+                    stopped = breakpoint_hit(self.breaks, fired, run.transition_names()) if self.breaks else None
+                if stopped is not None:
+                    now = run.ctx.clock.now
+                    stopped += (f"\n⏸ the clock stands at t={spell(now)}: %advance {spell(horizon - now)}"
+                                f" goes on to t={spell(horizon)}")
+                elif not run.finished and run.ctx.clock.now < horizon:
+                    checkpoint = history.before_step(self.stepping)
+                    checkpoint.deed = Deed(DeedKind.CLOCK, value=horizon)
+                    run.clock_to(horizon)
+                    checkpoint.deed = Deed(DeedKind.CLOCK, value=horizon, label=run.last)
+        except RunFailedError:
+            raise
+        except BaseException:
+            history.return_to(waypoint)
+            self.stepping = stepping
+            raise
+        return self.progress(run, lines, stopped)
 
     # ------------------------------------------------------------ stepping
 
@@ -148,6 +228,7 @@ class Debugger:
         start = len(run.trace)
         lines: list[str] = []
         waypoint, stepping = history.waypoint(), self.stepping
+        self._resting = False
         try:
             stopped = self._steps(run, history, count, start, lines)
         except RunFailedError:
@@ -157,13 +238,15 @@ class Debugger:
             history.return_to(waypoint)
             self.stepping = stepping
             raise
-        return self.progress(run, lines, stopped)
+        return self.progress(run, lines, stopped, self._resting)
 
     def _steps(self, run: Stepped, history: History, count: int | None, start: int, lines: list[str]) -> str | None:
         """Make the steps of one `%step`/`%continue`, their trace lines into `lines`; why it stopped early."""
         stopped: str | None = None
         done = 0
         with self._failing(run, start, lines):
+            if isinstance(run, Driven):
+                return self._moves(run, history, count, lines)
             while not run.finished and (count is None or done < count):
                 before = {(t.id, t.node) for t in run.tokens()}
                 # Before next_move, which may let time pass: going back undoes that too.
@@ -200,6 +283,27 @@ class Debugger:
                     break
         return stopped
 
+    def _moves(self, run: Driven, history: History, count: int | None, lines: list[str]) -> str | None:
+        """The moves of a driven run at the present instant (one `%step` each, `%continue` until it
+        rests); their lines into `lines`; why it stopped early."""
+        done = 0
+        while not run.finished and (count is None or done < count):
+            checkpoint = history.before_step(self.stepping)
+            made = run.step_number
+            checkpoint.deed = Deed(DeedKind.ROUND)
+            moved = run.step()
+            if run.step_number == made:
+                history.step_not_made()
+                self._resting = True
+                return None
+            checkpoint.deed = Deed(DeedKind.ROUND, label=run.last)
+            lines.extend(moved)
+            done += 1
+            stop = breakpoint_hit(self.breaks, moved, run.transition_names()) if self.breaks else None
+            if stop:
+                return stop
+        return None
+
     def _breakpoint(self, run: Stepped, before: set[tuple[int, str]]) -> str | None:
         """`⏸ breakpoint <node> (token N)` when a token arrived at a breakpoint's node."""
         if not self.breaks or run.finished:
@@ -234,9 +338,14 @@ class Debugger:
         if count > done:
             raise UsageError(f"%back {count}: the run of {self.subject} has made only {done} {unit}s",
                              f"%back [n] with n <= {done}")
+        undone = self.history.undone(count)
         self.stepping = self.history.back(count)
         plural = "" if count == 1 else "s"
-        head = f"⏸ back {count} {unit}{plural}: {self.subject} at {unit} {done - count}"
+        if isinstance(self.run, Driven):
+            unit = "move"
+            head = f"⏸ back {count} {unit}{plural}: {self.subject} at {unit} {done - count}; undone: {', '.join(undone)}"
+        else:
+            head = f"⏸ back {count} {unit}{plural}: {self.subject} at {unit} {done - count}"
         return self.progress(self.run, [], head)
 
     @contextmanager
@@ -246,18 +355,25 @@ class Debugger:
             yield
         except RunError as error:
             lines = self.filter_trace(shown if shown is not None else run.trace[start:])
+            if isinstance(run, Driven):
+                raise RunFailedError(self.subject or "", run.step_number, error, lines, "move",
+                                     "State machine") from error
             step = len(run.moves_taken) if run.fine else run.step_number
             raise RunFailedError(self.subject or "", step, error, lines, "move" if run.fine else "step") from error
 
     # ------------------------------------------------------------ breakpoints
 
     def add_break(self, node: str, known: Sequence[str]) -> list[str]:
-        """Set a breakpoint; a note when no action of the model has a node of that name (yet)."""
+        """Set a breakpoint (`j`, `state S`, `transition A->B` or a transition's name); a note when no
+        action or machine of the model has a node, state or transition of that name (yet)."""
         if node not in self.breaks:
             self.breaks = (*self.breaks, node)
         lines = [f"breakpoint {node}"]
         if node not in known:
-            lines.append(f"note: no action of the model has a node named '{node}' yet")
+            kind, _, name = node.rpartition(" ")
+            what = {"state": "no machine of the model has a state", "transition": "no machine of the model has"
+                    " a transition"}.get(kind, "no action of the model has a node")
+            lines.append(f"note: {what} named '{name}' yet")
         return lines
 
     def remove_break(self, node: str) -> list[str]:
@@ -276,10 +392,11 @@ class Debugger:
         """All of `lines` with trace on; only the `step N:` lines with it off."""
         return list(lines) if self.trace else [line for line in lines if _STEP_LINE.match(line)]
 
-    def progress(self, run: Stepped, lines: Sequence[str], stopped: str | None = None) -> Progress:
+    def progress(self, run: Stepped, lines: Sequence[str], stopped: str | None = None,
+                 resting: bool = False) -> Progress:
         outputs = tuple(sorted(run.outputs().items())) if run.status == "completed" else ()
         step = len(run.moves_taken) if run.fine else run.step_number
-        return Progress(self.subject or "", tuple(lines), run.status, step, outputs, stopped)
+        return Progress(self.subject or "", tuple(lines), run.status, step, outputs, stopped, resting)
 
     def tokens(self) -> list[Token]:
         if self.run is None:

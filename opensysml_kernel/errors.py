@@ -72,7 +72,7 @@ class RunFailedError(KernelError, RuntimeError):
     SHOWN = 40
 
     def __init__(self, subject: str, step: int, cause: Exception, lines: Sequence[str] = (),
-                 unit: str = "step") -> None:
+                 unit: str = "step", what: str = "Action") -> None:
         self.subject = subject
         self.step = step
         self.cause = cause
@@ -81,7 +81,7 @@ class RunFailedError(KernelError, RuntimeError):
             left = len(shown) - self.SHOWN
             shown = [f"... {left} earlier trace lines (%trace shows them all)", *shown[-self.SHOWN:]]
         self.lines = tuple(shown)
-        super().__init__(f"✗ Action {subject} failed at {unit} {step}: {cause}")
+        super().__init__(f"✗ {what} {subject} failed at {unit} {step}: {cause}")
 
 
 # A witness move the replay cannot make: the engines' refusal, named as the faces always named it.

@@ -6,14 +6,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Protocol
+from typing import Any, Protocol
 
 from engines.errors import RunError
 from engines.runtime import Move, TokenView
 from opensysml_kernel.witness import WitnessPlan
 
-if TYPE_CHECKING:
-    from engines.runtime.snapshot import Snapshot
+
+class Restorable(Protocol):
+    """A point of a run to come back to (engines.runtime.snapshot.Snapshot, or a driven run's Mark)."""
+
+    def restore(self, last: bool = False) -> None: ...
+
+    def release(self) -> None: ...
 
 
 class Stepped(Protocol):
@@ -22,8 +27,10 @@ class Stepped(Protocol):
     action's own: a machine's performance offers the same."""
 
     fine: bool
-    status: str
     moves_taken: list[Move]
+
+    @property
+    def status(self) -> str: ...
 
     @property
     def finished(self) -> bool: ...
@@ -50,28 +57,42 @@ class Stepped(Protocol):
         """Where it stands: the positions of what may still move (an action's tokens)."""
         ...
 
-    def snapshot(self, allow_replay: bool = False) -> Snapshot: ...
+    def snapshot(self, allow_replay: bool = False) -> Restorable: ...
 
     def reset(self) -> None: ...
 
 
 class DeedKind(Enum):
-    """What the debugger did to the run between two checkpoints (machines add their own: a send, the
-    clock advanced)."""
+    """What the debugger did to the run between two checkpoints."""
 
     ROUND = "round"  # one step of the run's fixed schedule
     MOVE = "move"  # one move chosen (by a witness followed, or the first enabled)
+    SEND = "send"  # the environment sent an event (to a machine)
+    TIMER = "timer"  # time moved to the next timer due before a horizon, which fired
+    CLOCK = "clock"  # time moved on to the end of an advance
 
 
 @dataclass(frozen=True)
 class Deed:
     kind: DeedKind
     move: Move | None = None
+    value: Any = None  # the event sent, the horizon of a timer, the instant the clock moved to
+    target: str | None = None  # whom the event was sent to
+    label: str = ""  # what it was, as `%back` names what it undid
 
     def redo(self, run: Stepped) -> None:
         """Do it again on a run remade from its start, as it was done the first time."""
         if self.kind is DeedKind.ROUND:
             run.step()
+            return
+        if self.kind in (DeedKind.SEND, DeedKind.TIMER, DeedKind.CLOCK):
+            driven: Any = run  # a machine's run (opensysml_kernel.machines.Driven)
+            if self.kind is DeedKind.SEND:
+                driven.send(self.value, self.target)
+            elif self.kind is DeedKind.TIMER:
+                driven.fire_timer(self.value)
+            else:
+                driven.clock_to(self.value)
             return
         assert self.move is not None
         enabled = run.enabled_moves()
@@ -95,7 +116,7 @@ class Checkpoint:
     """The run as it stood before one step, the session's bookkeeping of it then, and what was done
     after (set once chosen: a witness's move is chosen after time was let pass)."""
 
-    snapshot: Snapshot
+    snapshot: Restorable
     stepping: Stepping
     deed: Deed | None = None
 
@@ -127,6 +148,11 @@ class History:
     def step_not_made(self) -> None:
         """The step `before_step` prepared did not happen (no move was enabled, or the witness refused one)."""
         self._checkpoints.pop().snapshot.release()
+
+    def undone(self, count: int) -> list[str]:
+        """What the last `count` steps were, latest first (as their deeds name them)."""
+        return [c.deed.label for c in reversed(self._checkpoints[len(self._checkpoints) - count:])
+                if c.deed is not None and c.deed.label]
 
     def back(self, count: int) -> Stepping:
         """Put the run back as it was `count` steps ago; the bookkeeping of then. The checkpoints of the

@@ -1,26 +1,39 @@
-"""Machine runs for the faces: start a state machine, feed it the environment's events and time, and
-report its configuration, pool, visits and values (the CLI's `run --state` and the `%state` family)."""
+"""Machine runs for the faces: a state machine (or a part's instance with the machines it exhibits)
+as a behavior the one debugger steps, fed the environment's events and time, and reported by its
+configuration, pool, visits and values (the `%state` family, the CLI's `run --state`/`--instantiate`)."""
 
 from __future__ import annotations
 
 import json
+import re
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from engines.errors import RunError
+from engines.runtime import Move, TokenView
+from engines.runtime.actions.tokens import Terminated
 from engines.runtime.lowered import LoweredModel
 from engines.runtime.states import (
     EnvEvent,
     EnvironmentInputError,
     MachineRun,
+    UnknownSignalError,
     events_from_json,
-    parse_duration,
-    parse_send,
     start_machine,
 )
+from engines.runtime.states.instances import InstanceObject, Instantiation
 from engines.runtime.values import spell
+from engines.runtime.world import Context
+from opensysml_kernel.errors import UsageError
+
+SEND_USAGE = "%send <signal>[(p=value, ...)] [to <machine|object>]"
+RESTING = "nothing to do now: the machine waits (%send an event or %advance the clock)"
+_ENTER_EXIT = re.compile(r"(enter|exit): (\S+)")
+_TRANSITION = re.compile(r"transition: (\S+) -> (\S+)")
 
 
 def read_events(path: str) -> list[EnvEvent]:
@@ -36,106 +49,348 @@ def read_events(path: str) -> list[EnvEvent]:
     return events_from_json(data)
 
 
-@dataclass
-class MachineSession:
-    """One machine run a face drives: started, sent events, advanced, stepped and stepped back.
+def split_target(text: str) -> tuple[str, str | None]:
+    """`Go(speed=3) to station` as the event's text and whom it is sent to (None: no `to`)."""
+    head, sep, target = f" {text} ".rpartition(" to ")
+    if not sep or not head.strip() or not target.strip() or ")" in target or "(" in target:
+        return text.strip(), None
+    return head.strip(), target.strip()
 
-    What the environment did and each move taken are kept in order (`inputs`): `back` starts the
-    machine again and replays them without the last moves, which gives the run it had then, since a
-    machine under a fixed policy moves the same way every time."""
 
-    run: MachineRun
-    subject: str
-    program: LoweredModel
-    schedule: str = "reverse"
-    performer: str | None = None
-    inputs: list[tuple[str, Any]] = field(default_factory=list)
+@dataclass(frozen=True)
+class Input:
+    """One thing done to a driven run, in order: a move tried (`move`), an event sent, time let pass."""
 
-    @classmethod
-    def start(cls, program: LoweredModel, name: str, schedule: str = "reverse",
-              performer: str | None = None) -> MachineSession:
-        run = start_machine(program, name, schedule, performer)
-        return cls(run, run.element.qualified_name, program, schedule, performer)
+    kind: str  # move, send, timer (fired by a horizon), clock (moved to an instant)
+    value: Any = None
+    target: str | None = None
+
+
+class Mark:
+    """A point of a driven run to come back to: the inputs that led there, replayed on a fresh start
+    (a machine under a fixed policy moves the same way every time)."""
+
+    def __init__(self, driven: Driven) -> None:
+        self._driven = driven
+        self._inputs = tuple(driven.inputs)
+
+    def restore(self, last: bool = False) -> None:
+        self._driven.rebuild(self._inputs)
+
+    def release(self) -> None:
+        """Nothing held open: a mark is the inputs alone."""
+
+
+def breakpoint_hit(breaks: Sequence[str], lines: Sequence[str], names: dict[str, set[str]]) -> str | None:
+    """`⏸ breakpoint state S (entered|exited)` and `⏸ breakpoint transition A->B` for each line of a
+    move that a breakpoint names, one line each; `names` gives each `A->B` the names its transitions have."""
+    hits: list[str] = []
+    for line in lines:
+        m = _ENTER_EXIT.match(line)
+        if m and f"state {m.group(2)}" in breaks:
+            hits.append(f"⏸ breakpoint state {m.group(2)} ({m.group(1)}ed)")
+        m = _TRANSITION.match(line)
+        if m:
+            label = f"{m.group(1)}->{m.group(2)}"
+            hits += [f"⏸ breakpoint transition {name}" + (f" ({label})" if name != label else "")
+                     for name in (label, *sorted(names.get(label, ()))) if f"transition {name}" in breaks]
+    return "\n".join(dict.fromkeys(hits)) or None
+
+
+class Driven(ABC):
+    """A run the environment drives: moves of its own, events sent to it, time let pass. It offers
+    the debugger's stepping surface (history.Stepped): a step is one move at the present instant."""
+
+    fine = False
+
+    def __init__(self, program: LoweredModel, subject: str, schedule: str) -> None:
+        self.program = program
+        self.subject = subject
+        self.schedule = schedule
+        self.inputs: list[Input] = []
+        self.moves_taken: list[Move] = []
+        self.step_number = 0  # moves made and inputs given
+        self.last = ""  # what the last move was, for its `move N:` line
+        self._fresh()
+
+    # ------------------------------------------------------------ what each kind of run does
+
+    @abstractmethod
+    def _fresh(self) -> None:
+        """Start again: the world made anew, the initial configurations entered."""
 
     @property
-    def moves(self) -> int:
-        return sum(1 for kind, _ in self.inputs if kind == "move")
+    @abstractmethod
+    def ctx(self) -> Context: ...
 
-    def send(self, event: EnvEvent | str) -> EnvEvent:
-        parsed = parse_send(event) if isinstance(event, str) else event
-        self.run.send(parsed)
-        self.inputs.append(("send", parsed))
-        return parsed
+    @property
+    @abstractmethod
+    def machines(self) -> list[MachineRun]: ...
 
-    def advance(self, duration: str | Fraction) -> list[str]:
-        seconds = parse_duration(duration) if isinstance(duration, str) else duration
-        mark = self.run.ctx.trace.mark()
-        self.settle()
-        self.run.advance(seconds)
-        self.inputs.append(("advance", seconds))
-        return self.run.ctx.trace.since(mark)
+    @abstractmethod
+    def _move(self) -> str | None:
+        """One move now; what it was, or None when nothing can move."""
 
-    def step(self, count: int = 1) -> tuple[list[str], int]:
-        """Up to `count` moves at the present instant; the lines written and the moves made."""
-        mark = self.run.ctx.trace.mark()
-        made = 0
-        while made < count and self.run.step():
-            made += 1
-            self.inputs.append(("move", None))
-        return self.run.ctx.trace.since(mark), made
+    @abstractmethod
+    def _send(self, event: EnvEvent, target: str | None) -> None: ...
 
-    def settle(self) -> tuple[list[str], int]:
-        """Every move due now: the machine runs until it rests (timers wait for `advance`)."""
-        return self.step(self.run.ctx.max_steps)
+    @abstractmethod
+    def final_state(self) -> str: ...
 
-    def back(self, count: int = 1) -> int:
-        """Undo the last `count` moves (the environment's sends stay); the moves undone. Time that
-        passed is not undone: back stops at the last `advance`."""
-        since = 0
-        for kind, _ in reversed(self.inputs):
-            if kind == "advance":
-                break
-            since += kind == "move"
-        undone = min(count, since)
-        kept: list[tuple[str, Any]] = []
-        dropping = undone
-        for kind, value in reversed(self.inputs):
-            if kind == "move" and dropping:
-                dropping -= 1
-                continue
-            kept.append((kind, value))
-        kept.reverse()
-        run = start_machine(self.program, self.subject, self.schedule, self.performer)
-        run.ctx.trace.enabled = self.run.ctx.trace.enabled
-        self.run, self.inputs = run, []
-        for kind, value in kept:
-            if kind == "send":
-                self.send(value)
-            elif kind == "advance":
-                self.run.advance(value)
-                self.inputs.append((kind, value))
+    @abstractmethod
+    def current(self) -> list[str]: ...
+
+    @abstractmethod
+    def outputs(self) -> dict[str, str]: ...
+
+    # ------------------------------------------------------------ the stepping surface
+
+    @property
+    def status(self) -> str:
+        for machine in self.machines:
+            if machine.status == "failed":
+                return "failed"
+        if self.machines and all(m.finished for m in self.machines):
+            return self.machines[0].status
+        return "running"
+
+    @property
+    def finished(self) -> bool:
+        return self.status != "running"
+
+    @property
+    def trace(self) -> list[str]:
+        return self.ctx.trace.lines
+
+    def enabled_moves(self) -> list[Move]:
+        return []
+
+    def apply(self, move: Move) -> list[str]:
+        raise EnvironmentInputError("a machine's moves are not replayed one by one yet")
+
+    def let_time_pass(self) -> bool:
+        return False
+
+    def stuck(self) -> str | None:
+        return None
+
+    def tokens(self) -> list[TokenView]:
+        return []
+
+    def snapshot(self, allow_replay: bool = False) -> Mark:
+        return Mark(self)
+
+    def reset(self) -> None:
+        self.rebuild(())
+
+    def rebuild(self, inputs: Sequence[Input]) -> None:
+        """The run made again from its start, given `inputs` in order."""
+        trace_on = self.ctx.trace.enabled
+        self.inputs, self.step_number, self.last = [], 0, ""
+        self._fresh()
+        self.ctx.trace.enabled = trace_on
+        for given in inputs:
+            if given.kind == "move":
+                self.step()
+            elif given.kind == "send":
+                self.send(given.value, given.target)
+            elif given.kind == "timer":
+                self.fire_timer(given.value)
             else:
-                self.step(1)
-        return undone
+                self.clock_to(given.value)
 
-    def current(self) -> list[str]:
-        """The configuration as a tree (two spaces a level), then the machine's features."""
-        lines = [f"{'  ' * depth}{name}" for depth, name in self.run.configuration()]
-        if not lines:
-            lines = ["(no active state)" if self.run.status == "running" else f"({self.run.status})"]
-        lines += [f"{k} = {v}" for k, v in self.run.outputs().items()]
-        return lines
+    def step(self) -> list[str]:
+        """One move at the present instant, its `move N:` line first; nothing when the run rests."""
+        mark = self.ctx.trace.mark()
+        self.inputs.append(Input("move"))
+        if self.finished:
+            return []
+        done = self._move()
+        if done is None:
+            return []
+        self.step_number += 1
+        lines = self.ctx.trace.since(mark)
+        if not any(line.startswith("transition: ") for line in lines) and done.rpartition(": ")[2].startswith("dispatch "):
+            done += " (no transition took it)"
+        self.last = done
+        return [f"move {self.step_number}: {done}", *lines]
+
+    def send(self, event: EnvEvent, target: str | None = None) -> EnvEvent:
+        self._send(event, target)
+        self.inputs.append(Input("send", event, target))
+        self.step_number += 1
+        self.last = f"send {event.text()}" + (f" to {target}" if target else "")
+        return event
+
+    def fire_timer(self, horizon: Fraction) -> list[str]:
+        """One time move: the clock goes to the earliest timer due no later than `horizon`, and what is
+        due then is dispatched (the machine's whose timer it is, the first in order on a tie); its
+        `move N:` line first; nothing when no timer is due by then."""
+        mark = self.ctx.trace.mark()
+        self.inputs.append(Input("timer", horizon))
+        due = [(min(t.due for t in m.timers if t.transition.source in m.active), i, m)
+               for i, m in enumerate(self.machines)
+               if not m.finished and any(t.transition.source in m.active for t in m.timers)]
+        if not due or min(due)[0] > horizon:
+            return []
+        when, _, machine = min(due, key=lambda d: (d[0], d[1]))
+        fired = sorted((t for t in machine.timers if t.due == when and t.transition.source in machine.active),
+                       key=lambda t: t.seq)
+        try:
+            machine._fire_timers(horizon)
+        except Terminated:
+            machine._terminate()
+        except RunError as err:
+            machine.status, machine.error = "failed", err
+            raise
+        self._delivered(machine)
+        self.step_number += 1
+        self.last = f"{self._owner(machine)}time t={spell(when)}: {', '.join(dict.fromkeys(t.transition.label() for t in fired))}"
+        return [f"move {self.step_number}: {self.last}", *self.ctx.trace.since(mark)]
+
+    def clock_to(self, instant: Fraction) -> None:
+        """The clock moves on to `instant` (every timer due before it fired): the end of an `%advance`."""
+        self.inputs.append(Input("clock", instant))
+        self.ctx.clock.advance_to(instant)
+        self.step_number += 1
+        self.last = f"clock to t={spell(instant)}"
+
+    def _delivered(self, sender: MachineRun) -> None:  # noqa: B027 (a lone machine has no one to deliver to)
+        """Messages `sender` put on the world's bus go to the machines that accept them (an instance's)."""
+
+    # ------------------------------------------------------------ what the faces show
+
+    def pool(self) -> list[str]:
+        """The events waiting, in arrival order (in an instance, each with the object whose pool holds it)."""
+        return [f"{self._holder(m)}{_event_text(e)}" for m in self.machines for e in m.pool]
+
+    def _holder(self, machine: MachineRun) -> str:
+        return ""
 
     def events(self) -> list[str]:
         """The pool in arrival order, the deferred events, the clock and its waiters."""
-        run = self.run
-        lines = [f"pool: {', '.join(_event_text(e) for e in run.pool) or '(empty)'}",
-                 f"deferred: {', '.join(_event_text(e) for e in run.deferred) or '(none)'}",
-                 f"clock: t={spell(run.ctx.clock.now)}"]
-        for timer in sorted(run.timers, key=lambda t: (t.due, t.seq)):
-            if timer.transition.source in run.active:
-                lines.append(f"  timer t={spell(timer.due)}: {timer.transition.label()}")
+        deferred = [f"{self._holder(m)}{_event_text(e)}" for m in self.machines for e in m.deferred]
+        lines = [f"pool: {', '.join(self.pool()) or '(empty)'}",
+                 f"deferred: {', '.join(deferred) or '(none)'}",
+                 f"clock: t={spell(self.ctx.clock.now)}"]
+        for machine in self.machines:
+            for timer in sorted(machine.timers, key=lambda t: (t.due, t.seq)):
+                if timer.transition.source in machine.active:
+                    lines.append(f"  timer t={spell(timer.due)}: {timer.transition.label()}")
+        in_flight = [spell(message.payload) for message in self.ctx.bus]
+        if in_flight:
+            lines.append(f"in flight: {', '.join(in_flight)}")
         return lines
+
+    def where(self) -> str:
+        """`● free+closed at t=0.0`, or how the run ended."""
+        if self.status == "failed":
+            error = next((m.error for m in self.machines if m.error is not None), None)
+            return f"✗ State machine {self.subject} failed: {error}"
+        if self.finished:
+            return f"✓ State machine {self.subject} {self.status}: {self.final_state() or '(no active state)'}"
+        return f"● {self.final_state() or '(no active state)'} at t={spell(self.ctx.clock.now)}"
+
+    def transition_names(self) -> dict[str, set[str]]:
+        names: dict[str, set[str]] = {}
+        for machine in self.machines:
+            for t in machine.shape.transitions:
+                if t.name:
+                    names.setdefault(t.label(), set()).add(t.name)
+        return names
+
+    def state_names(self) -> set[str]:
+        return {v.name for m in self.machines for v in m.shape.vertices if v.is_state}
+
+    def positions(self) -> list[str]:
+        """Where the run may move from (`%tokens`): each active leaf state, each do behavior under way."""
+        out: list[str] = []
+        for machine in self.machines:
+            owner = self._owner(machine)
+            for leaf in filter(None, machine.final_state().split("+")):
+                out.append(f"{owner}state {leaf}")
+            for state, do in sorted(machine.dos.items(), key=lambda item: item[0].order):
+                if state in machine.active and not do.done:
+                    out.append(f"{owner}do of {state.name}: statement {do.index + (do.current is None)}"
+                               f" of {len(do.statements)}")
+        return out
+
+    def _owner(self, machine: MachineRun) -> str:
+        """How a position names the machine it is of, in a run of several (`probe beacon: `)."""
+        return ""
+
+    def visits(self) -> list[str]:
+        return [v for m in self.machines for v in m.visits]
+
+
+def _event_text(event: Any) -> str:
+    return str(event.name if event.kind != "time" else f"time {event.transition.label()}")
+
+
+def _tree(machine: MachineRun, indent: int = 0) -> list[str]:
+    return [f"{'  ' * (indent + depth)}{name}" for depth, name in machine.configuration()]
+
+
+def _what_moved(machine: MachineRun, before: tuple[int, int, Any, Any]) -> str:
+    """What one move of `machine` was, from its pool and completions before and after."""
+    completions, pool, first_completion, first_event = before
+    if len(machine.completions) < completions or (completions and machine.completions[:1] != [first_completion]):
+        return f"completion of {first_completion.name}"
+    if first_event is not None and (len(machine.pool) < pool or machine.pool[:1] != [first_event]):
+        return f"dispatch {_event_text(first_event)}"
+    return "do step" if machine.dos else "change event"
+
+
+def _before(machine: MachineRun) -> tuple[int, int, Any, Any]:
+    return (len(machine.completions), len(machine.pool), machine.completions[0] if machine.completions else None,
+            machine.pool[0] if machine.pool else None)
+
+
+class MachineStepping(Driven):
+    """One state machine's performance, driven at the prompt or by the CLI."""
+
+    def __init__(self, program: LoweredModel, name: str, schedule: str = "reverse",
+                 performer: str | None = None) -> None:
+        self.name, self.performer = name, performer
+        self.run = start_machine(program, name, schedule, performer)
+        super().__init__(program, self.run.element.qualified_name, schedule)
+
+    def _fresh(self) -> None:
+        self.run = start_machine(self.program, self.name, self.schedule, self.performer)
+        self.run.ctx.trace.enabled = True
+
+    @property
+    def ctx(self) -> Context:
+        return self.run.ctx
+
+    @property
+    def machines(self) -> list[MachineRun]:
+        return [self.run]
+
+    def _move(self) -> str | None:
+        before = _before(self.run)
+        if not self.run.step():
+            return None
+        return _what_moved(self.run, before)
+
+    def _send(self, event: EnvEvent, target: str | None) -> None:
+        if target is not None and target not in (self.subject, self.subject.rsplit("::", 1)[-1], "this"):
+            raise UsageError(f"%send to '{target}': the only machine running is {self.subject}", SEND_USAGE)
+        self.run.send(event)
+
+    def final_state(self) -> str:
+        return self.run.final_state()
+
+    def current(self) -> list[str]:
+        """The configuration as a tree (two spaces a level), then the machine's features."""
+        lines = _tree(self.run) or ["(no active state)" if self.run.status == "running" else f"({self.run.status})"]
+        return [*lines, *(f"{k} = {v}" for k, v in self.run.outputs().items())]
+
+    def configuration(self) -> list[tuple[int, str]]:
+        return self.run.configuration()
+
+    def outputs(self) -> dict[str, str]:
+        return self.run.outputs()
 
     def document(self, error: str | None, status: str, code: int, trace: Sequence[str]) -> dict[str, Any]:
         """The JSON of a machine run (the CLI's `--json`)."""
@@ -144,5 +399,109 @@ class MachineSession:
                 "error": error, "trace": list(trace)}
 
 
-def _event_text(event: Any) -> str:
-    return str(event.name if event.kind != "time" else f"time {event.transition.label()}")
+class InstanceStepping(Driven):
+    """A part materialized with the parts it holds: the actions each object performs run first, then
+    its machines move one move at a time, each to rest in object order (as the corpus's instances
+    run), a message one machine sends going to the machines that accept it."""
+
+    def __init__(self, program: LoweredModel, part: str, schedule: str = "reverse") -> None:
+        self.part = part
+        self.world = Instantiation(program, part, schedule)
+        super().__init__(program, part, schedule)
+
+    def _fresh(self) -> None:
+        self.world = Instantiation(self.program, self.part, self.schedule)
+        self.world.ctx.trace.enabled = True
+        # The actions each object performs first, as the corpus's instances run (Instantiation.run).
+        for obj in self.world.objects:
+            for action in self.world._ordered(obj.actions):
+                self.world._perform(obj, action)
+        self._cursor = 0
+
+    @property
+    def ctx(self) -> Context:
+        return self.world.ctx
+
+    @property
+    def machines(self) -> list[MachineRun]:
+        return self.world.machines
+
+    @property
+    def objects(self) -> list[InstanceObject]:
+        return self.world.objects
+
+    def _move(self) -> str | None:
+        machines = self.machines
+        for turn in range(len(machines)):
+            index = (self._cursor + turn) % len(machines)
+            machine = machines[index]
+            before = _before(machine)
+            if not machine.finished and machine.step():
+                self._cursor = index
+                done = _what_moved(machine, before)
+                self._delivered(machine)
+                owner = next(o for o in self.objects if machine in o.machines)
+                return f"{self._name(owner)} {machine.element.name}: {done}"
+        return None
+
+    def _delivered(self, sender: MachineRun) -> None:
+        self.world._route(sender)
+
+    def _holder(self, machine: MachineRun) -> str:
+        owner = next(o for o in self.objects if machine in o.machines)
+        return f"{self._name(owner)}: "
+
+    def _owner(self, machine: MachineRun) -> str:
+        owner = next(o for o in self.objects if machine in o.machines)
+        return f"{self._name(owner)} {machine.element.name}: "
+
+    def _name(self, obj: InstanceObject) -> str:
+        return obj.path or self.part.rsplit("::", 1)[-1]
+
+    def _send(self, event: EnvEvent, target: str | None) -> None:
+        objects = self.objects
+        if target is not None:
+            objects = [o for o in objects if target in (self._name(o), o.path)]
+            machines = [m for o in objects for m in o.machines]
+            if not machines:
+                known = ", ".join(self._name(o) for o in self.objects if o.machines)
+                raise UsageError(f"%send to '{target}': no object of {self.subject} of that path exhibits a"
+                                 f" machine (objects with machines: {known})", SEND_USAGE)
+        else:
+            machines = self.machines
+        name = event.name.rsplit("::", 1)[-1]
+        takers = [m for m in machines if m.accepts(name)] or machines[:1]
+        if not takers:
+            raise UnknownSignalError(f"{self.subject} exhibits no state machine to send '{event.name}' to")
+        for machine in takers:
+            machine.send(event)
+
+    def final_state(self) -> str:
+        return ", ".join(f"{self._name(o)}: {m.final_state()}" for o in self.objects for m in o.machines)
+
+    def current(self) -> list[str]:
+        lines: list[str] = []
+        for obj in self.objects:
+            slots = self.world.slots(obj)
+            if not obj.machines and not slots:
+                continue
+            lines.append(f"{self._name(obj)}")
+            for machine in obj.machines:
+                lines.append(f"  {machine.element.name}")
+                lines += _tree(machine, 2)
+            lines += [f"  {k} = {v}" for k, v in slots.items()]
+        return lines
+
+    def outputs(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for obj in self.objects:
+            prefix = f"{obj.path}." if obj.path else ""
+            out.update({prefix + k: v for k, v in self.world.slots(obj).items()})
+        return out
+
+    def object_documents(self) -> list[dict[str, Any]]:
+        """`objects: [{path, finalState, stateVisits, slots}]`, one per object that exhibits a machine."""
+        return [{"path": obj.path, "finalState": obj.machines[0].final_state(),
+                 "stateVisits": list(obj.machines[0].visits), "slots": self.world.slots(obj)}
+                for obj in self.objects if obj.machines]
+

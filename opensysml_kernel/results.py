@@ -53,11 +53,12 @@ class Result:
     tone: Tone = Tone.INFO
     table: Table | None = None
     data: dict[str, Any] = field(default_factory=dict, compare=False)
+    figure: str = field(default="", kw_only=True)  # HTML shown after the lines and table in a notebook (a machine's configuration)
 
     @classmethod
-    def of(cls, lines: Sequence[str], tone: Tone = Tone.INFO, table: Table | None = None,
+    def of(cls, lines: Sequence[str], tone: Tone = Tone.INFO, table: Table | None = None, figure: str = "",
            **data: Any) -> Result:
-        return cls(tuple(lines), tone, table, dict(data))
+        return cls(tuple(lines), tone, table, dict(data), figure=figure)
 
     @property
     def text(self) -> str:
@@ -76,6 +77,8 @@ class Result:
         parts = ["<pre style='margin:0'>" + "\n".join(rendered) + "</pre>"] if rendered else []
         if self.table is not None:
             parts.append(self.table.html())
+        if self.figure:
+            parts.append(self.figure)
         return f"<div class='opensysml-result opensysml-{self.tone.value}'>" + "".join(parts) + "</div>"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:

@@ -10,6 +10,7 @@ from typing import ParamSpec, TypeVar
 
 import ir
 from engines.runtime import Program
+from engines.runtime.states import EnvEvent, parse_duration, parse_send
 from engines.witness import admit
 from ir.model import Declaration
 from ir.syntax import Document
@@ -24,7 +25,7 @@ from opensysml_kernel.checking import (
 from opensysml_kernel.debugger import DEFAULT_SCHEDULE, Debugger, DebuggerState, Progress, Replay, Token
 from opensysml_kernel.errors import NoWitnessError, RunFailedError, WitnessWriteError
 from opensysml_kernel.history import Stepped, Stepping
-from opensysml_kernel.machines import MachineSession
+from opensysml_kernel.machines import Driven, InstanceStepping, MachineStepping
 from opensysml_kernel.reports import Check, CheckReport
 from opensysml_kernel.results import Result
 from opensysml_kernel.witness import WitnessPlan, read_plan, witness_steps, write_witnesses
@@ -58,8 +59,6 @@ class SessionState:
     settings: CheckSettings
     last_check: CheckReport | None
     debug: bool
-    machine: MachineSession | None = None
-    machine_focus: bool = False
 
 
 class Session:
@@ -70,10 +69,6 @@ class Session:
         self.debugger = Debugger()
         self.settings = CheckSettings()
         self.last_check: CheckReport | None = None
-        # The state machine run the `%state` family drives; %step, %back and %continue move it while
-        # it is the run most recently started.
-        self.machine: MachineSession | None = None
-        self.machine_focus = False
         self.debug = False  # internal errors shown with their Python traceback (`%debug on`)
         # A cell, a command, a step: each completes or leaves the session as it was; a run that fails
         # at runtime is an outcome, kept to inspect, and a cell its reader stopped reading keeps what it did.
@@ -94,6 +89,11 @@ class Session:
     @property
     def run(self) -> Stepped | None:
         return self.debugger.run
+
+    @property
+    def machine(self) -> Driven | None:
+        """The current run when it is a state machine's (or an instance's): what %send and %advance drive."""
+        return self.debugger.run if isinstance(self.debugger.run, Driven) else None
 
     @property
     def subject(self) -> str | None:
@@ -160,7 +160,6 @@ class Session:
         self.workspace.clear()
         self.debugger.replace(None, None)
         self.last_check = None
-        self.machine, self.machine_focus = None, False
 
     @_atomic
     def set_schedule(self, text: str) -> str:
@@ -180,12 +179,32 @@ class Session:
 
     # ------------------------------------------------------------ runs
 
-    def start_machine(self, name: str, performer: str | None = None) -> MachineSession:
-        """A state machine run the `%state` family drives, under the session's schedule."""
-        self.machine = MachineSession.start(self.program(), name, self.schedule, performer)
-        self.machine.run.ctx.trace.enabled = True
-        self.machine_focus = True
-        return self.machine
+    @_atomic
+    def start_machine(self, name: str, performer: str | None = None) -> MachineStepping:
+        """A run of the state machine (its initial configuration entered), the debugger's current run."""
+        machine = MachineStepping(self.program(), name, self.schedule, performer)
+        self.debugger.attach(machine, machine.subject, None)
+        return machine
+
+    @_atomic
+    def instantiate(self, part: str) -> InstanceStepping:
+        """The part materialized with its parts, the actions they perform run and the machines they
+        exhibit started: the debugger's current run."""
+        instance = InstanceStepping(self.program(), self.workspace.part_name(part), self.schedule)
+        self.debugger.attach(instance, instance.subject, None)
+        return instance
+
+    @_atomic
+    def send(self, text: str, target: str | None = None) -> EnvEvent:
+        """The environment sends the event `text` (`Go`, `Set(speed=3)`) to the machine (or `target`)."""
+        self.debugger.driven("send")
+        return self.debugger.send(parse_send(text), target)
+
+    @_atomic
+    def advance(self, text: str) -> Progress:
+        """What is due now runs, then the clock moves by the duration `text`; the timers due fire."""
+        self.debugger.driven("advance")
+        return self.debugger.advance(parse_duration(text))
 
     @_atomic
     def start_action(self, name: str, performer: str | None = None) -> Progress:
@@ -194,7 +213,6 @@ class Session:
         installed = self.debugger.replay
         if installed is not None and performer is None:
             performer = installed.plan.witness.performer
-        self.machine_focus = False
         subject = self.action_name(name, performer)
         if installed is not None:
             # A witness of another model (changed since %replay), behavior or performer is refused.
@@ -223,7 +241,7 @@ class Session:
 
     @_atomic
     def add_break(self, node: str) -> list[str]:
-        return self.debugger.add_break(node, self.node_names())
+        return self.debugger.add_break(node, [*self.node_names(), *self.workspace.state_names()])
 
     @_atomic
     def remove_break(self, node: str) -> list[str]:
@@ -314,14 +332,13 @@ class Session:
     def snapshot(self) -> SessionState:
         """The session as it stands, before a cell that `restore` undoes if it fails or `commit` keeps."""
         return SessionState(self.workspace.state(), self.debugger.state(), self.settings, self.last_check,
-                            self.debug, self.machine, self.machine_focus)
+                            self.debug)
 
     def restore(self, state: SessionState) -> None:
         """Put back what `snapshot` saw, the run's steps and `%back`s since included."""
         self.workspace.restore(state.workspace)
         self.settings, self.last_check, self.debug = state.settings, state.last_check, state.debug
         self.debugger.restore(state.debugger)
-        self.machine, self.machine_focus = state.machine, state.machine_focus
 
     def _commit(self, state: SessionState) -> None:
         """The cell begun at `snapshot` is kept: the runs it replaced are released."""

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 import ir
+from engines.errors import UnknownBehaviorError
 from engines.runtime import Program
 from engines.runtime.objects import action_on, part_usages, performed_actions
+from engines.runtime.states.layout import shape_of
 from ir.lower.states import check_machines
 from ir.model import Declaration, Element
 from ir.source import read_source
@@ -241,6 +243,33 @@ class Workspace:
             if part is not None and any(a is subject for a in performed_actions(self.model, part)):
                 out.append(name)
         return out
+
+    def part_name(self, name: str) -> str:
+        """The qualified name of a part (definition or usage), given qualified or (when unique) by its
+        last part, for `%instantiate`."""
+        parts = self.model.behaviors("part")
+        if name in parts:
+            return name
+        hits = [q for q in parts if q.endswith("::" + name.removeprefix("::"))]
+        if len(hits) == 1:
+            return hits[0]
+        raise UnknownBehaviorError(name, "part", hits or parts)
+
+    def state_names(self) -> list[str]:
+        """`state S` for every state of every machine, `transition A->B` and `transition <name>` for
+        every transition (for breakpoints)."""
+        names: set[str] = set()
+        with suppress(ir.SysmlError):
+            program = self.program()
+            for qualified in self.model.behaviors("state"):
+                with suppress(ir.SysmlError, KeyError, ValueError):
+                    el = self.model.element(qualified)
+                    assert el is not None
+                    shape = shape_of(program.model, el)
+                    names.update(f"state {v.name}" for v in shape.vertices if v.is_state)
+                    names.update(f"transition {t.label()}" for t in shape.transitions)
+                    names.update(f"transition {t.name}" for t in shape.transitions if t.name)
+        return sorted(names)
 
     def node_names(self) -> list[str]:
         """The node names of every action graph of the model (for breakpoints and completion)."""

@@ -3,7 +3,7 @@
 through the peer kernel (`jupyter-opensysml-kernel` from PyPI, a dev-only comparison, never a
 dependency); print every disagreement (ours vs expected vs peer) and the tally.
 
-    python scripts/referee.py [--peer-venv DIR] [--no-peer] [--only SUBSTRING] [--verbose]
+    python scripts/referee.py [--peer-venv DIR] [--no-peer] [--only SUBSTRING] [--machines|--actions] [--verbose]
 
 The peer is looked up as $REFEREE_PEER_CMD (a kernel command line with `{connection_file}`), else
 the `jupyter_opensysml_kernel` package of --peer-venv (default /work/peer-venv, made with
@@ -39,6 +39,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.referee.cases import Case, Observed, first_line, judge, load_cases, run_ours  # noqa: E402
+from tests.referee.machines import MachineCase, MachineSeen, judge_machine, load_machine_cases  # noqa: E402
+from tests.referee.machines import run_ours as run_ours_machine  # noqa: E402
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -189,6 +191,115 @@ def run_peer(peer: Peer, case: Case) -> Observed:
     return seen
 
 
+def _seconds(text: str) -> str:
+    """A duration as the peer's `%advance` takes it: a number of seconds."""
+    from engines.runtime.states import parse_duration
+
+    seconds = parse_duration(text)
+    return str(seconds.numerator) if seconds.denominator == 1 else str(float(seconds))
+
+
+_NOT_SENT = re.compile(r"accepts no signal \S+ now|would fire no transition on \S+ now")
+def _state_data(text: str, indent: int = 2) -> dict[str, str]:
+    """The `name = value` lines at one indentation of the peer's `%current` / `%features` blocks."""
+    data = re.compile(r"^ {" + str(indent) + r"}(\S+) = (.*)$")
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        match = data.match(line)
+        if match is not None and not match.group(2).startswith("["):
+            out.setdefault(match.group(1), match.group(2).strip())
+    return out
+
+
+def run_peer_machine(peer: Peer, case: MachineCase) -> MachineSeen:
+    """The peer driven as a modeler drives it: `%state`, `%send` + `%advance 0`, `%advance T`,
+    `%current`; an instance by `%instantiate` and `%features` of every object the case names."""
+    seen = MachineSeen()
+    peer.cell("%clear")
+    status, text = peer.cell(case.text)
+    if status != "ok":
+        seen.refused = text.strip() or status
+        return seen
+    if "instantiate" in case.spec:
+        return _peer_instance(peer, case, seen)
+    status, text = peer.cell(f"%state {case.spec['state']}")
+    if status != "ok":
+        seen.other = "state: " + first_line(text or status)
+        return seen
+    peer.cell("%advance 0")  # the machine at rest (its initial completions, do behaviors) before the environment acts
+    for verb, arg in case.drive:
+        commands = [f"%advance {_seconds(arg)}"] if verb == "advance" else (
+            [f"%send {arg}", "%advance 0"] if verb == "send" else [f"%send {arg}"])
+        for command in commands:
+            status, text = peer.cell(command)
+            if status != "ok" and command.startswith("%send") and _NOT_SENT.search(text):
+                continue  # it refuses to post what the machine would not take now: for it, the event is dropped
+            if status != "ok" and seen.run_error is None:
+                seen.run_error = f"{command}: {text.strip()}"
+    status, text = peer.cell("%advance 0")
+    if status != "ok" and seen.run_error is None and "terminated" not in text.lower():
+        seen.run_error = f"%advance 0: {text.strip()}"
+    status, text = peer.cell("%current")
+    match = re.search(r"Current state: ([^\n]*)", text)
+    seen.final_state = match.group(1).strip() if match else ""
+    state = re.search(r"Execution state: (\S+)", text)
+    seen.status = "terminated" if state and state.group(1).lower().startswith("terminat") else (
+        state.group(1).lower() if state else None)
+    if "State data:" in text:
+        seen.outputs = _state_data(text.split("State data:", 1)[1])
+    return seen
+
+
+def _peer_instance(peer: Peer, case: MachineCase, seen: MachineSeen) -> MachineSeen:
+    root = case.spec["instantiate"]
+    status, text = peer.cell(f"%instantiate {root}")
+    if status != "ok":
+        seen.other = "instantiate: " + first_line(text or status)
+        return seen
+    paths = {""} | set(case.spec.get("objects", {}))
+    paths |= {k.rsplit(".", 1)[0] for k in case.spec.get("outputs", {}) if "." in k}
+    ident = re.search(r"ID: (\d+)", text)
+    short = f"#{ident.group(1)}" if ident else root.rsplit("::", 1)[-1]
+    for path in sorted(paths):
+        status, text = peer.cell(f"%features {short}{'.' + path if path else ''}")
+        if status != "ok":
+            continue
+        prefix = f"{path}." if path else ""
+        features, _, behaviors = text.partition("Behaviors:")
+        for name, value in _state_data(features).items():
+            seen.outputs[prefix + name] = value
+        for name, value in _state_data(behaviors, 4).items():
+            seen.outputs.setdefault(prefix + name, value)
+        match = re.search(r"exhibited state machine, current state ([^\n]*)", behaviors)
+        if match is not None:
+            seen.objects[path] = match.group(1).strip()
+    return seen
+
+
+def describe_machine(seen: MachineSeen | None) -> str:
+    if seen is None:
+        return "(not run)"
+    if seen.refused is not None:
+        return "refused: " + first_line(seen.refused)
+    parts = [seen.other] if seen.other else []
+    if seen.run_error:
+        parts.append("run error: " + first_line(seen.run_error))
+    if seen.final_state is not None:
+        parts.append(f"in {seen.final_state}" + (f" ({seen.status})" if seen.status not in (None, "running") else ""))
+    if seen.visits:
+        parts.append("visits " + ", ".join(seen.visits))
+    if seen.objects:
+        parts.append("objects: " + ", ".join(f"{k or '(root)'} in {v}" for k, v in sorted(seen.objects.items())))
+    if seen.outputs:
+        parts.append(", ".join(f"{k} = {v}" for k, v in sorted(seen.outputs.items())))
+    return "; ".join(parts) or "(nothing)"
+
+
+def expected_machine(spec: dict[str, Any]) -> str:
+    keys = ("finalState", "stateVisits", "objects", "outputs", "status", "run_error", "refused")
+    return "; ".join(f"{k}: {json.dumps(spec[k], ensure_ascii=False)}" for k in keys if k in spec)
+
+
 # ---------------------------------------------------------------- the comparison
 
 
@@ -232,19 +343,43 @@ def print_classes(cases: list[Case]) -> None:
                 print(f"  - `{c.name}`: {c.spec['xfail']}")
 
 
+def print_machine_classes(cases: list[MachineCase]) -> None:
+    from tests.referee.machines import MACHINE_CLASSES
+
+    print("| machine class | models | xfail | unclear |\n|-------|-------:|------:|--------:|")
+    for key, title in MACHINE_CLASSES.items():
+        mine = [c for c in cases if c.klass == key]
+        print(f"| {title} (`{key}`) | {len(mine)} | {sum('xfail' in c.spec for c in mine)} |"
+              f" {sum('unclear' in c.spec for c in mine)} |")
+    print(f"| **total** | **{len(cases)}** | **{sum('xfail' in c.spec for c in cases)}** |"
+          f" **{sum('unclear' in c.spec for c in cases)}** |\n")
+    for key in MACHINE_CLASSES:
+        wrong = [c for c in cases if c.klass == key and "xfail" in c.spec]
+        if wrong:
+            print(f"- **{key}**")
+            for c in wrong:
+                print(f"  - `{c.name}`: {c.spec['xfail']}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--peer-venv", default=os.environ.get("REFEREE_PEER_VENV", "/work/peer-venv"))
     ap.add_argument("--no-peer", action="store_true")
     ap.add_argument("--only", default="")
+    ap.add_argument("--machines", action="store_true", help="the machine cases (tests/referee/states) only")
+    ap.add_argument("--actions", action="store_true", help="the action cases (tests/referee/models) only")
     ap.add_argument("--verbose", action="store_true", help="print every case, not only disagreements")
     ap.add_argument("--classes", action="store_true",
                     help="print the models and xfails per class (Markdown) and stop, running nothing")
     args = ap.parse_args()
     os.environ.setdefault("OPENSYSML_KERNEL_DETERMINISTIC", "1")
-    cases = [c for c in load_cases() if args.only in c.name]
+    cases = [c for c in load_cases() if args.only in c.name] if not args.machines else []
+    machines = [c for c in load_machine_cases() if args.only in c.name] if not args.actions else []
     if args.classes:
-        print_classes(cases)
+        if cases:
+            print_classes(cases)
+        if machines:
+            print_machine_classes(machines)
         return 0
     peer: Peer | None = None
     if args.no_peer:
@@ -260,53 +395,79 @@ def main() -> int:
             except Exception as error:  # any startup failure skips the peer, named
                 print(f"peer skipped: it did not start ({error!r})")
     tally = {"agree": 0, "ours wrong": 0, "peer wrong": 0, "unclear": 0, "ours fixed": 0}
+    mtally = dict.fromkeys(tally, 0)
     baseline = {line.strip() for line in (ROOT / "tests" / "referee" / "wrong_when_written.txt")
                 .read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")}
     peer_wrong: list[str] = []
-    ours_wrong: list[str] = []
     try:
         for case in cases:
             ours = run_ours(case)
             theirs = run_peer(peer, case) if peer is not None else None
             if "unclear" in case.spec:
-                tally["unclear"] += 1
-                print(f"~ {case.name} [{case.klass}] unclear: {case.spec['unclear']}")
-                print(f"    ours:     {describe(ours)}")
-                if theirs is not None:
-                    print(f"    peer:     {describe(theirs)}")
+                _unclear(tally, case.name, case.klass, case.spec["unclear"], describe(ours),
+                         None if theirs is None else describe(theirs))
                 continue
             mine = judge(case, ours)
             peers = judge(case, theirs, exact=False) if theirs is not None else []
-            if mine:
-                tally["ours wrong"] += 1
-                ours_wrong.append(f"{case.name} [{case.klass}]: {'; '.join(mine)}")
-            elif case.name in baseline:
-                tally["ours fixed"] += 1
-                if "xfail" in case.spec:
-                    print(f"! {case.name}: meets its expectation now; delete its xfail line")
-            if peers:
-                tally["peer wrong"] += 1
-                peer_wrong.append(f"{case.name} [{case.klass}]: {'; '.join(peers)}")
-            if not mine and not peers and case.name not in baseline:
-                tally["agree"] += 1
-            if mine or peers or args.verbose:
-                mark = "✗" if mine or peers else "✓"
-                print(f"{mark} {case.name} [{case.klass}]")
-                print(f"    expected: {expected_text(case.spec)}")
-                print(f"    ours:     {describe(ours)}" + (f"  <- {'; '.join(mine)}" if mine else ""))
-                if theirs is not None:
-                    print(f"    peer:     {describe(theirs)}" + (f"  <- {'; '.join(peers)}" if peers else ""))
+            _count(tally, peer_wrong, baseline, case.name, case.klass, "xfail" in case.spec, mine, peers,
+                   args.verbose, expected_text(case.spec), describe(ours),
+                   None if theirs is None else describe(theirs))
+        for mcase in machines:
+            mours = run_ours_machine(mcase)
+            mtheirs = run_peer_machine(peer, mcase) if peer is not None else None
+            if "unclear" in mcase.spec:
+                _unclear(mtally, mcase.name, mcase.klass, mcase.spec["unclear"], describe_machine(mours),
+                         None if mtheirs is None else describe_machine(mtheirs))
+                continue
+            mine = judge_machine(mcase, mours)
+            peers = judge_machine(mcase, mtheirs, exact=False) if mtheirs is not None else []
+            _count(mtally, peer_wrong, baseline, mcase.name, mcase.klass, "xfail" in mcase.spec, mine, peers,
+                   args.verbose, expected_machine(mcase.spec), describe_machine(mours),
+                   None if mtheirs is None else describe_machine(mtheirs))
     finally:
         if peer is not None:
             peer.close()
     print()
-    print(f"{len(cases)} cases: " + ", ".join(f"{k} {v}" for k, v in tally.items())
-          + ("" if peer is not None else " (no peer)"))
+    suffix = "" if peer is not None else " (no peer)"
+    if cases:
+        print(f"{len(cases)} action cases: " + ", ".join(f"{k} {v}" for k, v in tally.items()) + suffix)
+    if machines:
+        print(f"{len(machines)} machine cases: " + ", ".join(f"{k} {v}" for k, v in mtally.items()) + suffix)
     if peer_wrong:
         print("\npeer wrong:")
         for line in peer_wrong:
             print("  " + line)
     return 0
+
+
+def _unclear(tally: dict[str, int], name: str, klass: str, why: str, ours: str, theirs: str | None) -> None:
+    tally["unclear"] += 1
+    print(f"~ {name} [{klass}] unclear: {why}")
+    print(f"    ours:     {ours}")
+    if theirs is not None:
+        print(f"    peer:     {theirs}")
+
+
+def _count(tally: dict[str, int], peer_wrong: list[str], baseline: set[str], name: str, klass: str, xfail: bool,
+           mine: list[str], peers: list[str], verbose: bool, expected: str, ours: str, theirs: str | None) -> None:
+    """One case into the tally, and its lines printed when someone misses (or always, verbose)."""
+    if mine:
+        tally["ours wrong"] += 1
+    elif name in baseline:
+        tally["ours fixed"] += 1
+        if xfail:
+            print(f"! {name}: meets its expectation now; delete its xfail line")
+    if peers:
+        tally["peer wrong"] += 1
+        peer_wrong.append(f"{name} [{klass}]: {'; '.join(peers)}")
+    if not mine and not peers and name not in baseline:
+        tally["agree"] += 1
+    if mine or peers or verbose:
+        print(f"{'✗' if mine or peers else '✓'} {name} [{klass}]")
+        print(f"    expected: {expected}")
+        print(f"    ours:     {ours}" + (f"  <- {'; '.join(mine)}" if mine else ""))
+        if theirs is not None:
+            print(f"    peer:     {theirs}" + (f"  <- {'; '.join(peers)}" if peers else ""))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engines.errors import EngineError, RunError
-from engines.runtime import Program, Run
+from engines.runtime import Program
+from engines.runtime.behavior import Behavior
 from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.values import spell, type_name, with_article
 from ir import syntax as s
@@ -32,14 +33,15 @@ class Property:
     bindings: tuple[tuple[str, s.Expr], ...] = ()
     defaults: tuple[tuple[str, s.Expr], ...] = ()
 
-    def holds(self, run: Run) -> tuple[bool, str | None]:
-        """Whether it is true in the run's current state; an error text when it cannot be evaluated."""
-        evaluator = Evaluator(run.ctx)
-        frame = Frame(self.name, self.element, run.root.frame)
+    def holds(self, behavior: Behavior) -> tuple[bool, str | None]:
+        """Whether it is true in the behavior's current state; an error text when it cannot be evaluated."""
+        evaluator = Evaluator(behavior.world)
+        scope = behavior.scope()
+        frame = Frame(self.name, self.element, scope)
         try:
-            with run.ctx.trace.quiet():
+            with behavior.world.trace.quiet():
                 for name, expr in self.bindings:
-                    frame.values[name] = evaluator.eval(expr, run.root.frame, 0)
+                    frame.values[name] = evaluator.eval(expr, scope, 0)
                 for name, expr in self.defaults:
                     if name not in frame.values:
                         frame.values[name] = evaluator.eval(expr, frame, 0)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from engines.check.canon import fingerprint
 from engines.check.properties import Property, resolve_properties
-from engines.check.reduce import Reducer, Summary
+from engines.check.reduce import Reducer
 from engines.errors import EngineError, RunError
 from engines.framework import (
     BoundReport,
@@ -29,13 +29,11 @@ from engines.framework import (
     Witness,
     register,
 )
-from engines.runtime import Move, Program, Run
-from engines.runtime.actions.performances import is_anonymous
-from engines.runtime.objects import object_path, part_feature_paths
+from engines.runtime import Program
+from engines.runtime.behavior import Behavior, Move, Summary
 from engines.runtime.snapshot import Snapshot
 from engines.runtime.watch import BoundReached, spell_bytes, watching
-from engines.witness import Claim, ClaimKind, model_hash, replay_moves, unreproduced
-from ir.graphs import ActionGraph
+from engines.witness import Claim, ClaimKind, model_hash, replay, unmet
 from ir.liveness import readable_after_end
 
 _NOTHING: frozenset[tuple[object, ...]] = frozenset()
@@ -78,7 +76,7 @@ class _Claim:
 
 @dataclass
 class _Search:
-    program: Program
+    start: Callable[[], Behavior]  # a fresh behavior, before its first move
     subject: str
     bounds: Bounds
     properties: list[Property]
@@ -86,6 +84,8 @@ class _Search:
     reduce: bool
     interrupted: Callable[[], bool] | None
     progress: Callable[[int, int, int], None] | None
+    readable: frozenset[str] | None
+    model: str  # the model's content hash, as witnesses give it
     performer: str | None
     visited: dict[bytes, tuple[int, frozenset[tuple[object, ...]]]] = field(default_factory=dict)
     states: int = 0
@@ -100,12 +100,10 @@ class _Search:
     violating: dict[tuple[tuple[str, str], ...], tuple[tuple[str, ...], _Claim]] = field(default_factory=dict)
 
 
-def _final_values(run: Run, features: tuple[str, ...] | None) -> dict[str, str]:
-    outputs = run.outputs()
+def _final_values(run: Behavior, features: tuple[str, ...] | None) -> dict[str, str]:
     if features is None:
-        # every attribute of the action, and of the parts it holds or is performed on
-        parts = run.part_outputs()
-        return {k: v for k, v in outputs.items() if k in run.root.frame.values or k in parts}
+        return run.own_outputs()
+    outputs = run.outputs()
     return {f: outputs.get(f, "<unset>") for f in features}
 
 
@@ -120,20 +118,32 @@ def check(program: Program, subject: str, bounds: Bounds | None = None, properti
     action = program.action(subject)
     subject = action.qualified_name
     props = resolve_properties(program, action, properties)
-    probe = program.start_action(subject, performer, fine=True)
-    if diverge is not None and probe.performer is not None:
-        # `this.pressure` in the action's words is the performing part's feature, `pump.pressure`
-        path = object_path(probe.performer, action, program.model)
-        diverge = tuple(f"{path}.{f.removeprefix('this.')}" if f.startswith("this.") else f for f in diverge)
+    probe: Behavior = program.start_action(subject, performer, fine=True)
     if diverge is not None:
-        known = set(probe.outputs()) | _node_paths(probe) | part_feature_paths(program.model, action)
+        diverge = tuple(probe.feature_path(f) for f in diverge)
+        known = probe.known_features()
         unknown = [f for f in diverge if f not in known]
         if unknown:
             raise UnknownFeatureError(
                 f"nothing in {subject} holds {', '.join(repr(u) for u in unknown)}: the features it holds are "
                 + ", ".join(sorted(known)))
-    search = _Search(program, subject, bounds, props, diverge, reduce and not props, interrupted, progress,
-                     performer)
+    return check_behavior(lambda: program.start_action(subject, performer, fine=True), subject, bounds, props,
+                          diverge, reduce, interrupted, progress, readable_after_end(program.model, diverge or ()),
+                          model_hash(program.model), performer)
+
+
+def check_behavior(start: Callable[[], Behavior], subject: str, bounds: Bounds | None = None,
+                   properties: list[Property] | None = None, diverge: tuple[str, ...] | None = None,
+                   reduce: bool = True, interrupted: Callable[[], bool] | None = None,
+                   progress: Callable[[int, int, int], None] | None = None,
+                   readable: frozenset[str] | None = None, model: str = "", performer: str | None = None) -> Result:
+    """The check over any behavior `start` makes afresh (engines/runtime/behavior.py): what `check`
+    does for an action; `readable` the features of ended performances the compared state keeps; `model`
+    (the model's hash) and `performer` as its witnesses name them."""
+    props = properties or []
+    bounds = bounds or Bounds()
+    search = _Search(start, subject, bounds, props, diverge, reduce and not props, interrupted,
+                     progress, readable, model, performer)
     started = time.monotonic()
     with watching(bounds.watch(started, interrupted)):
         try:
@@ -144,37 +154,11 @@ def check(program: Program, subject: str, bounds: Bounds | None = None, properti
     return _result(search, time.monotonic() - started)
 
 
-def _node_paths(run: Run) -> set[str]:
-    """Dotted paths of the features a node's performance may hold (known before any schedule ran)."""
-    out: set[str] = set()
-    _graph_paths(run.root.graph, "", out)
-    return out
-
-
-def _graph_paths(graph: ActionGraph, prefix: str, out: set[str]) -> None:
-    for node in graph.nodes:
-        # as Run.outputs names them: an anonymous node's features under the path around it
-        inner = prefix if is_anonymous(node) else f"{prefix}{node.name}."
-        accept = graph.accepts[node.index]
-        if accept is not None and accept.trigger.payload:
-            out.add(f"{inner}{accept.trigger.payload}")
-        body = node.body
-        if body is None:
-            continue
-        for attr in body.attributes:
-            out.add(f"{inner}{attr.name}")
-        if body.performs is not None:
-            for m in body.performs.members.values():
-                out.add(f"{inner}{m.name}")
-        if body.flow is not None:
-            _graph_paths(body.flow, inner, out)
-
-
 def _run_search(search: _Search, started: float) -> None:
     bounds = search.bounds
-    run = search.program.start_action(search.subject, search.performer, fine=True)
-    run.ctx.trace.enabled = False
-    readable = readable_after_end(search.program.model, search.features or ())
+    run = search.start()
+    run.world.trace.enabled = False
+    readable = search.readable
     reducer = Reducer()
     path: list[Move] = []
     choices: list[list[Move]] = []  # the moves enabled before each move of the path
@@ -184,14 +168,6 @@ def _run_search(search: _Search, started: float) -> None:
     def examine(depth: int, sleep: dict[tuple[object, ...], Summary]) -> _Level | None:
         while True:
             key = fingerprint(run, readable)
-            for t in run.live_tokens():
-                if t.body is not None:
-                    break
-            else:
-                t = None
-            if t is not None or run.displayed:
-                # a paused body's progress is not in the canonical state: never merge such states
-                key = key + repr(run.moves_taken).encode()
             asleep = frozenset(sleep) if sleep else _NOTHING
             seen = search.visited.get(key)
             only: frozenset[tuple[object, ...]] | None = None
@@ -224,7 +200,7 @@ def _run_search(search: _Search, started: float) -> None:
                     _claim(search, "property", f"{prop.name} is false after {depth} moves", path, choices,
                            feature=prop.name)
                     violated.append(prop.name)
-            if run.status == "failed":
+            if run.error is not None:
                 _claim(search, "fails", str(run.error), path, choices)
                 return None
             if run.finished:
@@ -244,18 +220,17 @@ def _run_search(search: _Search, started: float) -> None:
             keys: list[tuple[object, ...]] = []
             summaries: list[Summary] = []
             if search.reduce:
-                live = run.live_tokens()
-                places = [reducer.place(t) for t in live]
-                chosen = reducer.persistent(run, moves, places)
-                where = {t.id: (t, p) for t, p in zip(live, places, strict=True)}
-                # a move named by where its token stands, not by its number (the sleep sets' key)
-                keys = [(where[m.token][1], m.branch) for m in chosen]
+                actors = run.actors()
+                chosen = reducer.persistent(run, moves, actors)
+                where = {a.id: a.place for a in actors}
+                # a move named by where its actor stands, not by its number (the sleep sets' key)
+                keys = [(where[m.actor], m.option) for m in chosen]
                 if sleep or only is not None:
                     keep = [i for i, k in enumerate(keys) if k not in sleep and (only is None or k in only)]
                     chosen = [chosen[i] for i in keep]
                     keys = [keys[i] for i in keep]
                 if len(chosen) > 1 or sleep:
-                    summaries = [reducer.summaries(*where[m.token])[0] for m in chosen]
+                    summaries = [run.footprint(m) for m in chosen]
             if not chosen:
                 return None
             snapshot = run.snapshot(allow_replay=True) if len(chosen) > 1 else None
@@ -332,7 +307,7 @@ def _claim(search: _Search, kind: str, text: str, path: list[Move], choices: lis
     search.claims.append(_Claim(kind, text, tuple(path), tuple(choices), feature))
 
 
-def _final(search: _Search, run: Run, path: list[Move], choices: list[list[Move]],
+def _final(search: _Search, run: Behavior, path: list[Move], choices: list[list[Move]],
            violated: tuple[str, ...] = ()) -> None:
     values = _final_values(run, search.features)
     for feature, value in values.items():
@@ -367,10 +342,11 @@ def _claims(claim: _Claim, violates: tuple[str, ...] = ()) -> tuple[Claim, ...]:
 def _witness(search: _Search, claim: _Claim, violates: tuple[str, ...] = ()) -> tuple[Witness, str | None]:
     """The claim's schedule replayed in a fresh interpreter; the disagreement when it does not hold
     (the claim re-evaluated as every replay of the witness re-evaluates it)."""
-    run, trace, _ = replay_moves(search.program, search.subject, claim.path, search.performer)
-    witness = Witness(search.subject, model_hash(search.program.model), "check", _claims(claim, violates),
-                      claim.choices, tuple(trace), search.performer)
-    return witness, unreproduced(search.program, run, witness)
+    run, trace, _ = replay(search.start, claim.path)
+    witness = Witness(search.subject, search.model, "check", _claims(claim, violates), claim.choices, tuple(trace),
+                      search.performer)
+    by_name = {p.name: p for p in search.properties}
+    return witness, unmet(run, witness, lambda name: by_name.get(name) or f"no property {name} is checked")
 
 
 def _result(search: _Search, seconds: float) -> Result:

@@ -4,39 +4,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
-from enum import Enum
 from typing import Protocol
 
 from engines.errors import ScheduleError
-
-
-class ChoiceKind(Enum):
-    """Which kind of choice a move resolves."""
-
-    TOKEN_ORDER = "token order"
-    DECISION_BRANCH = "decision branch"
-    TRANSITION = "transition"
-    REGION_ORDER = "region order"
-    CHOICE_BRANCH = "choice branch"
-    DISPATCH_ORDER = "dispatch order"
-    STEP_ORDER = "do step or dispatch"
-    DUE_ORDER = "executor order"
-
-
-@dataclass(frozen=True)
-class Move:
-    """One enabled move: a token advancing one node (`2@heat`), or a branch taken at a decision."""
-
-    kind: ChoiceKind
-    token: int
-    node: str
-    branch: str | None = None  # the successor a decision's branch leads to
-
-    @property
-    def label(self) -> str:
-        text = f"{self.token}@{self.node}"
-        return f"{text} to {self.branch}" if self.branch is not None else text
+from engines.runtime.behavior import ChoiceKind, Move
 
 
 class Scheduler(Protocol):
@@ -63,7 +34,7 @@ class ReversePolicy:
     name = "reverse"
 
     def order(self, enabled: Sequence[Move]) -> list[Move]:
-        return sorted(enabled, key=lambda m: -m.token)
+        return sorted(enabled, key=lambda m: -m.actor)
 
     def pick(self, kind: ChoiceKind, options: Sequence[str]) -> int:
         return 0
@@ -73,12 +44,12 @@ class ReversePolicy:
 
 
 class DeclaredPolicy:
-    """Tokens in spawn order, the first of several alternatives."""
+    """Actors (tokens) in spawn order, the first of several alternatives."""
 
     name = "declared"
 
     def order(self, enabled: Sequence[Move]) -> list[Move]:
-        return sorted(enabled, key=lambda m: m.token)
+        return sorted(enabled, key=lambda m: m.actor)
 
     def pick(self, kind: ChoiceKind, options: Sequence[str]) -> int:
         return 0
@@ -96,7 +67,7 @@ class SeededPolicy:
         self._random = random.Random(seed)
 
     def order(self, enabled: Sequence[Move]) -> list[Move]:
-        moves = sorted(enabled, key=lambda m: m.token)
+        moves = sorted(enabled, key=lambda m: m.actor)
         self._random.shuffle(moves)
         return moves
 

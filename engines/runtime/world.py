@@ -7,6 +7,7 @@ import os
 
 from engines.errors import StepBudgetExceeded
 from engines.runtime.bus import Message
+from engines.runtime.canon import Canon
 from engines.runtime.clock import Clock
 from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.journal import Journal
@@ -44,6 +45,10 @@ class Context:
         env = os.environ.get(MAX_STEPS_VARIABLE, "")
         self.max_steps = max_steps or (int(env) if env.isdigit() else DEFAULT_MAX_STEPS)
         self.steps_spent = 0
+
+    def state_key(self) -> tuple[object, ...]:
+        """The world's canonical state (objects of part usages, bus, clock), ids excluded."""
+        return Canon(self).world_key()
 
     def charge_step(self) -> None:
         """One unit of the run's step budget: a token move or a loop iteration."""

@@ -107,9 +107,9 @@ class Locator:
     def move_for(self, run: Run, choice: Choice, step: int) -> Move:
         enabled = run.enabled_moves()
         for move in enabled:
-            if move.branch != choice.branch:
+            if move.option != choice.branch:
                 continue
-            if self.place_of(run.token(move.token)) == choice.place:
+            if self.place_of(run.token(move.actor)) == choice.place:
                 return move
         place = self.net.places[choice.place]
         wanted = place.label + (f" to {choice.branch}" if choice.branch else "")

@@ -97,7 +97,8 @@ def test_help(session: Session) -> None:
     listing = text(session, "%help").splitlines()
     assert len(listing) == 2 + len(COMMANDS)
     assert text(session, "%help step") == ("usage: %step [n]\n  advance the run one step (one move, when replaying a"
-                                          " witness), or n; stops at a breakpoint\nexample: %step 2")
+                                          " witness; a machine's: one dispatch or do step), or n; stops at a"
+                                          " breakpoint\nexample: %step 2")
     assert text(session, "%help %trace").startswith("usage: %trace [on|off]")
 
 

@@ -32,3 +32,17 @@ def test_qualified_names_in_text(race: Session) -> None:
     assert matches(race, "attribute x = race::Race::") == ("race::Race::a", "race::Race::b", "race::Race::c")
     assert matches(race, "nothing_like_this") == ()
     assert complete(race, "%load ", 6) is None
+
+
+def test_machine_names_parts_and_state_breakpoints() -> None:
+    from tests.opensysml_kernel.test_instantiate import PLANT
+    from tests.opensysml_kernel.test_state_commands import DOOR
+
+    session = Session()
+    session.submit(DOOR, "door.sysml")
+    session.submit(PLANT, "plant.sysml")
+    assert matches(session, "%state Do") == ("door::Door",)
+    assert matches(session, "%instantiate Pl") == ("plant::Plant",)
+    assert matches(session, "%break st") == ("state",)
+    assert matches(session, "%break state o") == ("open", "operating")
+    assert matches(session, "%unbreak transition op") == ("open->closed", "opening2")

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 
 from engines.errors import RunError
 from engines.runtime.actions.tokens import BodyRun, Flow, Token, Write
+from engines.runtime.behavior import Move
 from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.limits import stack_exhausted
-from engines.runtime.schedule import Move
 from engines.runtime.values import Value
 from engines.runtime.world import Context
 from ir import syntax as s
@@ -73,6 +73,24 @@ class RunCore(ABC):
 
     @abstractmethod
     def _condition(self, keyword: str, expr: s.Expr, frame: Frame, depth: int) -> bool: ...
+
+    performer: str | None
+
+    @property
+    @abstractmethod
+    def step_number(self) -> int: ...
+
+    @abstractmethod
+    def step(self) -> list[str]: ...
+
+    @abstractmethod
+    def reset(self) -> None: ...
+
+    @abstractmethod
+    def outputs(self) -> dict[str, str]: ...
+
+    @abstractmethod
+    def apply(self, move: Move) -> list[str]: ...
 
     @abstractmethod
     def advance(self, token: Token) -> tuple[bool, bool]: ...

@@ -3,17 +3,29 @@ applying one move, letting time pass, and telling a deadlock."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+from typing import cast
+
 from engines.errors import RunError
 from engines.runtime.actions.core import RunCore
+from engines.runtime.actions.footprints import Footprints, place
+from engines.runtime.actions.state import state_key
 from engines.runtime.actions.tokens import Flow, Token
+from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Summary
 from engines.runtime.bus import available
-from engines.runtime.schedule import ChoiceKind, Move
 from ir import syntax as s
 from ir.graphs import Node, NodeKind
 
 
 def _number(token: Token) -> int:
     return token.id
+
+
+def token_move(token: int, at: str, branch: str | None = None) -> Move:
+    """The move of a token standing at `at` (`2@heat`), or taking a decision's branch (`2@d to b`)."""
+    label = f"{token}@{at}" if branch is None else f"{token}@{at} to {branch}"
+    choice = ChoiceKind.TOKEN_ORDER if branch is None else ChoiceKind.DECISION_BRANCH
+    return Move(MoveKind.TOKEN, token, label, at, branch, choice)
 
 
 def awaited(flow: Flow, node: Node) -> set[int]:
@@ -32,7 +44,10 @@ def awaited(flow: Flow, node: Node) -> set[int]:
 
 
 class MoveProbes(RunCore):
-    """The move-level surface of a run (explore and check drive runs through it)."""
+    """The move-level surface of a run: the behavior protocol (engines/runtime/behavior.py) as token
+    flow implements it (explore, check and the debugger drive runs through it)."""
+
+    footprints: Footprints
 
     def enabled_moves(self) -> list[Move]:
         """The tokens that can advance now, in token order: the moves a schedule chooses among."""
@@ -49,11 +64,11 @@ class MoveProbes(RunCore):
             if node.kind is NodeKind.DECIDE and token.body is None:
                 branches = self.decision_branches(token)
                 if len(branches) > 1:
-                    moves.extend(Move(ChoiceKind.DECISION_BRANCH, token.id, label, b) for b in branches)
+                    moves.extend(token_move(token.id, label, b) for b in branches)
                     continue
             known = self._token_moves.get((token.id, label))
             if known is None:
-                known = self._token_moves[(token.id, label)] = Move(ChoiceKind.TOKEN_ORDER, token.id, label)
+                known = self._token_moves[(token.id, label)] = token_move(token.id, label)
             moves.append(known)
         return moves
 
@@ -61,13 +76,13 @@ class MoveProbes(RunCore):
         """Advance the one token the move names; returns the trace lines the move wrote."""
         mark = self.ctx.trace.mark()
         for token in self.live_tokens():
-            if token.id == move.token:
+            if token.id == move.actor:
                 break
         else:
-            raise RunError(f"no token {move.token} to move", move.node)
+            raise RunError(f"no token {move.actor} to move", move.at)
         self.moves_taken.append(move)
         self._live = None
-        with self.failing(lambda: f"move {move.node}"):
+        with self.failing(lambda: f"move {move.at}"):
             self.ctx.charge_step()
             flow = token.flow
             self.ctx.journal.touch(flow)
@@ -75,7 +90,7 @@ class MoveProbes(RunCore):
             outer = self.mover_token
             self.mover_token = token
             self.mover = token.id
-            self.branch_wanted = move.branch
+            self.branch_wanted = move.option
             try:
                 self.advance(token)
             finally:
@@ -126,13 +141,35 @@ class MoveProbes(RunCore):
     def _bus_nonempty(self) -> bool:
         return bool(self.ctx.bus)
 
+    def next_wake(self) -> Fraction | None:
+        """The earliest end of a token's wait that is still to come, or None."""
+        now = self.ctx.clock.now
+        wakes = [t.wake for t in self.all_tokens(self.root) if t.wake is not None and t.wake > now]
+        return min(wakes) if wakes else None
+
     def let_time_pass(self) -> bool:
         """With no move enabled, the clock moves to the earliest wait's end; False when none waits."""
-        wakes = [t.wake for t in self.all_tokens(self.root) if t.wake is not None and t.wake > self.ctx.clock.now]
-        if not wakes:
+        wake = self.next_wake()
+        if wake is None:
             return False
-        self.ctx.clock.advance_to(min(wakes))
+        self.ctx.clock.advance_to(wake)
         return True
+
+    def state_key(self, readable: frozenset[str] | None = None) -> tuple[object, ...]:
+        return state_key(self, readable)  # type: ignore[arg-type]
+
+    def actors(self) -> list[Actor]:
+        """The live tokens, each at its place."""
+        return [Actor(t.id, place(t)) for t in self.live_tokens()]
+
+    def footprint(self, move: Move) -> Summary:
+        """The move's token's next move (a decision's branches alike)."""
+        token = self.token(move.actor)
+        return self.footprints.at(token, place(token))[0]
+
+    def future(self, actor: Actor) -> Summary:
+        token = self.token(actor.id)
+        return self.footprints.at(token, actor.place)[1]  # type: ignore[arg-type]
 
     def stuck(self) -> str | None:
         """Why a run with tokens left and no enabled move cannot go on (a deadlock), or None."""
@@ -159,3 +196,36 @@ class MoveProbes(RunCore):
                 except RunError:
                     return []
         return holding
+
+    # ------------------------------------------------------------ what a snapshot needs
+
+    def inside_move(self) -> bool:
+        return bool(self.mover)
+
+    def unjournaled(self) -> str | None:
+        """Why the run's state cannot be journaled here (a body paused mid-statement), or None."""
+        if self.displayed:
+            return "a block is paused mid-statement: its state cannot be snapshot"
+        for t in self.live_tokens():
+            if t.body is not None:
+                return (f"token {t.id} is paused mid-statement at {t.flow.node_label(t)}: "
+                        "a body paused inside a move cannot be snapshot")
+        return None
+
+    def movers(self) -> list[object]:
+        self._live = None  # a restored run finds its tokens again
+        return [self]
+
+    def history(self) -> object:
+        return tuple(self.moves_taken), self.step_number
+
+    def rewind(self, history: object) -> None:
+        """Back to the start, then the moves (a fine run) or the rounds (a stepping run) of `history`."""
+        moves, steps = cast("tuple[tuple[Move, ...], int]", history)
+        self.reset()
+        if self.fine:
+            for move in moves:
+                self.apply(move)
+        else:
+            for _ in range(steps):
+                self.step()

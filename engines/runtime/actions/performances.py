@@ -35,6 +35,28 @@ def is_anonymous(node: Node) -> bool:
     return node.kind is NodeKind.ACTION and isinstance(decl, s.Usage) and not decl.name and not decl.types
 
 
+def node_paths(graph: ActionGraph, prefix: str = "") -> set[str]:
+    """Dotted paths of the features a node's performance may hold (known before any schedule ran),
+    as Run.outputs names them: an anonymous node's under the path around it."""
+    out: set[str] = set()
+    for node in graph.nodes:
+        inner = prefix if is_anonymous(node) else f"{prefix}{node.name}."
+        accept = graph.accepts[node.index]
+        if accept is not None and accept.trigger.payload:
+            out.add(f"{inner}{accept.trigger.payload}")
+        body = node.body
+        if body is None:
+            continue
+        for attr in body.attributes:
+            out.add(f"{inner}{attr.name}")
+        if body.performs is not None:
+            for m in body.performs.members.values():
+                out.add(f"{inner}{m.name}")
+        if body.flow is not None:
+            out |= node_paths(body.flow, inner)
+    return out
+
+
 def pin_key(node: Node) -> str:
     """The key a node's performance keeps its pin under: its name, or for a node the model names not,
     one of its own (two anonymous accepts of one flow are two pins, not one)."""

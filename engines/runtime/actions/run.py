@@ -8,15 +8,16 @@ from typing import TYPE_CHECKING
 from engines.errors import AcceptDeadlock, ActionDeadlock, GuardNotBoolean, RunError
 from engines.runtime.actions.connections import Connections
 from engines.runtime.actions.control import Clauses
-from engines.runtime.actions.moves import MoveProbes, awaited
+from engines.runtime.actions.footprints import Footprints
+from engines.runtime.actions.moves import MoveProbes, awaited, token_move
+from engines.runtime.actions.outputs import Outputs
 from engines.runtime.actions.performances import Performances, pin_key
 from engines.runtime.actions.statements import StatementRunner
 from engines.runtime.actions.tokens import Flow, FlowKind, Terminated, Token, TokenView, Write
+from engines.runtime.behavior import ChoiceKind, Move
 from engines.runtime.bus import take
 from engines.runtime.clock import seconds
 from engines.runtime.evaluate import Evaluator, Frame
-from engines.runtime.objects import object_outputs
-from engines.runtime.schedule import ChoiceKind, Move
 from engines.runtime.values import Deferred, spell, type_name
 from engines.runtime.world import Context
 from ir import syntax as s
@@ -28,11 +29,14 @@ if TYPE_CHECKING:
     from engines.runtime.snapshot import Snapshot
 
 
-class Run(MoveProbes, Performances, StatementRunner, Clauses, Connections):
-    """A stepping run of one action: the debugger's and the checker's unit of execution."""
+class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connections):
+    """A stepping run of one action: the debugger's and the checker's unit of execution, and the
+    behavior protocol (engines/runtime/behavior.py) for an action's performance."""
 
-    def __init__(self, ctx: Context, action: Element, performer: str | None = None, fine: bool = False) -> None:
+    def __init__(self, ctx: Context, action: Element, performer: str | None = None, fine: bool = False,
+                 footprints: Footprints | None = None) -> None:
         self.ctx = ctx
+        self.footprints = footprints or Footprints()
         self.performer = performer
         # Fine runs move one performance at a time: a node's direct statements, and the nodes of
         # the actions it performs, are moves of their own (explore and check range over them).
@@ -63,6 +67,10 @@ class Run(MoveProbes, Performances, StatementRunner, Clauses, Connections):
         self.root.start()
 
     # ------------------------------------------------------------ the stepping surface
+
+    @property
+    def world(self) -> Context:
+        return self.ctx
 
     @property
     def finished(self) -> bool:
@@ -111,7 +119,7 @@ class Run(MoveProbes, Performances, StatementRunner, Clauses, Connections):
 
         trace_on = self.ctx.trace.enabled
         ctx = Context(self.ctx.program, self._first_scheduler.fork(), self.ctx.max_steps)
-        Run.__init__(self, ctx, self.element, self.performer, self.fine)
+        Run.__init__(self, ctx, self.element, self.performer, self.fine, self.footprints)
         ctx.trace.enabled = trace_on
 
     def _stalled(self) -> None:
@@ -133,34 +141,6 @@ class Run(MoveProbes, Performances, StatementRunner, Clauses, Connections):
                  for t in self.all_tokens(self.root)]
         views += [TokenView(i, label, path[-1] if path else "", None) for i, (label, path) in self.displayed.items()]
         return sorted(views, key=lambda v: v.id)
-
-    def outputs(self) -> dict[str, str]:
-        """Every feature of the action, nested nodes' by their path, and the features of the parts
-        it holds or is performed on by the part's path (`tank.level`, `pump.pressure`), spelled as
-        the corpus spells them."""
-        out = object_outputs(self.ctx, self.element)
-        self._collect(self.root.frame, "", out)
-        return dict(sorted(out.items()))
-
-    def part_outputs(self) -> dict[str, str]:
-        """The features of the parts that are the action's own: those it declares and the one
-        performing it (engines/runtime/objects.py)."""
-        return object_outputs(self.ctx, self.element, own=True, performer=self.performer)
-
-    def _collect(self, frame: Frame, prefix: str, out: dict[str, str], anonymous: bool = False) -> None:
-        """A frame's features and its pins', by their path; an anonymous performance's under the path
-        around it, where a feature named there first keeps the name."""
-        for name, value in frame.values.items():
-            if anonymous:
-                out.setdefault(prefix + name, spell(value))
-            else:
-                out[prefix + name] = spell(value)
-        for name, pin in frame.pins.items():
-            if not pin.anonymous:
-                self._collect(pin, f"{prefix}{name}.", out)
-        for pin in frame.pins.values():
-            if pin.anonymous:
-                self._collect(pin, prefix, out, anonymous=True)
 
     # ------------------------------------------------------------ rounds
 
@@ -193,7 +173,7 @@ class Run(MoveProbes, Performances, StatementRunner, Clauses, Connections):
             # its joins in an earlier round counts there as arrived
             self.ctx.journal.touch(entered)
             entered.round += 1
-        moves = [Move(ChoiceKind.TOKEN_ORDER, t.id, t.flow.node_label(t)) for t in tokens]
+        moves = [token_move(t.id, t.flow.node_label(t)) for t in tokens]
         by_id = {t.id: t for t in tokens}
         labels = {t.id: t.flow.node_label(t) for t in tokens}
         order = self.ctx.scheduler.order(moves)
@@ -204,7 +184,7 @@ class Run(MoveProbes, Performances, StatementRunner, Clauses, Connections):
         progressed = False
         try:
             for move in order:
-                token = by_id[move.token]
+                token = by_id[move.actor]
                 if token.flow.tokens.count(token) == 0:
                     continue  # consumed by a join this round
                 outer_token = self.mover_token

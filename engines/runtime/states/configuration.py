@@ -123,6 +123,8 @@ class Configuration(Bodies):
         for c in inner:
             self._exit(c)
         self.dos.pop(v, None)
+        # a time trigger counts from its state's entry: leaving the state ends that wait (re-entry arms a new one)
+        self.timers = [tm for tm in self.timers if tm.transition.source is not v]
         self._perform(v, "exit", "exit", v.exit, v.parent is not None and v.parent.parallel)
         self.active.discard(v)
         self.complete.discard(v)

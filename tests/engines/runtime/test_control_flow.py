@@ -118,7 +118,7 @@ def test_a_terminate_ends_a_branch_in_the_middle_of_a_loop() -> None:
     run = _program("booking_race").start_action("booking::Booking", fine=True)
 
     def take(label: str) -> None:
-        move = next(m for m in run.enabled_moves() if m.node == label)
+        move = next(m for m in run.enabled_moves() if m.at == label)
         run.apply(move)
 
     for label in ("start", "split", "closer", "seller", "while", "assign free", "terminate"):

@@ -7,6 +7,7 @@ import pytest
 import ir
 from engines.errors import ScheduleError
 from engines.runtime import ChoiceKind, Move, Program, make_scheduler, parse_schedule
+from engines.runtime.actions.moves import token_move
 from tests.corpus_cases import CONFORMANCE
 
 RACE = CONFORMANCE / "action_explore_write_between_branch_nodes.sysml"
@@ -14,7 +15,7 @@ LOST_UPDATE = CONFORMANCE / "action_explore_body_fork_lost_update.sysml"
 
 
 def _moves(*tokens: int) -> list[Move]:
-    return [Move(ChoiceKind.TOKEN_ORDER, t, f"n{t}") for t in tokens]
+    return [token_move(t, f"n{t}") for t in tokens]
 
 
 @pytest.mark.parametrize(("text", "canonical"), [
@@ -45,20 +46,21 @@ def test_schedule_error_is_a_value_error() -> None:
 
 
 def test_move_label() -> None:
-    assert Move(ChoiceKind.TOKEN_ORDER, 2, "heat").label == "2@heat"
+    assert token_move(2, "heat").label == "2@heat"
+    assert token_move(2, "d", "cold").label == "2@d to cold"
 
 
 def test_reverse_takes_tokens_in_descending_order() -> None:
     scheduler = make_scheduler("reverse")
     assert scheduler.name == "reverse"
-    assert [m.token for m in scheduler.order(_moves(2, 5, 1, 3))] == [5, 3, 2, 1]
+    assert [m.actor for m in scheduler.order(_moves(2, 5, 1, 3))] == [5, 3, 2, 1]
     assert scheduler.pick(ChoiceKind.DECISION_BRANCH, ["a", "b"]) == 0
 
 
 def test_declared_takes_tokens_in_ascending_order() -> None:
     scheduler = make_scheduler("declared")
     assert scheduler.name == "declared"
-    assert [m.token for m in scheduler.order(_moves(2, 5, 1, 3))] == [1, 2, 3, 5]
+    assert [m.actor for m in scheduler.order(_moves(2, 5, 1, 3))] == [1, 2, 3, 5]
     assert scheduler.pick(ChoiceKind.DECISION_BRANCH, ["a", "b"]) == 0
 
 
@@ -66,15 +68,15 @@ def test_order_does_not_mutate_its_input() -> None:
     moves = _moves(3, 1, 2)
     make_scheduler("declared").order(moves)
     make_scheduler("seed:1").order(moves)
-    assert [m.token for m in moves] == [3, 1, 2]
+    assert [m.actor for m in moves] == [3, 1, 2]
 
 
 def test_seeded_orders_are_permutations_reproducible_for_the_same_seed() -> None:
     moves = _moves(*range(1, 9))
     first, second = make_scheduler("seed:3"), make_scheduler("seed:3")
     assert first.name == "seed:3"
-    runs_a = [[m.token for m in first.order(moves)] for _ in range(5)]
-    runs_b = [[m.token for m in second.order(moves)] for _ in range(5)]
+    runs_a = [[m.actor for m in first.order(moves)] for _ in range(5)]
+    runs_b = [[m.actor for m in second.order(moves)] for _ in range(5)]
     assert runs_a == runs_b
     for order in runs_a:
         assert sorted(order) == list(range(1, 9))
@@ -87,12 +89,12 @@ def test_seeded_orders_are_permutations_reproducible_for_the_same_seed() -> None
 def test_seeded_orders_do_not_depend_on_the_input_order() -> None:
     a = make_scheduler("seed:11").order(_moves(1, 2, 3, 4, 5))
     b = make_scheduler("seed:11").order(_moves(5, 4, 3, 2, 1))
-    assert [m.token for m in a] == [m.token for m in b]
+    assert [m.actor for m in a] == [m.actor for m in b]
 
 
 def test_different_seeds_give_different_orders_somewhere() -> None:
     moves = _moves(*range(1, 9))
-    orders = {tuple(m.token for m in make_scheduler(f"seed:{n}").order(moves)) for n in range(10)}
+    orders = {tuple(m.actor for m in make_scheduler(f"seed:{n}").order(moves)) for n in range(10)}
     assert len(orders) > 1
 
 

@@ -1,0 +1,69 @@
+"""The canonical state of an action's performance: its tokens as a multiset of where they stand (flow
+path, node, join arrival, wait, loop phase) and the values of its frames; token ids excluded."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engines.runtime.canon import Canon
+
+if TYPE_CHECKING:
+    from engines.runtime.actions.run import Run
+    from engines.runtime.actions.tokens import Flow, Token
+
+
+def _flow_path(flow: Flow) -> tuple[tuple[int, str], ...]:
+    """Where a flow stands: the node indices of the tokens that entered it, outermost first, each with
+    the block of its `if` a branch's flow runs (the two blocks are two graphs over one node)."""
+    path: list[tuple[int, str]] = []
+    token = flow.parent_token
+    while token is not None:
+        path.append((token.node, flow.branch))
+        flow = token.flow
+        token = flow.parent_token
+    return tuple(reversed(path))
+
+
+def _loop(canon: Canon, t: Token) -> tuple[object, ...]:
+    """Where a loop a fine run performs pass by pass stands: its phase, and a `for` loop's place in
+    its elements (a `while` pass count tells no two states apart the values do not)."""
+    state = t.loop
+    if state is None:
+        return ()
+    if not state.items:
+        return (state.test,)
+    if isinstance(state.items, range):  # a long range, walked lazily: its bounds say which it is
+        return (state.test, state.passes, ("range", state.items.start, state.items.stop))
+    return (state.test, state.passes, tuple(canon.value(x) for x in state.items))
+
+
+def state_key(run: Run, readable: frozenset[str] | None = None) -> tuple[object, ...]:
+    """(tokens, values, status), and the moves taken where a body is paused mid-statement: its
+    progress is in no field, so such states are never merged with another."""
+    canon = Canon(run.ctx, readable)
+    tokens = []
+    live = run.live_tokens()
+    paths: dict[int, tuple[tuple[int, str], ...]] = {}
+    paused = bool(run.displayed)
+    for t in live:
+        flow = t.flow
+        path = paths.get(id(flow))
+        if path is None:
+            path = paths[id(flow)] = _flow_path(flow)
+        joinish = t.node in flow.graph.converging
+        if t.body is not None:
+            paused = True
+        tokens.append((path, t.node, t.via if joinish else -1, t.waiting_accept,
+                       str(t.wake) if t.wake is not None else "", t.body is not None,
+                       len(t.group) if t.group else 0, _loop(canon, t)))
+    tokens.sort()
+    values: list[object] = []
+    seen: set[int] = set()
+    canon.frame(run.root.frame, values, "", seen)
+    for t in live:
+        if id(t.flow.frame) not in seen:
+            canon.frame(t.flow.frame, values, f"{paths[id(t.flow)]}:", seen)
+    key: tuple[object, ...] = (tuple(tokens), tuple(values), run.status)
+    if paused:
+        key += (repr(run.moves_taken),)
+    return key

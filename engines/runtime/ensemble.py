@@ -1,0 +1,156 @@
+"""Several behaviors in one world on one clock, as one behavior: its enabled moves are theirs.
+
+Members number their actors each on their own (an action's tokens from 1), so the ensemble renames:
+a member's actor `a` is `a * n + i` here (i the member's index, n how many there are, so each
+member's order among its own moves is kept), its moves are labelled `name: label`, and an actor's
+place says whose it is. Time is the world's: it moves to the earliest instant any member waits for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from fractions import Fraction
+from typing import cast
+
+from engines.errors import RunError
+from engines.runtime.behavior import Actor, Behavior, Move, Summary, let_time_pass
+from engines.runtime.evaluate import Frame
+from engines.runtime.snapshot import Restorable, Snapshot, SnapshotError
+from engines.runtime.world import Context
+
+
+class Ensemble:
+    """Named behaviors acting on one world; implements the behavior protocol over them."""
+
+    def __init__(self, world: Context, members: Sequence[tuple[str, Behavior]]) -> None:
+        if not members:
+            raise ValueError("an ensemble holds at least one behavior")
+        for name, member in members:
+            if member.world is not world:
+                raise ValueError(f"{name} acts on a world of its own, not the ensemble's")
+        self._world = world
+        self.names = [name for name, _ in members]
+        self.members = [member for _, member in members]
+        self.moves_taken: list[Move] = []
+        self._inner: dict[Move, tuple[int, Move]] = {}
+
+    # ------------------------------------------------------------ the protocol
+
+    @property
+    def world(self) -> Context:
+        return self._world
+
+    @property
+    def error(self) -> RunError | None:
+        return next((m.error for m in self.members if m.error is not None), None)
+
+    @property
+    def finished(self) -> bool:
+        return self.error is not None or all(m.finished for m in self.members)
+
+    def enabled_moves(self) -> list[Move]:
+        if self.error is not None:
+            return []
+        count = len(self.members)
+        inner: dict[Move, tuple[int, Move]] = {}
+        moves: list[Move] = []
+        for i, member in enumerate(self.members):
+            if member.finished:
+                continue
+            for move in member.enabled_moves():
+                outer = replace(move, actor=move.actor * count + i, label=f"{self.names[i]}: {move.label}")
+                inner[outer] = (i, move)
+                moves.append(outer)
+        self._inner = inner
+        return moves
+
+    def _member_move(self, move: Move) -> tuple[int, Move]:
+        found = self._inner.get(move)
+        if found is None:
+            self.enabled_moves()
+            found = self._inner.get(move)
+        if found is None:
+            raise RunError(f"{move.label} is not enabled", move.at)
+        return found
+
+    def apply(self, move: Move) -> list[str]:
+        index, own = self._member_move(move)
+        self.moves_taken.append(move)
+        return self.members[index].apply(own)
+
+    def stuck(self) -> str | None:
+        if self.finished or self.enabled_moves() or self.next_wake() is not None:
+            return None
+        reasons = [f"{name}: {why.removeprefix('deadlock: ')}" for name, m in zip(self.names, self.members, strict=True)
+                   if not m.finished and (why := m.stuck()) is not None]
+        return "deadlock: " + "; ".join(reasons) if reasons else None
+
+    def next_wake(self) -> Fraction | None:
+        wakes = [w for w in (m.next_wake() for m in self.members) if w is not None]
+        return min(wakes) if wakes else None
+
+    def let_time_pass(self) -> bool:
+        return let_time_pass(self.members, self._world)
+
+    def state_key(self, readable: frozenset[str] | None = None) -> tuple[object, ...]:
+        return tuple(m.state_key(readable) for m in self.members)
+
+    def actors(self) -> list[Actor]:
+        count = len(self.members)
+        return [Actor(a.id * count + i, (i, a.place)) for i, m in enumerate(self.members) for a in m.actors()]
+
+    def footprint(self, move: Move) -> Summary:
+        index, own = self._member_move(move)
+        return self.members[index].footprint(own)
+
+    def future(self, actor: Actor) -> Summary:
+        index, place = cast("tuple[int, object]", actor.place)
+        return self.members[index].future(Actor(actor.id // len(self.members), place))
+
+    def outputs(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for member in self.members:
+            out.update(member.outputs())
+        return dict(sorted(out.items()))
+
+    def own_outputs(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for member in self.members:
+            out.update(member.own_outputs())
+        return dict(sorted(out.items()))
+
+    def feature_path(self, name: str) -> str:
+        return self.members[0].feature_path(name)
+
+    def known_features(self) -> set[str]:
+        return set().union(*(m.known_features() for m in self.members))
+
+    def scope(self) -> Frame:
+        return self.members[0].scope()
+
+    def snapshot(self, allow_replay: bool = False) -> Snapshot:
+        return Snapshot(self, allow_replay)
+
+    # ------------------------------------------------------------ what a snapshot needs
+
+    def inside_move(self) -> bool:
+        return any(_restorable(m).inside_move() for m in self.members)
+
+    def unjournaled(self) -> str | None:
+        return next((why for m in self.members if (why := _restorable(m).unjournaled()) is not None), None)
+
+    def movers(self) -> list[object]:
+        return [self, *(o for m in self.members for o in _restorable(m).movers())]
+
+    def history(self) -> object:
+        return None
+
+    def rewind(self, history: object) -> None:
+        raise SnapshotError("an ensemble's state held outside the journal cannot be replayed: its members "
+                            "restart in worlds of their own")
+
+
+def _restorable(member: Behavior) -> Restorable:
+    """A member as its snapshot sees it (every behavior whose `snapshot` is a Snapshot is one)."""
+    return cast(Restorable, member)

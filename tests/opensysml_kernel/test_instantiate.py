@@ -1,0 +1,135 @@
+"""`%instantiate PART` and `run FILE --instantiate PART`: a part materialized with its parts, the
+machines they exhibit started and stepped on one clock, a message one sends going to the machines
+that accept it; events sent to an object; the JSON's `objects`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engines.errors import UnknownBehaviorError
+from opensysml_kernel.cli import main
+from opensysml_kernel.commands import execute
+from opensysml_kernel.errors import UsageError
+from opensysml_kernel.session import Session
+
+# A pinger that, on Go, counts and pings, and rests 5 s; a ponger that counts the pings it hears.
+PLANT = """
+package plant {
+    private import ScalarValues::*;
+    attribute def Go;
+    attribute def Ping;
+    part def Pinger {
+        attribute sent : Integer = 0;
+        exhibit state pinging {
+            entry; then idle;
+            state idle;
+            state busy { entry { assign sent := sent + 1; send new Ping(); } }
+            transition first idle accept Go then busy;
+            transition first busy accept after 5 [s] then idle;
+        }
+    }
+    part def Ponger {
+        attribute heard : Integer = 0;
+        exhibit state listening {
+            entry; then quiet;
+            state quiet;
+            transition first quiet accept Ping do assign heard := heard + 1 then quiet;
+        }
+    }
+    part def Plant {
+        part pinger : Pinger;
+        part ponger : Ponger;
+    }
+}
+"""
+
+
+@pytest.fixture
+def session() -> Session:
+    s = Session()
+    s.submit(PLANT, "plant.sysml")
+    return s
+
+
+def lines(session: Session, line: str) -> list[str]:
+    return list(execute(session, line).lines)
+
+
+def test_instantiate_starts_every_machine(session: Session) -> None:
+    out = lines(session, "%instantiate Plant")
+    assert out[0] == "▶ Instance of plant::Plant started (schedule reverse)"
+    assert out[-9:] == ["pinger", "  pinging", "    idle", "  sent = 0", "ponger", "  listening", "    quiet",
+                        "  heard = 0", "● pinger: idle, ponger: quiet at t=0.0"]
+
+
+def test_a_message_goes_to_the_machine_that_accepts_it(session: Session) -> None:
+    execute(session, "%instantiate Plant")
+    assert lines(session, "%send Go") == ["sent Go (pool: pinger: Go); %continue or %step dispatches it"]
+    out = lines(session, "%continue")
+    assert "move 3: pinger pinging: dispatch Go" in out and "move 6: ponger listening: dispatch Ping" in out
+    assert lines(session, "%current")[-4:] == ["ponger", "  listening", "    quiet", "  heard = 1"]
+    assert lines(session, "%tokens") == ["pinger pinging: state busy", "ponger listening: state quiet"]
+    assert lines(session, "%events")[3:] == ["  timer t=5.0: busy->idle"]
+
+
+def test_send_to_an_object_and_back(session: Session) -> None:
+    execute(session, "%instantiate Plant")
+    execute(session, "%continue")
+    assert lines(session, "%send Go to ponger") == ["sent Go (pool: ponger: Go); %continue or %step dispatches it"]
+    out = lines(session, "%step")
+    assert out == ["move 4: ponger listening: dispatch Go (no transition took it)",
+                   "● pinger: idle, ponger: quiet at t=0.0"]
+    assert lines(session, "%back 2")[0] == ("⏸ back 2 moves: plant::Plant at move 2; undone: ponger listening:"
+                                            " dispatch Go (no transition took it), send Go to ponger")
+    with pytest.raises(UsageError, match="no object of plant::Plant of that path exhibits a machine"):
+        execute(session, "%send Go to nobody")
+
+
+def test_advance_fires_the_timers_of_every_object(session: Session) -> None:
+    execute(session, "%instantiate Plant")
+    execute(session, "%send Go")
+    out = lines(session, "%advance 5")
+    assert "move 8: pinger pinging: time t=5.0: busy->idle" in out
+    assert out[-1] == "● pinger: idle, ponger: quiet at t=5.0"
+
+
+def test_an_unknown_part_is_refused(session: Session) -> None:
+    with pytest.raises(UnknownBehaviorError, match="no part named 'Plnt'; did you mean 'plant::Plant'"):
+        execute(session, "%instantiate Plnt")
+    assert session.run is None
+
+
+def test_cli_instantiate_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model = tmp_path / "plant.sysml"
+    model.write_text(PLANT)
+    assert main(["run", str(model), "--instantiate", "Plant", "--send", "Go", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["objects"] == [
+        {"path": "pinger", "finalState": "busy", "stateVisits": ["idle", "busy"], "slots": {"sent": "1"}},
+        {"path": "ponger", "finalState": "quiet", "stateVisits": ["quiet", "quiet"], "slots": {"heard": "1"}}]
+    assert document["outputs"] == {"pinger.sent": "1", "ponger.heard": "1"}
+    assert document["status"] == "completed" and document["exit"] == 0
+
+
+def test_cli_instantiate_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model = tmp_path / "plant.sysml"
+    model.write_text(PLANT)
+    assert main(["run", str(model), "--instantiate", "plant::Plant", "--send", "Go to pinger", "--advance", "5"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "✓ Instance of plant::Plant", "  pinger: idle", "    visits: idle, busy, idle", "    sent = 1",
+        "  ponger: quiet", "    visits: quiet, quiet", "    heard = 1"]
+
+
+def test_cli_instantiate_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model = tmp_path / "plant.sysml"
+    model.write_text(PLANT)
+    assert main(["run", str(model), "--instantiate", "Plant", "--on", "pinger"]) == 2
+    assert "--instantiate takes the part itself" in capsys.readouterr().err
+    assert main(["run", str(model), "--instantiate", "Plant", "--send", "Gone", "--json"]) == 2
+    out = capsys.readouterr()
+    assert "names the signal 'Gone'" in out.err and json.loads(out.out)["objects"] == [
+        {"path": "pinger", "finalState": "idle", "stateVisits": ["idle"], "slots": {"sent": "0"}},
+        {"path": "ponger", "finalState": "quiet", "stateVisits": ["quiet"], "slots": {"heard": "0"}}]
