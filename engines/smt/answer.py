@@ -50,14 +50,15 @@ class Answer:
 
 
 def domain_text(sort: Any) -> str:
+    written = sort.type_text or "an untyped feature's value"
     if sort.kind == "bool":
         return "Boolean"
     if sort.kind == "int":
         if sort.low is not None:
-            return f"{sort.type_text} ({sort.low} .. 2^63-1)"
-        return f"{sort.type_text} (-2^63 .. 2^63-1)"
+            return f"{written} ({sort.low} .. 2^63-1)"
+        return f"{written} (-2^63 .. 2^63-1)"
     if sort.kind == "real":
-        return f"{sort.type_text} (exact)"
+        return f"{written} (exact)"
     return f"{sort.enum}::{{{', '.join(sort.literals)}}}"
 
 

@@ -76,6 +76,8 @@ def ending_of(un: Unrolled, model: Any, copy: str = "", step: int | None = None)
     st: State = un.last(copy) if step is None else un.copies[copy][0][step]
     values: dict[str, str] = {}
     for f in un.net.features:
+        if f.hidden:
+            continue
         has = z3.is_true(model.eval(st[("has", f.index)], model_completion=True))
         if has:
             values[f.name] = spelled(un.net, f, python_value(model, st[("val", f.index)], f))

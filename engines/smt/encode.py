@@ -123,7 +123,7 @@ class _Move:
         parent = self.net.places[ctx.parent]
         self.set(pc, ("in", parent.index), z3.BoolVal(False))
         self.add(pc, ("cnt", parent.index), 1)
-        if parent.act is not Act.WHILE:
+        if parent.act not in (Act.WHILE, Act.FOR, Act.UNTIL):
             self.follow(pc, parent)
 
     # -- one node
@@ -167,6 +167,22 @@ class _Move:
                     self.follow(taken, place)
                 else:
                     self.go_inside(taken, place, child)
+        elif act is Act.UNTIL:
+            stmt = place.statement
+            assert isinstance(stmt, s.LoopUntil)
+            key = ("started", place.index)
+            first = z3.And(pc, z3.Not(self.st[key]))
+            later = z3.And(pc, self.st[key])
+            if stmt.until is None:
+                holds: Any = z3.BoolVal(False)
+            else:
+                later, holds = self.condition(later, place.flow, stmt.until)
+            self.set(first, key, z3.BoolVal(True))
+            self.set(z3.And(later, holds), key, z3.BoolVal(False))
+            self.follow(z3.And(later, holds), place)
+            self.go_inside(z3.Or(first, z3.And(later, z3.Not(holds))), place, place.children[0])
+        elif act is Act.FOR:
+            self.for_pass(pc, place)
         elif act is Act.WHILE:
             stmt = place.statement
             assert isinstance(stmt, s.While)
@@ -180,6 +196,34 @@ class _Move:
         if term.kind != "bool":
             raise NotCovered(self.where.node.name, "a condition that is not Boolean")
         return self.fail(pc, err, "condition"), term.value
+
+    def for_pass(self, pc: Any, place: Place) -> None:
+        """A `for` over a..b: the bounds read at its first move; each move after a pass starts the next
+        (the variable the next element) or, past the last, completes."""
+        stmt = place.statement
+        assert isinstance(stmt, s.For) and isinstance(stmt.collection, s.Binary)
+        key = place.index
+        first = z3.And(pc, z3.Not(self.st[("started", key)]))
+        lo, err_lo = self.b.translate(self.st, place.flow, stmt.collection.left, place.node.name)
+        hi, err_hi = self.b.translate(self.st, place.flow, stmt.collection.right, place.node.name)
+        if lo.kind != "int" or hi.kind != "int":
+            raise NotCovered(place.node.name, "a range whose bounds are not Integers")
+        pc = self.fail(pc, z3.And(first, z3.Or(err_lo, err_hi)), "range")
+        first = z3.And(pc, z3.Not(self.st[("started", key)]))
+        self.set(first, ("lo", key), lo.value)
+        self.set(first, ("n", key), z3.If(hi.value >= lo.value, hi.value - lo.value + 1, 0))
+        self.set(first, ("pass", key), z3.IntVal(0))
+        self.set(first, ("started", key), z3.BoolVal(True))
+        passes = self.st[("pass", key)]
+        over = z3.And(pc, passes >= self.st[("n", key)])
+        self.set(over, ("started", key), z3.BoolVal(False))
+        self.follow(over, place)
+        more = z3.And(pc, passes < self.st[("n", key)])
+        (variable,) = place.locals
+        self.set(more, ("val", variable), self.st[("lo", key)] + passes)
+        self.set(more, ("has", variable), z3.BoolVal(True))
+        self.set(more, ("pass", key), passes + 1)
+        self.go_inside(more, place, place.children[0])
 
     def go_inside(self, pc: Any, place: Place, child: int) -> None:
         key = ("in", place.index)
@@ -216,6 +260,9 @@ class _Move:
                 (sort.kind in ("bool",) and term.kind != "bool") or \
                 (sort.kind == "enum" and term.kind != kind_of(sort)):
             raise NotCovered(self.where.node.name, f"a {term.kind} value stored into {feature.name}")
+        if not sort.type_text and sort.kind != term.kind:
+            # an untyped feature holds the value as it is: its sort would change
+            raise NotCovered(self.where.node.name, f"a {term.kind} value stored into the untyped {feature.name}")
         if sort.kind == "int":
             if term.kind == "real":
                 pc = self.fail(pc, z3.Not(z3.IsInt(value)), f"type of {feature.name}")
@@ -331,8 +378,13 @@ class Builder:
             keys.append(("cnt", place.index))
             if place.joinlike:
                 keys.extend(("via", place.index, src) for src in self.net.sources(place))
-            if place.act in (Act.ENTER, Act.IF, Act.WHILE):
+            if place.act in (Act.ENTER, Act.IF, Act.WHILE, Act.FOR, Act.UNTIL):
                 keys.append(("in", place.index))
+            if place.act is Act.UNTIL:
+                keys.append(("started", place.index))
+            if place.act is Act.FOR:
+                keys.extend((("started", place.index), ("pass", place.index), ("lo", place.index),
+                             ("n", place.index)))
         for f in self.net.features:
             keys.extend((("val", f.index), ("has", f.index)))
         return keys
@@ -343,7 +395,9 @@ class Builder:
             return z3.BitVec(name, ERR_BITS)
         if key[0] in ("cnt", "via"):
             return z3.Bool(name) if key in self.safe else z3.BitVec(name, COUNT_BITS)
-        if key == "ovf" or key[0] in ("in", "has"):
+        if key[0] in ("pass", "lo", "n"):
+            return z3.Int(name)
+        if key == "ovf" or key[0] in ("in", "has", "started"):
             return z3.Bool(name)
         feature = self.net.features[key[1]]
         return variable(name, feature.sort, self.enums)
@@ -489,6 +543,10 @@ class Builder:
                            for src in self.net.sources(place))
             if ("in", place.index) in st:
                 out.append(st[("in", place.index)] == z3.BoolVal(False))
+            if ("started", place.index) in st:
+                out.append(st[("started", place.index)] == z3.BoolVal(False))
+            if ("pass", place.index) in st:
+                out.extend([st[("pass", place.index)] == 0, st[("lo", place.index)] == 0, st[("n", place.index)] == 0])
         for f in self.net.features:
             val, has = st[("val", f.index)], st[("has", f.index)]
             if f.index in free_ids:

@@ -40,6 +40,8 @@ class Act(Enum):
     ENTER = "enter"  # the body's features set, its statements entered as unordered performances
     IF = "if"  # the condition read; the branch's statements entered one after another
     WHILE = "while"  # the condition read; a pass's statements entered, the test again after it
+    UNTIL = "loop until"  # a pass's statements entered; after each, the condition read: it ends the loop when it holds
+    FOR = "for"  # the range read at the first move; each pass's statements entered with the next element
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,7 @@ class Feature:
     sort: Sort
     owner: int | None
     decl: Attribute
+    hidden: bool = False  # a `for` loop's variable: read by the pass, no output of the run
 
 
 @dataclass
@@ -119,7 +122,7 @@ class Net:
             if ctx.parent is None:
                 break
             owner = self.places[ctx.parent]
-            if owner.act is Act.ENTER:
+            if owner.act in (Act.ENTER, Act.FOR):
                 out.append(owner.index)
             at = owner.flow
         out.append(None)
@@ -141,6 +144,14 @@ def sort_of(program: Program, scope: Element | None, attr: Attribute, where: str
     """The domain a declared type gives a feature, or NotCovered naming the type."""
     text = attr.type_text
     if not text:
+        # an untyped feature holds what it is given: its literal's kind is its sort (a write of
+        # another kind is refused where it is written)
+        literal = attr.value
+        if isinstance(literal, s.Unary) and literal.op == "-":
+            literal = literal.operand
+        kinds = {"integer": "int", "real": "real", "boolean": "bool"}
+        if isinstance(literal, s.Literal) and literal.kind in kinds:
+            return Sort(kinds[literal.kind])
         raise NotCovered(where, f"feature '{attr.name}' with no declared type")
     rule = rule_for(program.model, scope, text, program.type_rules)
     if rule is None:
@@ -242,9 +253,35 @@ class _Builder:
             place.act, place.statement = Act.WHILE, stmt
             place.children = (self._block(stmt.body, self._scope(ctx), name, place.index, "pass"),)
             return
-        construct = {s.For: "a for loop", s.LoopUntil: "a loop until", s.Send: "send", s.Accept: "accept",
+        if isinstance(stmt, s.For):
+            collection = stmt.collection
+            if not (isinstance(collection, s.Binary) and collection.op == ".."):
+                raise NotCovered(name, "a for loop over a collection that is no range a..b")
+            if stmt.short_name is not None:
+                raise NotCovered(name, "a for loop variable with a short name")
+            place.act, place.statement = Act.FOR, stmt
+            variable = Attribute(stmt.variable, "Integer", None, None, None)
+            feature = Feature(len(self.net.features), f"{name}#{place.index}.{stmt.variable}", stmt.variable,
+                              Sort("int", type_text="Integer"), place.index, variable, hidden=True)
+            self.net.features.append(feature)
+            place.locals = (feature.index,)
+            place.children = (self._block(stmt.body, self._scope(ctx), name, place.index, "pass"),)
+            return
+        if isinstance(stmt, s.LoopUntil):
+            place.act, place.statement = Act.UNTIL, stmt
+            place.children = (self._block(stmt.body, self._scope(ctx), name, place.index, "pass"),)
+            return
+        construct = {s.Send: "send", s.Accept: "accept",
                      s.Terminate: "terminate", s.Return: "return"}.get(type(stmt), type(stmt).__name__.lower())
         raise NotCovered(name, construct)
+
+    def _in_block(self, ctx: FlowCtx) -> bool:
+        at: FlowCtx | None = ctx
+        while at is not None and at.parent is not None:
+            if at.role in ("then", "else", "pass"):
+                return True
+            at = self.net.flows[self.net.places[at.parent].flow]
+        return False
 
     def _scope(self, ctx: FlowCtx) -> Element:
         at: FlowCtx | None = ctx
@@ -296,6 +333,11 @@ class _Builder:
         place.act = Act.ENTER
         if body.attributes and isinstance(node.decl, s.Usage) and not node.decl.name:
             raise NotCovered(name, "features of an anonymous action")
+        if body.attributes and self._in_block(ctx):
+            raise NotCovered(name, "features of an action in a branch or loop body")
+        for attr in body.attributes:
+            if attr.direction is not None:
+                raise NotCovered(name, f"the parameter '{attr.name}'")
         place.locals = tuple(self._attribute(a, place.index, name, body.scope) for a in body.attributes)
         if body.flow is not None:
             place.children = (self._flow(body.flow, place.index, "body"),)
@@ -314,7 +356,7 @@ def move_bound(net: Net) -> tuple[int | None, frozenset[tuple[str, int] | tuple[
     (None otherwise): each place performs at most once per token that can reach it (a join once per
     full set of arrivals); and the token counts that never exceed one (`("cnt", place)` and
     `("via", place, source)` keys), which the encoding holds as Booleans."""
-    if any(p.act is Act.WHILE for p in net.places):
+    if any(p.act in (Act.WHILE, Act.FOR, Act.UNTIL) for p in net.places):
         return None, frozenset()
     safe: set[tuple[str, int] | tuple[str, int, int]] = set()
     bound = _flow_moves(net, 0, safe, 1)

@@ -84,6 +84,8 @@ def _same_end(un: Unrolled, st: State, model: Any) -> Any:
     parts = [st["err"] == model.eval(st["err"], model_completion=True),
              un.completed(st) == model.eval(un.completed(st), model_completion=True)]
     for f in un.net.features:
+        if f.hidden:
+            continue
         has = st[("has", f.index)]
         has_now = model.eval(has, model_completion=True)
         parts.append(has == has_now)

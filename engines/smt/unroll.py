@@ -44,6 +44,10 @@ def read_anywhere(net: Net) -> set[str]:
             out.update(names_read(stmt.value))
         elif isinstance(stmt, (s.If, s.While)):
             out.update(names_read(stmt.condition))
+        elif isinstance(stmt, s.LoopUntil):
+            out.update(names_read(stmt.until))
+        elif isinstance(stmt, s.For):
+            out.update(names_read(stmt.collection))
         for index in place.locals:
             out.update(names_read(net.features[index].decl.value))
     return out

@@ -213,5 +213,23 @@ MODES = """package modes {
 """
 
 
+# A for loop over 1..n with n an input: the sum of 1..n is never negative. Unbounded n runs past any
+# k (no violation within k moves); assuming n <= 3 every schedule ends within k (proved).
+SUMS = """package sums {
+	private import ScalarValues::*;
+	action def Sum {
+		in attribute n : Integer;
+		attribute total : Integer := 0;
+		first start;
+		then action acc { for i in 1..n { assign total := total + i; } }
+		then done;
+	}
+	requirement NonNegative { total >= 0 }
+	requirement Small { total <= 5 }
+	constraint Few { n <= 3 }
+}
+"""
+
+
 def program(text: str) -> Program:
     return Program(ir.resolve([ir.parse(text, "model.sysml")]))

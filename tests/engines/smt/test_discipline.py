@@ -157,3 +157,15 @@ def test_a_witness_input_naming_no_feature_is_refused_by_the_replay() -> None:
     text = answer.witnesses[0].text().replace("input setpoint =", "input setpoints =")
     with pytest.raises(WitnessInputError, match="no feature 'setpoints'"):
         replay_run(prog, "ctl::Heat", text)
+
+
+def test_a_for_loop_over_an_input_range() -> None:
+    prog = program(models.SUMS)
+    unbounded = solve(prog, "sums::Sum", "holds", properties=("sums::NonNegative",), depth=12)
+    assert unbounded.verdict == "no violation within 12 moves" and unbounded.reached
+    few = solve(prog, "sums::Sum", "holds", properties=("sums::NonNegative",), assumptions=("sums::Few",), depth=12)
+    assert few.verdict == "proved"
+    small = solve(prog, "sums::Sum", "holds", properties=("sums::Small",), assumptions=("sums::Few",), depth=12)
+    assert small.verdict == "violated"  # n = 3: 1 + 2 + 3 = 6 > 5
+    assert small.witnesses[0].inputs == (("n", "3"),)
+    _replays(prog, "sums::Sum", small.witnesses[0].text())
