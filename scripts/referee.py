@@ -260,6 +260,17 @@ def _peer_instance(peer: Peer, case: MachineCase, seen: MachineSeen) -> MachineS
     paths |= {k.rsplit(".", 1)[0] for k in case.spec.get("outputs", {}) if "." in k}
     ident = re.search(r"ID: (\d+)", text)
     short = f"#{ident.group(1)}" if ident else root.rsplit("::", 1)[-1]
+    for verb, arg in case.drive:  # `send E to path`: posted to that object, dispatched from a session on it
+        event, _, path = arg.partition(" to ")
+        where = f"{short}.{path.strip()}" if path.strip() else short
+        if verb == "advance":
+            commands = [f"%advance {_seconds(arg)}"]
+        else:
+            commands = [f"%send {event.strip()} to {where}"] + ([f"%state {where}", "%advance 0"] if verb == "send" else [])
+        for command in commands:
+            status, text = peer.cell(command)
+            if status != "ok" and seen.run_error is None and not (command.startswith("%send") and _NOT_SENT.search(text)):
+                seen.run_error = f"{command}: {text.strip()}"
     for path in sorted(paths):
         status, text = peer.cell(f"%features {short}{'.' + path if path else ''}")
         if status != "ok":
