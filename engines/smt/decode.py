@@ -13,7 +13,6 @@ import z3
 
 from engines.errors import RunError
 from engines.runtime import Move, Program, Run
-from engines.runtime.actions.tokens import Flow, Token
 from engines.runtime.types import rule_for
 from engines.runtime.values import EnumValue, Value, as_declared, spell
 from engines.smt.encode import Choice, State
@@ -94,7 +93,7 @@ class Locator:
     def __init__(self, net: Net) -> None:
         self.net = net
 
-    def flow_index(self, flow: Flow) -> int:
+    def flow_index(self, flow: Any) -> int:
         if flow.parent_token is None:
             return 0
         parent = self.place_of(flow.parent_token)
@@ -103,7 +102,7 @@ class Locator:
                 return child
         raise Disagreement(f"the interpreter entered a flow of {flow.label} the encoding does not know")
 
-    def place_of(self, token: Token) -> int:
+    def place_of(self, token: Any) -> int:
         return self.net.flows[self.flow_index(token.flow)].places[token.node]
 
     def move_for(self, run: Run, choice: Choice, step: int) -> Move:

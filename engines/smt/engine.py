@@ -103,20 +103,34 @@ class Smt:
 
 
 def to_result(answer: Answer, question: Question) -> Result:
-    """The answer as the framework's Result (the fields the framework has, and no others)."""
+    """The answer as the framework's Result: the verdict and strength from the one policy (judge), the
+    bounds, the free inputs with their domains, the assumptions, and the reason where nothing is decided."""
+    import engines.framework as framework
+
     reports = (BoundReport("depth", str(answer.k), answer.reached),)
     violations = tuple(Violation(kind, text, moves, witness) for kind, text, moves, witness in answer.violations)
     outcomes = tuple(Outcome(values, 1, witness, error) for values, error, witness in answer.outcomes)
+    verdict, strength = verdict_of(answer), answer.strength
+    claims = getattr(framework, "Claims", None)
+    if claims is not None:
+        refused = answer.verdict == "not covered"
+        verdict, strength = framework.judge(claims(
+            question.kind, violations=len(violations), divergent=len(answer.divergent),
+            bounds_hit=answer.reached, proof=question.kind is not QuestionKind.OUTCOMES, refused=refused,
+            stopped=refused and answer.reason == "interrupted"))
     fields: dict[str, Any] = {
-        "engine": "smt", "subject": answer.subject, "verdict": verdict_of(answer), "strength": answer.strength,
+        "engine": "smt", "subject": answer.subject, "verdict": verdict, "strength": strength,
         "stats": Stats(0, 0, answer.k, answer.checks), "outcomes": outcomes, "violations": violations,
-        "divergent": answer.divergent, "witnesses": answer.witnesses, "bounds": reports,
-        "incomplete": answer.reason if answer.verdict == "not covered" else None,
-        "notes": answer.notes + ((answer.reason,) if answer.reason else ()),
+        "divergent": answer.divergent, "witnesses": answer.witnesses, "bounds": reports, "notes": answer.notes,
     }
     known = {f.name for f in dataclasses.fields(Result)}
+    if "reason" not in known and answer.reason:
+        fields["notes"] = (*answer.notes, answer.reason)
+    make_input = getattr(framework, "Input", None)
     extra: dict[str, Any] = {"reason": answer.reason, "assumptions": answer.assumptions, "arithmetic": "exact",
-                             "kind": question.kind}
+                             "kind": question.kind,
+                             "inputs": tuple(make_input(name, domain) for name, domain in answer.inputs)
+                             if make_input is not None else ()}
     fields.update({k: v for k, v in extra.items() if k in known})
     return Result(**{k: v for k, v in fields.items() if k in known})
 
