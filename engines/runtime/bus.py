@@ -20,18 +20,24 @@ class Message:
     payload: Value
     to: str | None
     sender: int
+    via: str | None = None  # the sender's port it goes out through (`send x via outPort`)
+
+
+def _for(message: Message, receiver: str | None) -> bool:
+    """Whether an accept named `receiver` may take the message: one addressed to no one, to `this`
+    (the performance the accept is a step of), or to it by name."""
+    return message.to in (None, "this") or receiver is None or message.to == receiver
 
 
 def available(ctx: Context, trigger: s.Trigger, receiver: str | None) -> bool:
     """Whether a message the trigger would take is on the bus (nothing is taken)."""
-    return any((m.to is None or receiver is None or m.to == receiver) and matches(ctx, trigger, m)
-               for m in ctx.bus)
+    return any(_for(m, receiver) and matches(ctx, trigger, m) for m in ctx.bus)
 
 
 def take(ctx: Context, trigger: s.Trigger, receiver: str | None) -> Message | None:
     """The oldest message on the bus the trigger matches, taken off it; None when there is none."""
     for i, message in enumerate(ctx.bus):
-        if message.to is not None and receiver is not None and message.to != receiver:
+        if not _for(message, receiver):
             continue
         if matches(ctx, trigger, message):
             ctx.journal.touch(ctx.bus)

@@ -130,7 +130,12 @@ class Context:
         for source in sources:
             for member in source.members.values():
                 decl = member.decl
-                if isinstance(decl, s.Usage) and decl.kind in ("attribute", "feature"):
+                # a reference, and an item that may hold none (`ref item last : A[0..1];`), start
+                # empty and take a value when assigned; a required item is an object made when read
+                if not isinstance(decl, s.Usage):
+                    continue
+                optional = decl.kind == "item" and decl.multiplicity is not None and decl.multiplicity.lower == 0
+                if decl.kind in ("attribute", "feature", "ref") or optional:
                     frame = Frame(source.qualified_name, source)
                     if decl.value is not None:
                         with self.trace.quiet():

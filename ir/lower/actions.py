@@ -61,7 +61,10 @@ class _Lowerer:
                 kind = NodeKind(member.kind) if member.kind != "done" else NodeKind.DONE
                 if kind is NodeKind.DONE and "done" in by_name:
                     return by_name["done"]
-                index = add(kind, member.name or member.kind, member)
+                # a control node's body (`fork split { ... }`) is a step the token passing through performs
+                stmts = tuple(m for m in member.members if isinstance(m, s.Statement))
+                index = add(kind, member.name or member.kind, member,
+                            Body(statements=stmts, scope=el) if stmts else None)
                 if kind is NodeKind.DECIDE:
                     last_decide = index
                 return index

@@ -31,6 +31,9 @@ class ModelGraphs:
         self.model = model
         self._graphs: dict[str, ActionGraph] = {}
         self._blocks: dict[int, ActionGraph] = {}
+        # the blocks keyed by id above, held so that no id is reused by a later block while cached
+        self._held: list[s.Block] = []
+        self._member_blocks: dict[tuple[int, ...], s.Block] = {}
         self._statement_flows: dict[int, ActionGraph] = {}
 
     def graph(self, el: Element) -> ActionGraph:
@@ -52,6 +55,15 @@ class ModelGraphs:
             self._graphs[element.qualified_name] = graph
         return graph
 
+    def members_block(self, members: tuple[s.Member, ...]) -> s.Block:
+        """The one block of a member list a caller builds anew on each request (a machine behavior's
+        flow), keyed by its members, so its flow is lowered once."""
+        key = tuple(id(m) for m in members)
+        block = self._member_blocks.get(key)
+        if block is None:
+            block = self._member_blocks[key] = s.Block(members, s.NO_SPAN)
+        return block
+
     def block_graph(self, owner: Element, block: s.Block, label: str) -> ActionGraph:
         """A block that states a flow of its own (or a case's steps), as written."""
         key = id(block)
@@ -59,6 +71,7 @@ class ModelGraphs:
         if graph is None:
             graph = lower_block(self.model, owner, block.members, label)
             self._blocks[key] = graph
+            self._held.append(block)
         return graph
 
     def statement_flow(self, node: Node) -> ActionGraph:
@@ -88,30 +101,39 @@ class ModelGraphs:
                 chain = tuple(Edge(i, i + 1) for i in range(len(graph.nodes) - 1))
                 graph = replace(graph, edges=chain, initial=(0,))
             self._blocks[-id(block)] = graph
+            self._held.append(block)
         return graph
 
     def merged_flow(self, node: Node) -> ActionGraph:
         """The flow of a typed usage stating statements of its own: the performed action's flow, and
         the usage's statements as performances no succession orders, each starting with it."""
-        graph = self._statement_flows.get(-id(node))
+        body = node.body
+        assert body is not None and body.performs is not None
+        return self._beside(-id(node), body.performs, tuple(body.statements), node.name)
+
+    def typed_usage_flow(self, usage: s.Usage, performs: Element, statements: tuple[s.Member, ...],
+                         label: str) -> ActionGraph:
+        """The same flow for a typed usage written among a body's statements (`if c { action a : A {
+        in x = 3; assign y := y + 1; } }`): what it performs, beside its own statements."""
+        return self._beside(id(usage), performs, statements, label)
+
+    def _beside(self, key: int, performs: Element, statements: tuple[s.Member, ...], label: str) -> ActionGraph:
+        graph = self._statement_flows.get(key)
         if graph is None:
-            body = node.body
-            assert body is not None and body.performs is not None
-            if any(isinstance(m, s.Usage) and m.redefines for m in body.statements):
+            if any(isinstance(m, s.Usage) and m.redefines for m in statements):
                 # Its own steps redefine some of the performed action's: one flow of the merged members.
-                members = merge(list(effective_members(self.model, body.performs)), tuple(body.statements),
-                                body.performs)
-                graph = lower_block(self.model, body.performs, members, node.name)
-                self._statement_flows[-id(node)] = graph
+                members = merge(list(effective_members(self.model, performs)), statements, performs)
+                graph = lower_block(self.model, performs, members, label)
+                self._statement_flows[key] = graph
                 return graph
-            performed = self.graph(body.performs)
-            own = lower_block(self.model, body.performs, tuple(body.statements), node.name)
+            performed = self.graph(performs)
+            own = lower_block(self.model, performs, statements, label)
             offset = len(performed.nodes)
             nodes = performed.nodes + tuple(replace(n, index=n.index + offset) for n in own.nodes)
             edges = performed.edges + tuple(replace(e, source=e.source + offset, target=e.target + offset)
                                             for e in own.edges)
             initial = performed.initial + tuple(i + offset for i in own.initial)
-            graph = ActionGraph(node.name, body.performs, performed.attributes, nodes, edges, initial,
+            graph = ActionGraph(label, performs, performed.attributes, nodes, edges, initial,
                                 performed.flows, performed.binds, performed.connections)
-            self._statement_flows[-id(node)] = graph
+            self._statement_flows[key] = graph
         return graph

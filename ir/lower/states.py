@@ -337,6 +337,14 @@ class _Builder:
         if t is None:
             return COMPLETION
         kind = TriggerKind(t.kind.value)
+        at = t.expression
+        if kind is TriggerKind.AT and isinstance(at, s.Index) and not at.positional and isinstance(at.index, s.Name):
+            # TriggerAt takes a TimeInstantValue: a quantity in a unit (`40 [s]`) is a duration
+            raise StateMachineError(
+                f"'accept at' takes a time instant, and {at.index.name!r} makes a duration of it",
+                "write `accept after` with that duration for a time after the state is entered, or `accept at` an instant "
+                "on the run's clock (a number of seconds, as localClock.currentTime reads)",
+                self.path, t.span.line, t.span.column)
         signal = t.signal or t.subsets
         found = lookup(self.model, scope, signal) if signal else None
         return Trigger(kind, signal, t.payload, t.expression, t.via, found, t)
@@ -345,18 +353,19 @@ class _Builder:
 def _as_written(kind: BehaviorKind, what: s.Member | s.Block) -> tuple[tuple[s.Member, ...], s.Usage | None, bool]:
     """A behavior's statements as the machine runtime runs them, the action usage it performs as a
     flow of its own, and whether the statements run as one anonymous action (wrapped): a body runs
-    wrapped; an untyped action of statements (any untyped do action) runs its members wrapped; a
-    typed or performed action, a do action stating a flow and an action of features alone run as the
-    one node they are; an action stating a flow runs its members as that action's flow; a statement
-    runs as itself. An effect runs its body wrapped, else the one member it is."""
+    wrapped; an untyped action of statements, and an anonymous do action, runs its members wrapped
+    (a do step performs one of them); a typed or performed do action and an action of features alone
+    run as the one node they are; a named action stating a flow (an entry's, an exit's or a do
+    behavior's) runs its members as that action's flow; a statement runs as itself. An effect runs its body wrapped, else the one member it is."""
     if isinstance(what, s.Block):
         return what.members, None, True
     if kind is BehaviorKind.EFFECT or not isinstance(what, s.Usage):
         return (what,), None, False
     members = what.members or ((what.action_body,) if what.action_body is not None else ())
-    if not what.types and not what.performed and (kind is BehaviorKind.DO or not states_a_flow(members)):
+    untyped = not what.types and not what.performed
+    if untyped and (not states_a_flow(members) or (kind is BehaviorKind.DO and not what.name)):
         return members, None, True
-    if kind is BehaviorKind.DO or all(is_feature(x) for x in what.members):
+    if (kind is BehaviorKind.DO and not untyped) or all(is_feature(x) for x in what.members):
         return (what,), None, False
     return members, what, True
 

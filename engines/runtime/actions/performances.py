@@ -162,15 +162,18 @@ class Performances(RunCore):
         trace.flush_left(f"exit verification {name} -> {spell(result)}")
 
     def _perform_action(self, action: Element, frame: Frame, bindings: Bindings, depth: int, caller: Frame,
-                        name: str, outputs: Bindings = ()) -> BodyRun:
-        """An action performed in an executor of its own: its steps are written with its step lines."""
+                        name: str, outputs: Bindings = (), graph: ActionGraph | None = None) -> BodyRun:
+        """An action performed in an executor of its own: its steps are written with its step lines
+        (`graph`: its flow with the usage's own statements beside it, when the usage states some)."""
         if action.base_kind != "action":
             return
-        graph = self.ctx.program.graph(action)
+        own_statements = graph is not None
+        graph = graph or self.ctx.program.graph(action)
         chain = self._performance_chain(action.name)
         if len(chain) > MAX_PERFORMANCE_DEPTH:
             raise performances_too_deep(chain)
-        inner = self._callee_frame(action, frame, bindings, caller, name, depth, outputs)
+        inner = self._callee_frame(action, frame, bindings, caller, name, depth, outputs,
+                                   enclosing=caller if own_statements else None)
         performed = Flow(self, graph, inner, FlowKind.PERFORMED, depth, action.name)
         performed.start()
         yield from self._drive(performed)
@@ -189,10 +192,13 @@ class Performances(RunCore):
         return names
 
     def _callee_frame(self, action: Element, frame: Frame, bindings: Bindings, caller: Frame, name: str,
-                      depth: int, outputs: Bindings = ()) -> Frame:
-        """The features a performance of `action` starts with: bound inputs, then its own values."""
+                      depth: int, outputs: Bindings = (), enclosing: Frame | None = None) -> Frame:
+        """The features a performance of `action` starts with: bound inputs, then its own values.
+
+        `enclosing`: the frame around a typed usage that states statements of its own; those statements
+        are written in the usage's scope, so a name the performance does not hold is read from there."""
         graph = self.ctx.program.graph(action)
-        inner = Frame(action.name, action, None)
+        inner = Frame(action.name, action, enclosing)
         holder = caller.pin_holder()
         self._place(inner, holder, name, caller)
         for attr in graph.attributes:

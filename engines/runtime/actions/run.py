@@ -257,17 +257,20 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
                                           and token.via is not None):
             return self._join(token, node)
         if node.kind in (NodeKind.START, NodeKind.MERGE):
+            self._control_body(flow, node)
             self._follow(token, node)
             return True, True
         if node.kind is NodeKind.DONE:
             self._consume(token)
             return True, True
         if node.kind is NodeKind.FORK:
+            self._control_body(flow, node)
             self._consume(token)
             for edge in graph.outgoing(node.index):
                 self._spawn(flow, edge.target, node.index)
             return True, True
         if node.kind is NodeKind.DECIDE:
+            self._control_body(flow, node)
             self._decide(token, node)
             return True, True
         if node.multiplicity == 0:
@@ -516,9 +519,18 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
         joined = Token(flow.new_token_id(), node.index, flow, arrived_round=flow.round)
         flow.tokens.append(joined)
         if node.kind is NodeKind.JOIN:
+            self._control_body(flow, node)
             self._follow(joined, node)
             return True, True
         return self._perform(joined, node)
+
+    def _control_body(self, flow: Flow, node: Node) -> None:
+        """A control node's body (`fork split { assign n := n + 1; }`): a step the token passing
+        through performs, before it is routed on."""
+        if node.body is None or not node.body.statements:
+            return
+        for _ in self.statements(node.body.statements, flow.frame, flow.depth, node.name):
+            raise RunError(f"{node.kind.value} {node.name}: a control node's body that waits is not run")
 
     # ------------------------------------------------------------ entering a node's subflow
 
@@ -545,7 +557,8 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
         that adds statements of its own to the action it performs)."""
         assert node.body is not None
         inner = self._callee_frame(action, token.flow.frame, node.body.bindings, token.flow.frame,
-                                   node.name, token.flow.depth, node.body.outputs)
+                                   node.name, token.flow.depth, node.body.outputs,
+                                   enclosing=token.flow.frame if graph is not None else None)
         self._enter(token, node, graph or self.ctx.program.graph(action), inner)
         child = token.inside
         if child is not None:

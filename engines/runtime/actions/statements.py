@@ -99,7 +99,7 @@ class StatementRunner(RunCore):
             payload = self.evaluator.eval(stmt.payload, frame, depth + 1)
             to = _target_text(stmt.to)
             self.ctx.journal.touch(self.ctx.bus)
-            self.ctx.bus.append(Message(payload, to, self.mover))
+            self.ctx.bus.append(Message(payload, to, self.mover, stmt.via))
             return
         if isinstance(stmt, s.Accept):
             yield from self._accept_statement(stmt, frame)
@@ -183,6 +183,16 @@ class StatementRunner(RunCore):
             performed = frame.pin_holder().pins.get(name)
             if performed is not None:
                 self._connect_out(performed)
+            return
+        own = tuple(m for m in usage.members if not is_feature(m))
+        if performs is not None and performs.base_kind == "action" and usage.action_body is None and own:
+            # a typed usage stating statements of its own: the action it performs, its statements
+            # beside that action's steps (unordered with them), its outputs returned as it ends
+            ins, outs, _ = parameter_bindings(self.ctx.program.model, performs, usage.members,
+                                              scope.path if scope is not None else "")
+            trace.at(depth, f"stmt node {name}")
+            graph = self.ctx.program.typed_usage_flow(usage, performs, own, name)
+            yield from self._perform_action(performs, frame, ins, depth + 1, frame, name, outs, graph)
             return
         trace.at(depth, f"stmt node {name}")
         node_scope = scope.members.get(name, scope) if scope is not None else None

@@ -8,27 +8,42 @@ from collections.abc import Iterator
 
 from engines.errors import GuardNotBoolean
 from engines.runtime.actions.tokens import BodyRun, Flow, FlowKind, Wait
+from engines.runtime.bus import Message
 from engines.runtime.evaluate import Frame
 from engines.runtime.states.core import DoRun, Event, MachineCore, MachineError, signal_name
 from engines.runtime.states.layout import Behavior, Transition, Vertex
-from engines.runtime.values import Value, spell
+from engines.runtime.values import Signal, Value, spell
 from ir import syntax as s
+from ir.graphs import NodeKind
 from ir.inherit import effective_members
 from ir.resolve import lookup
 
+STILL = "do flow waits"  # the reason a do flow's round that moved nothing gives
+
 
 class Bodies(MachineCore):
-    def _guard(self, t: Transition, quiet: bool = False) -> bool:
+    def _guard(self, t: Transition, quiet: bool = False, frame: Frame | None = None) -> bool:
+        """The transition's guard, read in `frame` (the machine's, or one binding the accepted
+        payload: the trigger's acceptance precedes the guard)."""
         if t.guard is None:
             return True
+        frame = frame or self.frame
         if quiet:
             with self.ctx.trace.quiet():
-                value = self.host.evaluator.eval(t.guard, self.frame, 0)
+                value = self.host.evaluator.eval(t.guard, frame, 0)
         else:
-            value = self.host.evaluator.eval(t.guard, self.frame, 0)
+            value = self.host.evaluator.eval(t.guard, frame, 0)
         if not isinstance(value, bool):
             raise GuardNotBoolean(f"the guard of transition {t.label()} must be Boolean, got {spell(value)}")
         return value
+
+    def _payload_frame(self, t: Transition, event: Event | None) -> Frame:
+        """The frame a transition's guard and effect read: the machine's, with the accepted
+        occurrence bound to the trigger's payload name (`accept o : Order if o.qty > 0`)."""
+        if t.trigger is not None and t.trigger.payload and event is not None:
+            return Frame(self.frame.label, self.frame.scope, self.frame, {t.trigger.payload: event.payload},
+                         block=True)
+        return self.frame
 
     def _effect(self, t: Transition, frame: Frame) -> None:
         if t.effect and t.effect_body:
@@ -51,13 +66,56 @@ class Bodies(MachineCore):
 
     def _flow(self, members: tuple[s.Member, ...], depth: int, label: str, name: str) -> BodyRun:
         """A behavior given as an action: its flow run from its start, in the machine's frame."""
-        graph = self.program.block_graph(self.element, s.Block(members, s.NO_SPAN), name)
+        graph = self.program.block_graph(self.element, self.program.members_block(members), name)
         self.ctx.trace.flush_left(f"enter action node: {label}")
         flow = Flow(self.host, graph, self.frame, FlowKind.BLOCK, depth, label)
         self.host.init_attributes(graph.attributes, self.frame, depth)
         flow.start()
         yield from self.host._drive(flow)
         self.ctx.trace.flush_left(f"leave action node: {label}")
+
+    def _do_flow(self, members: tuple[s.Member, ...], label: str, name: str) -> BodyRun:
+        """A do behavior given as a named action stating a flow: its flow, one round (each steppable
+        token once) a do step; between rounds the machine may dispatch, and a dispatch that leaves
+        the state cuts the flow wherever it stands."""
+        host = self.host
+        graph = self.program.block_graph(self.element, self.program.members_block(members), name)
+        self.ctx.trace.flush_left(f"enter action node: {label}")
+        flow = Flow(host, graph, self.frame, FlowKind.BLOCK, 1, label)
+        host.init_attributes(graph.attributes, self.frame, 1)
+        flow.start()
+        if not any(isinstance(m, s.FirstMember) and m.target is None for m in members):
+            flow.step_no = 1  # no initial node named: it starts as if from a start node
+        moved = False  # within the present do step
+        while not flow.finished:
+            routing = self._routes_only(flow)
+            if host._step_within(flow):
+                moved = True
+                if not flow.finished and not routing:
+                    yield Wait("do round", lambda: host._flow_ready(flow))
+                    moved = False
+                continue
+            if not any(t.waiting_accept or t.body is not None for t in host.all_tokens(flow)):
+                yield from host._drive(flow)  # only time can move it: the nested run's clock rule
+                break
+            yield Wait("do flow parked" if moved else STILL, lambda: host._flow_ready(flow))
+            moved = False
+        self.ctx.trace.flush_left(f"leave action node: {label}")
+
+    def _routes_only(self, flow: Flow) -> bool:
+        """Whether a round of the flow performs nothing another move could observe: each token stands
+        at a start, a merge or a fork or join with no body (they only route control), or at an accept
+        (taking its occurrence is the dispatch's part), so the do step goes on to the next round."""
+        for token in self.host.all_tokens(flow):
+            if token.flow is not flow:
+                return False
+            node = flow.graph.nodes[token.node]
+            if flow.graph.accepts[node.index] is not None:
+                continue
+            if node.kind in (NodeKind.START, NodeKind.MERGE, NodeKind.FORK, NodeKind.JOIN) and node.body is None:
+                continue
+            return False
+        return True
 
     def _action_members(self, usage: s.Usage) -> tuple[s.Member, ...]:
         """A typed behavior's flow: the steps of the action it is typed by, then its own (unordered
@@ -108,18 +166,51 @@ class Bodies(MachineCore):
 
     def _do_once(self, run: DoRun) -> None:
         trace = self.ctx.trace
-        if run.current is None:
+        mark = trace.mark()
+        retry = run.action is not None and run.started
+        if run.action is not None:
+            # a flow of its own: one do step is one round of it (see _do_flow)
+            trace.flush_left(f"do: {run.state.name}")
+            if not run.started:
+                run.started = True
+                trace.at(0, "stmt action body")
+                name = run.action.name or "action"
+                run.current = self._do_flow(self._action_members(run.action), f"state behavior {name}", name)
+            self._materialize_handed()
+        elif run.current is None:
             if run.wrapped and not run.started:
                 trace.at(0, "stmt action body")
             run.started = True
             stmt = run.statements[run.index]
             run.index += 1
             run.current = self.host.statement(stmt, run.frame, 1 if run.wrapped else 0, f"state {run.state.name}")
+        if run.current is None:
+            return  # a flow cut off already (a dispatch left its state)
         try:
             run.waiting = next(run.current)
         except StopIteration:
             run.current = None
             run.waiting = None
+        if retry and run.waiting is not None and run.waiting.reason == STILL:
+            del trace.lines[mark:]  # a do step that moved nothing writes nothing
+
+    def _materialize_handed(self) -> None:
+        """An item occurrence the environment sent, handed to a do behavior's accept: an occurrence
+        has an identity, so the performance takes it as an object of the run (`materialize: T #n`),
+        as it does one made by `new`; an attribute value has none and is taken as it is."""
+        bus = self.ctx.bus
+        for i, message in enumerate(bus):
+            payload = message.payload
+            if message.to is not None or message.sender != 0:
+                continue  # not one the machine handed over from its pool (_to_waiting_do)
+            if not isinstance(payload, Signal) or payload.object_id is not None:
+                continue
+            el = lookup(self.program.model, self.element, payload.type_name)
+            if el is None or el.kind != "item def":
+                continue
+            self.ctx.journal.touch(bus)
+            ref = self.ctx.materialize(el.name, el.qualified_name, dict(payload.fields))
+            bus[i] = Message(ref, message.to, message.sender, message.via)
 
     def accepts(self, name: str) -> bool:
         """Whether some transition of the machine is triggered by the signal `name`."""

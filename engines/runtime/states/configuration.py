@@ -8,6 +8,7 @@ from engines.runtime.evaluate import Frame
 from engines.runtime.states.bodies import Bodies
 from engines.runtime.states.core import DoRun, Event, MachineError, Timer, transition_line
 from engines.runtime.states.layout import Behavior, Transition, Vertex, VertexKind
+from engines.runtime.values import Quantity, spell
 from ir import syntax as s
 
 
@@ -16,7 +17,8 @@ class Configuration(Bodies):
         machine = self.shape.machine
         self.active.add(machine)
         if machine.do:
-            self.dos[machine] = DoRun(machine, machine.do[0].statements, self.frame, machine.do[0].wrapped)
+            b = machine.do[0]
+            self.dos[machine] = DoRun(machine, b.statements, self.frame, b.wrapped, b.action)
         self._enter_default(machine)
         self._arm_timers()
         self._deliver()
@@ -56,7 +58,7 @@ class Configuration(Bodies):
         self._entered_now.append(v)
         if v.do:
             b = v.do[0]
-            self.dos[v] = DoRun(v, b.statements, self.frame, b.wrapped)
+            self.dos[v] = DoRun(v, b.statements, self.frame, b.wrapped, b.action)
 
     def _perform(self, v: Vertex, verb: str, kind: str, behaviors: list[Behavior], region: bool) -> None:
         """`enter: S (entry action)` and its behaviors, or `enter: S` alone (a region says nothing)."""
@@ -240,7 +242,11 @@ class Configuration(Bodies):
                     duration = self.host.evaluator.eval(trig.expression, self.frame, 0)
                     due = self.ctx.clock.now + seconds(duration)
                 elif trig.kind is s.TriggerKind.AT:
-                    due = seconds(self.host.evaluator.eval(trig.expression, self.frame, 0))
+                    instant = self.host.evaluator.eval(trig.expression, self.frame, 0)
+                    if isinstance(instant, Quantity):
+                        raise MachineError(f"transition {t.label()}: 'accept at' takes a time instant, got the "
+                                           f"duration {spell(instant)} (write 'accept after' for a time after entry)")
+                    due = seconds(instant)
                 else:
                     continue
                 self.timer_seq += 1

@@ -51,12 +51,14 @@ class Timer:
 
 @dataclass
 class DoRun:
-    """Where a state's do behavior stands: the statement next, the one under way (waiting)."""
+    """Where a state's do behavior stands: the statement next, the one under way (waiting); a do
+    behavior given as an action stating a flow (`action`) is that flow, under way once started."""
 
     state: Vertex
     statements: tuple[s.Member, ...]
     frame: Frame
     wrapped: bool
+    action: s.Usage | None = None
     index: int = 0
     current: BodyRun | None = None
     started: bool = False
@@ -64,6 +66,8 @@ class DoRun:
 
     @property
     def done(self) -> bool:
+        if self.action is not None:
+            return self.started and self.current is None
         return self.current is None and self.index >= len(self.statements)
 
 

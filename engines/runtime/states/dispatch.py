@@ -8,7 +8,6 @@ from fractions import Fraction
 
 from engines.runtime.actions.tokens import Terminated
 from engines.runtime.bus import Message
-from engines.runtime.evaluate import Frame
 from engines.runtime.states.configuration import Configuration
 from engines.runtime.states.core import Event, Firing, MachineError, transition_line
 from engines.runtime.states.layout import PSEUDO, Transition, Vertex, VertexKind
@@ -30,16 +29,21 @@ class Dispatch(Configuration):
 
     def _select(self, event: Event) -> list[Firing]:
         """The transitions one event fires: per active state, innermost first (a substate's outranks
-        its ancestors'), the first declared whose guard holds; regions in declaration order."""
+        its ancestors'), the first declared whose guard holds; regions in declaration order; none
+        out of a state enclosing (or beside) an active state that defers the event."""
         candidates: list[Firing] = []
+        # a state that defers the occurrence holds it back from every transition not nested in it
+        deferring = [v for v in self.active if event.kind == "signal" and event.name in v.defers]
         for state in sorted(self.active, key=lambda v: (-v.depth, v.order)):
             if any(f.transition.source.is_within(state) or state.is_within(f.transition.source)
                    for f in candidates):
                 continue
+            if not all(state.is_within(d) for d in deferring):
+                continue
             for t in state.outgoing:
                 if not self._accepts(t, event):
                     continue
-                if not self._guard(t):
+                if not self._guard(t, frame=self._payload_frame(t, event)):
                     continue
                 route = self._route(t)
                 if route is None:
@@ -195,12 +199,9 @@ class Dispatch(Configuration):
     def _fire_one(self, f: Firing, waiting: list[str] | None = None) -> None:
         t = f.transition
         waiting = waiting or []
-        if not self._guard(t):
+        payload_frame = self._payload_frame(t, f.event)
+        if not self._guard(t, frame=payload_frame):
             return
-        payload_frame = self.frame
-        if t.trigger is not None and t.trigger.payload and f.event is not None:
-            payload_frame = Frame(self.frame.label, self.frame.scope, self.frame, {t.trigger.payload: f.event.payload},
-                                  block=True)
         source_label = self._exit_label(t.source)
         segments = [t, *f.route]
         final = segments[-1].target

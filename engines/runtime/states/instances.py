@@ -10,7 +10,8 @@ from engines.errors import UnknownBehaviorError
 from engines.runtime.actions import Run
 from engines.runtime.lowered import LoweredModel
 from engines.runtime.schedule import make_scheduler
-from engines.runtime.states.core import signal_name
+from engines.runtime.states.core import MachineError, signal_name
+from engines.runtime.states.environment import EnvEvent
 from engines.runtime.states.machine import MachineRun
 from engines.runtime.values import ObjectRef, spell
 from engines.runtime.world import Context
@@ -39,6 +40,9 @@ class Instantiation:
         self.program = program
         self.ctx = Context(program, make_scheduler(schedule))
         self.objects: list[InstanceObject] = []
+        # each `connect a.p to b.q` of a part, its ends as (object path, port): a message sent via
+        # one end goes to the object at the other
+        self.links: list[tuple[tuple[str, str], tuple[str, str]]] = []
         self._make(el, "")
         self.machines = [m for o in self.objects for m in o.machines]
 
@@ -59,6 +63,13 @@ class Instantiation:
         parts: list[Element] = []
         for source in dict.fromkeys(sources):
             for member in effective_members(self.program.model, source):
+                if isinstance(member, s.ConnectMember):
+                    self.links.append((_end(path, member.source), _end(path, member.target)))
+                    continue
+                if isinstance(member, s.BindMember) and self._is_port(source, member.left):
+                    # `bind toM1 = peas.toM1;`: the part's port delegates to its part's
+                    self.links.append((_end(path, member.left), _end(path, member.right)))
+                    continue
                 if not isinstance(member, s.Usage) or not member.name or member.name in seen:
                     continue
                 seen.add(member.name)
@@ -112,6 +123,7 @@ class Instantiation:
             run.init_attributes(self.program.graph(action).attributes, run.root.frame, 0)
         trace.flush_left(f"run: performed action {action.name} of #{obj.ref.id}")
         run.run_to_end()
+        self._route(own=obj)
 
     def run(self) -> list[str]:
         """The actions each object performs, one after another as the successions between them
@@ -135,14 +147,103 @@ class Instantiation:
                     moved = True
         return self.ctx.trace.lines
 
-    def _route(self, sender: MachineRun) -> None:
+    def send(self, path: str, event: EnvEvent) -> None:
+        """The environment sends an event to the machine of the object at `path` (`""`: the root)."""
+        obj = next((o for o in self.objects if o.path == path), None)
+        if obj is None:
+            raise MachineError(f"no object of the instance is at {path!r} (objects: "
+                               f"{', '.join(o.path or '(root)' for o in self.objects)})")
+        if not obj.machines:
+            raise MachineError(f"{path or 'the instance'} exhibits no state machine to send {event.name} to")
+        obj.machines[0].send(event)
+
+    def _route(self, sender: MachineRun | None = None, own: InstanceObject | None = None) -> None:
+        """The messages a machine (or an action the object `own` performs) sent: one addressed (`to
+        this`, `to peer`) to the machines of the object it names, whatever they accept (what none
+        takes is unmatched there); one sent via a connected port over the connection; one addressed
+        to no one to every other machine whose transitions accept its signal."""
+        if own is None:
+            assert sender is not None
+            own = self._object_of(sender)
         bus = self.ctx.bus
         for message in list(bus):
             name = signal_name(message.payload, self.ctx)
+            if message.to is not None:
+                for machine in self._addressed(own, sender, message.to).machines:
+                    machine.post(message.payload)
+                continue
+            linked = self._linked(own, message.via) if message.via is not None else []
+            if linked:
+                for obj in linked:
+                    for machine in obj.machines:
+                        machine.post(message.payload)
+                continue
             for machine in self.machines:
                 if machine is not sender and machine.accepts(name):
                     machine.post(message.payload)
         bus.clear()
 
+    def _linked(self, own: InstanceObject, via: str) -> list[InstanceObject]:
+        """The objects with a machine at the far ends of the connections (through the bindings that
+        delegate one port to another) from the port `via` names: a port of `own`, or of the object a
+        feature of `own` names (`context.toM1`, `context` bound to the part performing)."""
+        holder, _, port = via.rpartition(".")
+        start = own
+        if holder:
+            held = self.ctx.objects[own.ref.id].values.get(holder)
+            by_path = next((o for o in self.objects if o.path == (f"{own.path}.{holder}" if own.path else holder)), None)
+            if by_path is not None:
+                start = by_path
+            elif isinstance(held, ObjectRef):
+                start = next((o for o in self.objects if o.ref.id == held.id), own)
+        seen = {(start.path, port)}
+        todo = [(start.path, port)]
+        while todo:
+            here = todo.pop()
+            for a, b in self.links:
+                for x, y in ((a, b), (b, a)):
+                    if x == here and y not in seen:
+                        seen.add(y)
+                        todo.append(y)
+        paths = {p for p, _ in seen if p != start.path}
+        return [o for o in self.objects if o.path in paths and o.machines]
+
+    def _is_port(self, owner: Element, written: str) -> bool:
+        name = written.replace("::", ".").split(".")[0]
+        el = member_of(self.program.model, owner, name)
+        return el is not None and el.base_kind == "port"
+
+    def _object_of(self, machine: MachineRun) -> InstanceObject:
+        return next(o for o in self.objects if machine in o.machines)
+
+    def _addressed(self, own: InstanceObject, sender: MachineRun | None, to: str) -> InstanceObject:
+        """The object a send's `to` names, read from the sending object: `this` (or the sending
+        machine's own name), a feature of that object holding an object, or one of the instance's
+        objects by its path (from the root, or from the sender's object or its owner)."""
+        if to in ("this", "self") or (sender is not None and to == sender.element.name):
+            return own
+        by_id = {o.ref.id: o for o in self.objects}
+        held = self.ctx.objects[own.ref.id].values.get(to)
+        if isinstance(held, ObjectRef) and held.id in by_id:
+            return by_id[held.id]
+        owner = own.path.rsplit(".", 1)[0] if "." in own.path else ""
+        for path in (f"{own.path}.{to}" if own.path else to, f"{owner}.{to}" if owner else to, to):
+            found = next((o for o in self.objects if o.path == path), None)
+            if found is not None:
+                return found
+        raise MachineError(
+            f"{own.path or 'the instance'}: send ... to {to}: "
+            f"no object of the instance is named {to!r} (objects: "
+            f"{', '.join(o.path or '(root)' for o in self.objects)}); send to this, a part, or a feature holding one")
+
     def slots(self, obj: InstanceObject) -> dict[str, str]:
         return {k: spell(v) for k, v in self.ctx.objects[obj.ref.id].values.items()}
+
+
+def _end(path: str, written: str) -> tuple[str, str]:
+    """A connection end written in the part at `path` (`a.outp`, or `outp` of the part itself), as
+    (object path, port)."""
+    owner, _, port = written.replace("::", ".").rpartition(".")
+    if not owner:
+        return path, port
+    return (f"{path}.{owner}" if path else owner), port
