@@ -112,9 +112,10 @@ def to_result(answer: Answer, question: Question) -> Result:
     outcomes = tuple(Outcome(values, 1, witness, error) for values, error, witness in answer.outcomes)
     verdict, strength = verdict_of(answer), answer.strength
     claims = getattr(framework, "Claims", None)
-    if claims is not None:
+    judge = getattr(framework, "judge", None)
+    if claims is not None and judge is not None:
         refused = answer.verdict == "not covered"
-        verdict, strength = framework.judge(claims(
+        verdict, strength = judge(claims(
             question.kind, violations=len(violations), divergent=len(answer.divergent),
             bounds_hit=answer.reached, proof=question.kind is not QuestionKind.OUTCOMES, refused=refused,
             stopped=refused and answer.reason == "interrupted"))
