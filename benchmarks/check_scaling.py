@@ -55,45 +55,67 @@ def ours_in_process(text: str, name: str) -> dict[str, object]:
             "seconds": seconds, "peak_kb": peak_kb, "verdict": result.verdict.value}
 
 
-def ours(text: str, name: str) -> dict[str, object]:
+def in_child(function: str, text: str, *args: object) -> dict[str, object]:
+    """`benchmarks.<function>(text, *args)` in a fresh process (so its peak memory is its own): the
+    JSON object it returns."""
+    module, _, name = function.rpartition(".")
     code = (f"import json, sys; sys.path.insert(0, {str(ROOT)!r}); "
-            "from benchmarks.check_scaling import ours_in_process; "
-            f"print(json.dumps(ours_in_process(sys.stdin.read(), {name!r})))")
+            f"from benchmarks.{module} import {name}; "
+            f"print(json.dumps({name}(sys.stdin.read(), *{args!r})))")
     out = subprocess.run([sys.executable, "-c", code], input=text, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
+def ours(text: str, name: str) -> dict[str, object]:
+    return in_child("check_scaling.ours_in_process", text, name)
+
+
 def peer_command() -> str | None:
-    """How to start the peer: $PEER_KERNEL_CMD, or the binary of an importable jupyter-opensysml-kernel."""
+    """How to start the peer: $PEER_KERNEL_CMD, the binary of an importable jupyter-opensysml-kernel, or
+    that of one installed in a virtual environment `peer-venv` beside the checkout."""
     if os.environ.get("PEER_KERNEL_CMD"):
         return os.environ["PEER_KERNEL_CMD"]
     try:
         import jupyter_opensysml_kernel as pkg
     except ImportError:
-        return None
-    binary = Path(pkg.__file__).parent / "bin" / "sysml-jupyter-kernel"
+        found = sorted((ROOT / ".." / "peer-venv").glob("lib/python3*/site-packages/jupyter_opensysml_kernel"))
+        if not found:
+            return None
+        binary = found[-1] / "bin" / "sysml-jupyter-kernel"
+    else:
+        binary = Path(pkg.__file__).parent / "bin" / "sysml-jupyter-kernel"
     return f"{binary} -connection-file {{connection_file}}"
 
 
-def peer(text: str, name: str) -> dict[str, object] | None:
-    """The peer kernel's check of the same model: states and the check cell's wall seconds."""
+def peer_cells(cells: list[str]) -> list[dict[str, object]] | None:
+    """The peer kernel run over `cells` in one fresh kernel: one record per cell (outputs, wall_s), or
+    None when no peer is installed."""
     command = peer_command()
     if command is None:
         return None
     with tempfile.TemporaryDirectory() as tmp:
-        cells = Path(tmp) / "m.cells"
-        cells.write_text(f"%engine check\n//%%\n{text}\n//%%\n%action {name}\n", encoding="utf-8")
+        path = Path(tmp) / "m.cells"
+        path.write_text("\n//%%\n".join(cells) + "\n", encoding="utf-8")
         record = Path(tmp) / "m.jsonl"
         subprocess.run([sys.executable, str(BENCH / "peer_kernel.py"), "--cmd", command, "--quiet-src",
-                        "-f", str(cells), "--jsonl", str(record)], capture_output=True, text=True, timeout=3600)
-        rows = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines() if line.strip()]
-    last = rows[-1]
-    output = json.dumps(last.get("outputs", ""))
+                        "-f", str(path), "--jsonl", str(record)], capture_output=True, text=True, timeout=3600)
+        return [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def peer_figures(cell: dict[str, object]) -> dict[str, object]:
+    """States, moves and wall seconds of one peer check cell (`(S states, M moves`)."""
+    output = json.dumps(cell.get("outputs", ""))
     m = re.search(r"\((\d[\d,]*) states, (\d[\d,]*) moves", output)
     if m is None:
-        return {"states": None, "moves": None, "seconds": last.get("wall_s")}
+        return {"states": None, "moves": None, "seconds": cell.get("wall_s")}
     return {"states": int(m.group(1).replace(",", "")), "moves": int(m.group(2).replace(",", "")),
-            "seconds": last.get("wall_s")}
+            "seconds": cell.get("wall_s")}
+
+
+def peer(text: str, name: str) -> dict[str, object] | None:
+    """The peer kernel's check of the same model: states and the check cell's wall seconds."""
+    rows = peer_cells(["%engine check", text, f"%action {name}"])
+    return peer_figures(rows[-1]) if rows else None
 
 
 def main() -> int:

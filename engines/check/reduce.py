@@ -13,26 +13,55 @@ oldest it matches); an accept's `when` condition is a read of the features it na
 but no clause relies on it: a `via` send is dynamic. An accept node moves once, taking its message:
 its move is the accept's footprint, never a body's start shot (`Node.starts_with_a_shot`).
 
+State machines (engines/runtime/states/footprints.py spells these as features of the machine: the
+activity of each state, its pool, completion queue, timers, status, and the clock):
+- a dispatch touches what its transitions touch (trigger, guard, the exits of what it leaves, the
+  effect, the entries of what it enters, onward through choices, junctions, forks and joins), reads
+  its source's activity and writes the activity of every state it may leave or enter; so dispatches
+  of two machines commute unless one writes what the other reads or writes (a part feature in an
+  effect and a guard), or one sends while the other sends or accepts; completion steps of regions
+  that keep to their own states and data commute; a transition leaving a composite depends on every
+  move inside it;
+- a do step reads its state's activity: it depends on a dispatch that may leave that state, not on
+  another region's do step over other data, unless both may end their behaviors (both then append
+  to the completion queue, whose order is state);
+- a pool event's dispatch reads and writes the pool: it depends on every environment send to that
+  machine and on every send; a completion's dispatch reads no pool (completion events come first),
+  so it commutes with an environment send;
+- a timer's dispatch and time passing read and write the timers and the clock: time depends on every
+  timed waiter; in a machine with a `when` trigger every move reads its condition (the latches);
+- a move into a final state or a terminate writes the machine's status, which all its moves read.
+An actor's future is what it can still reach from the states active now, and its place (what the
+sets are remembered by) includes them.
+
 A persistent set is grown from one actor: every actor whose future moves could depend on a
-member's move joins it; an actor that must join but cannot move now makes the set give up (all
-enabled moves are taken then). Sound by construction, conservative where the footprint is.
+member's move joins it; an actor that must join but cannot move now joins with the actors one of
+which must move before it can (a behavior may say so: `enablers(actor)`, as a machine's dispatcher
+waits for its pending completions), or, where no behavior says, makes the set give up (all enabled
+moves are taken then): no move outside the set can then enable it before a member moves.
+Sound by construction, conservative where the footprint is.
 """
 
 from __future__ import annotations
 
-from engines.runtime.behavior import Actor, Behavior, Move, Summary
+from collections.abc import Callable
+
+from engines.runtime.behavior import Actor, Behavior, Move, Summary, dependent
 from engines.runtime.watch import tick
 
 
-def dependent(a: Summary, b: Summary) -> bool:
-    """Whether the order of two moves with these footprints can matter."""
-    if a.dynamic or b.dynamic:
+def _admit(other: int, chosen: set[int], frontier: list[int], can: tuple[bool, ...],
+           enabling: Callable[[int], list[int] | None]) -> bool:
+    """`other` joins the set (and the frontier, if it can move); one that cannot move now joins with
+    the actors one of which must move before it can, else the set fails."""
+    if other in chosen:
         return True
-    if a.writes & (b.reads | b.writes) or b.writes & a.reads:
+    chosen.add(other)
+    if can[other]:
+        frontier.append(other)
         return True
-    if (a.sends or a.accepts) and (b.sends or b.accepts):
-        return True
-    return bool(a.control & b.control)
+    ways = enabling(other)
+    return ways is not None and all(_admit(e, chosen, frontier, can, enabling) for e in ways)
 
 
 class Reducer:
@@ -75,17 +104,22 @@ class Reducer:
     def _grow(self, behavior: Behavior, moves: list[Move], actors: list[Actor], can: tuple[bool, ...],
               seeds: tuple[int, ...]) -> frozenset[int] | None:
         futures = [behavior.future(a) for a in actors]
-        first: dict[int, Move] = {}
+        # what an actor's enabled moves touch together (a decision's branches share one footprint; a
+        # machine's dispatcher may offer several events tied at one instant)
+        now: dict[int, Summary] = {}
         for m in moves:
-            first.setdefault(m.actor, m)
+            touched = behavior.footprint(m)
+            known = now.get(m.actor)
+            now[m.actor] = touched if known is None or known is touched else known | touched
         count = len(actors)
         # who must join a set holding `member`: every actor whose future depends on member's move
         needs: dict[int, list[int]] = {}
         for a in range(count):
             if can[a]:
                 tick()
-                now = behavior.footprint(first[actors[a].id])
-                needs[a] = [b for b in range(count) if b != a and self.dependent(now, futures[b])]
+                mine = now[actors[a].id]
+                needs[a] = [b for b in range(count) if b != a and self.dependent(mine, futures[b])]
+        enabling = self._enabling(behavior, actors)
         best: set[int] | None = None
         for seed in (i for i in seeds if can[i]):
             tick()
@@ -94,16 +128,27 @@ class Reducer:
             ok = True
             while frontier and ok:
                 member = frontier.pop()
-                for other in needs[member]:
-                    if other in chosen:
-                        continue
-                    if not can[other]:
-                        ok = False
+                ok = all(_admit(other, chosen, frontier, can, enabling) for other in needs[member])
+            if ok:
+                moving = {i for i in chosen if can[i]}
+                if best is None or len(moving) < len(best):
+                    best = moving
+                    if len(best) == 1:
                         break
-                    chosen.add(other)
-                    frontier.append(other)
-            if ok and (best is None or len(chosen) < len(best)):
-                best = chosen
-                if len(best) == 1:
-                    break
         return frozenset(best) if best is not None else None
+
+    @staticmethod
+    def _enabling(behavior: Behavior, actors: list[Actor]) -> Callable[[int], list[int] | None]:
+        """Per actor that cannot move now, the positions of the actors one of which must move before it
+        can (a behavior's optional `enablers(actor)`, actor numbers; None: not known)."""
+        asked = getattr(behavior, "enablers", None)
+        index = {a.id: i for i, a in enumerate(actors)}
+
+        def enabling(position: int) -> list[int] | None:
+            if asked is None:
+                return None
+            ids = asked(actors[position])
+            if not ids or any(i not in index for i in ids):
+                return None
+            return [index[i] for i in ids]
+        return enabling

@@ -79,6 +79,19 @@ class Actor:
 Summary = Footprint[Any]
 
 
+def dependent(a: Summary, b: Summary) -> bool:
+    """Whether the order of two moves with these footprints can matter (engines/check/reduce.py
+    states the clauses): one writes what the other reads or writes, both send or accept, both reach
+    one control point, or either is dynamic."""
+    if a.dynamic or b.dynamic:
+        return True
+    if a.writes & (b.reads | b.writes) or b.writes & a.reads:
+        return True
+    if (a.sends or a.accepts) and (b.sends or b.accepts):
+        return True
+    return bool(a.control & b.control)
+
+
 class Behavior(Protocol):
     """The protocol every behavior implements and every engine (check, explore, the witness replay,
     the debugger) sees; between two moves only."""

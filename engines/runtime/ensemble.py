@@ -19,6 +19,8 @@ from engines.runtime.evaluate import Frame
 from engines.runtime.snapshot import Restorable, Snapshot, SnapshotError
 from engines.runtime.world import Context
 
+_OWN = ("finalState", "stateVisits")  # what every machine reports of itself
+
 
 class Ensemble:
     """Named behaviors acting on one world; implements the behavior protocol over them."""
@@ -30,6 +32,8 @@ class Ensemble:
             if member.world is not world:
                 raise ValueError(f"{name} acts on a world of its own, not the ensemble's")
         self._world = world
+        world.shared_bus = len(members) > 1 and any(member.future(a).sends for _, member in members
+                                                    for a in member.actors())
         self.names = [name for name, _ in members]
         self.members = [member for _, member in members]
         self.moves_taken: list[Move] = []
@@ -47,7 +51,14 @@ class Ensemble:
 
     @property
     def finished(self) -> bool:
-        return self.error is not None or all(m.finished for m in self.members)
+        """Every member ended, or the ensemble rests where no member is stuck: a machine waiting for
+        an event nothing in the world sends is quiescent, an end like any other (a member stuck, an
+        action waiting at an accept no one feeds, is a deadlock)."""
+        if self.error is not None or all(m.finished for m in self.members):
+            return True
+        live = [m for m in self.members if not m.finished]
+        return (not any(m.enabled_moves() for m in live) and all(m.next_wake() is None for m in live)
+                and all(m.stuck() is None for m in live))
 
     def enabled_moves(self) -> list[Move]:
         if self.error is not None:
@@ -108,17 +119,32 @@ class Ensemble:
         index, place = cast("tuple[int, object]", actor.place)
         return self.members[index].future(Actor(actor.id // len(self.members), place))
 
+    def enablers(self, actor: Actor) -> list[int] | None:
+        """A member's answer (engines/check/reduce.py), in the ensemble's actor numbers."""
+        count = len(self.members)
+        index, place = cast("tuple[int, object]", actor.place)
+        asked = getattr(self.members[index], "enablers", None)
+        ids = asked(Actor(actor.id // count, place)) if asked is not None else None
+        return None if ids is None else [i * count + index for i in ids]
+
     def outputs(self) -> dict[str, str]:
         out: dict[str, str] = {}
-        for member in self.members:
-            out.update(member.outputs())
+        for name, member in zip(self.names, self.members, strict=True):
+            out.update(self._own(name, {**member.outputs(), **member.own_outputs()}))
         return dict(sorted(out.items()))
 
     def own_outputs(self) -> dict[str, str]:
         out: dict[str, str] = {}
-        for member in self.members:
-            out.update(member.own_outputs())
+        for name, member in zip(self.names, self.members, strict=True):
+            out.update(self._own(name, member.own_outputs()))
         return dict(sorted(out.items()))
+
+    def _own(self, name: str, values: dict[str, str]) -> dict[str, str]:
+        """A member's values, what every machine reports of itself (`finalState`, `stateVisits`) named
+        by the member where several are together (`turner.finalState`)."""
+        if len(self.members) == 1:
+            return values
+        return {f"{name}.{k}" if k in _OWN else k: v for k, v in values.items()}
 
     def feature_path(self, name: str) -> str:
         return self.members[0].feature_path(name)

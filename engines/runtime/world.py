@@ -40,6 +40,9 @@ class Context:
         self.clocks: set[int] = set()
         self.clock = Clock()
         self.bus: list[Message] = []
+        # whether several behaviors act on it and one of them may send (an ensemble says): a behavior
+        # that takes what is on the bus then depends on their sends
+        self.shared_bus = False
         self.next_object_id = 1
         self.next_token_id = 1
         env = os.environ.get(MAX_STEPS_VARIABLE, "")

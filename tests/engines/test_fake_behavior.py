@@ -8,6 +8,7 @@ from engines.explore import explore_behavior
 from engines.framework import Bounds, Verdict
 from engines.runtime.behavior import Behavior
 from engines.runtime.ensemble import Ensemble
+from engines.runtime.world import Context
 from engines.witness import replay
 from tests.engines.fake_behavior import Counter, new_world
 
@@ -89,3 +90,33 @@ def test_an_ensemble_is_checked_and_reduced_like_one_behavior() -> None:
     assert _values(reduced) == _values(full)
     assert reduced.stats.states < full.stats.states
     assert not reduced.notes and not full.notes
+
+
+class _Resting(Counter):
+    """A behavior that never ends and never moves: quiescent (a machine waiting for an event nothing
+    sends), or, when `why` is given, stuck (an action waiting at an accept nothing feeds)."""
+
+    def __init__(self, world: Context, why: str | None = None) -> None:
+        super().__init__(world, False)
+        self.left = ()
+        self.why = why
+
+    @property
+    def finished(self) -> bool:
+        return False
+
+    def stuck(self) -> str | None:
+        return self.why
+
+
+def test_an_ensemble_whose_other_member_rests_ends_there_and_one_stuck_is_a_deadlock() -> None:
+    def resting(why: str | None) -> Behavior:
+        world = new_world()
+        return Ensemble(world, [("left", Counter(world, True)), ("idle", _Resting(world, why))])
+
+    quiet = check_behavior(lambda: resting(None), "quiet", Bounds(), diverge=("n",))
+    assert quiet.verdict is Verdict.DIVERGENT and not quiet.violations
+    assert quiet.divergent == (("n", (("3", 1), ("4", 2))),)
+    stuck = check_behavior(lambda: resting("deadlock: token 1@take waits"), "stuck", Bounds(), diverge=("n",))
+    assert stuck.verdict is Verdict.VIOLATION
+    assert {v.text for v in stuck.violations} == {"idle: token 1@take waits"}

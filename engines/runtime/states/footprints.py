@@ -1,0 +1,416 @@
+"""What a machine's moves touch, for partial-order reduction (engines/check/reduce.py).
+
+A machine's moves share more than features: its configuration, its pool, its completion queue, its
+timers. Each is a pseudo-feature here, named under the machine (`<machine>\\0active:<state>` ...), read
+and written as the dispatch, do step or environment move does, beside the features the lowered
+transitions and state behaviors read and write (ir/lower/states.py). Two moves are then dependent by
+the one relation of reduce.py. The clauses this yields:
+
+- Two dispatches of one machine are one actor's moves (never reordered by the reduction). A dispatch
+  and a dispatch of another machine commute unless one's transitions (guard, exits, effect, entries,
+  a route through choices and junctions) write what the other's read or write, or one sends while the
+  other sends or accepts (the bus is one list; a send may reach the other's pool).
+- A dispatch writes the activity of every state under the child of the transition's least common
+  ancestor on the source side (what it exits) and on the target side (what it enters, other regions
+  of an entered parallel state included), and reads the activity of its source. Completion steps of
+  regions that keep to their own states and data therefore commute; a transition leaving a composite
+  is dependent on every move inside it.
+- A do step reads its state's activity and writes its own progress: it is dependent on a dispatch
+  that may exit its state (do step vs dispatch of the same machine), independent of another region's
+  do step over other data, except that two do steps that may each end their behavior both append to
+  the completion queue, whose order is state.
+- A pool event's dispatch reads and writes the pool (and the deferred events, and the progress of a
+  do behavior waiting at an accept): it is dependent on every environment send to that machine and
+  on every move that sends. A completion dispatch does not read the pool (completion events precede
+  pool events), so it commutes with an environment send.
+- A timer's dispatch, and time passing, read and write the machine's timers and the clock: time is
+  dependent on every timed waiter. A transition entering or leaving a state with a timed transition
+  writes the timers. When-triggers are read after every move (their latches): in a machine with
+  one, every move reads their conditions and writes the latches.
+- A transition into a final state or a terminate writes the machine's status, which every move of
+  the machine reads (an ended machine moves no more). A dynamic footprint (a target the lowering
+  cannot resolve) is dependent on everything.
+- A machine on a world other behaviors act on, which does not route messages, takes every message
+  on the bus into its pool after each move: each of its moves accepts, so it depends on every send
+  another behavior (an action) makes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engines.runtime.behavior import Actor, Move, MoveKind, Summary, dependent
+from engines.runtime.states.layout import Transition, Vertex, VertexKind
+from ir import syntax as s
+from ir.graphs import Footprint, StateGraph, TriggerKind
+from ir.lower.states import lower_state
+
+if TYPE_CHECKING:
+    from engines.runtime.states.core import MachineCore
+
+DISPATCHER = 0  # the actor of a pool event's, a timer's or a change's dispatch
+REGIONS = 1_000_000  # a completion event's actor: this + the order of its state's parent (its region)
+ENVIRONMENT = -1  # the environment's sends and time passing
+# a do behavior's actor is 1 + its state's order
+CLOCK = "\0clock"  # the world's clock: read by timers, written by time passing
+
+
+class MachineFootprints:
+    """The footprints of one machine's moves and the futures of its actors, each computed once from
+    the lowered graph (the pool's head and a do behavior's progress are read at the move)."""
+
+    def __init__(self, machine: MachineCore, graph: StateGraph | None = None) -> None:
+        self.machine = machine
+        self.graph = graph if graph is not None else lower_state(machine.program.model, machine.element)
+        self.name = machine.element.qualified_name
+        shape = machine.shape
+        watched = [t for t in self.graph.transitions if t.trigger.kind is TriggerKind.WHEN]
+        # every move re-reads the when-conditions and lowers their latches (MachineMoves._lower_latches)
+        self.latches: Summary = Footprint()
+        if watched:
+            reads = frozenset().union(*(t.footprint.reads for t in watched))
+            self.latches = Footprint(reads=reads, writes=frozenset({self.key("latches")}))
+        self.status: Summary = Footprint(reads=frozenset({self.key("status")}))
+        # what every move of the machine does besides its own work: reads its status and the latches,
+        # and, where the world does not route messages but other behaviors act on it, takes every
+        # message on the bus into its pool after the move (so it depends on every send they make)
+        takes = not machine.shared and machine.ctx.shared_bus
+        self.every: Summary = self.status | self.latches | Footprint(accepts=takes)
+        self._transitions: dict[int, Summary] = {}
+        # the completion queue: its order is state, but whose completions follow whose is decided by
+        # the order of what generated them, which a unit (groups) already answers for
+        self._queue = frozenset({self.key("completions"), *(self.key(f"complete:{v.order}") for v in shape.vertices)})
+        # the states whose do behavior may wait at an accept: a pool event may be handed to it
+        self.accepting = tuple(st.index for st in self.graph.states if st.do is not None and st.do.footprint.accepts)
+        self._dos: dict[int, Summary] = {}
+        self._dispatcher: dict[frozenset[int], Summary] = {}
+        self._triggered: dict[frozenset[int], Summary] = {}
+
+    def key(self, what: str) -> str:
+        return f"{self.name}\0{what}"
+
+    def _active(self, vertices: list[Vertex]) -> frozenset[str]:
+        return frozenset(self.key(f"active:{v.order}") for v in vertices)
+
+    # ------------------------------------------------------------ one transition, fired
+
+    def transition(self, t: Transition) -> Summary:
+        """Firing `t` (and the route it takes on through choices, junctions, forks and joins)."""
+        done = self._transitions.get(t.index)
+        if done is None:
+            done = self._transitions[t.index] = self._fired(t, set())
+        return done
+
+    def _fired(self, t: Transition, seen: set[int]) -> Summary:
+        seen.add(t.index)
+        lowered = self.graph.transitions[t.index].footprint
+        lca = _lca(t.source, t.target, self.machine.shape.machine)
+        left = _subtree(_toward(lca, t.source))
+        entered = _entered(t, lca)
+        writes = set(self._active(left + entered))
+        writes.add(self.key("completions"))  # a state entered may complete
+        reads = set(self._active([t.source]))
+        if any(v.defers for v in left):
+            writes.add(self.key("pool"))  # deferred events go back to the pool
+            writes.add(self.key("deferred"))
+        if any(_timed(v) for v in left + entered):  # entering arms its timers, leaving drops them
+            writes.add(self.key("timers"))
+        for v in left + entered:
+            if v.kind in (VertexKind.HISTORY, VertexKind.DEEP_HISTORY):
+                writes.add(self.key(f"history:{v.order}"))
+                reads.add(self.key(f"history:{v.order}"))
+            if v.kind in (VertexKind.FINAL, VertexKind.TERMINATE):
+                writes.add(self.key("status"))
+        if t.target.kind is VertexKind.JOIN:
+            # a join reads whether every other segment's source is active and complete
+            for other in self.machine.shape.transitions:
+                if other.target is t.target:
+                    reads.update(self._active([other.source]))
+                    reads.add(self.key(f"complete:{other.source.order}"))
+            writes.add(self.key(f"join:{t.target.order}"))
+        out: Summary = lowered | Footprint(reads=frozenset(reads), writes=frozenset(writes))
+        if lowered.sends:
+            out = out | Footprint(writes=frozenset({self.key("pool")}))  # a message to itself lands there
+        if t.target.kind not in (VertexKind.STATE, VertexKind.FINAL):
+            for onward in t.target.outgoing:
+                if onward.index not in seen:
+                    out = out | self._fired(onward, seen)
+        if t.target.kind is VertexKind.TERMINATE:
+            out = out | Footprint(writes=frozenset({self.key("status")}))
+        return out
+
+    # ------------------------------------------------------------ the moves
+
+    def footprint(self, move: Move) -> Summary:
+        """What `move`, enabled now, may touch."""
+        if move.kind is MoveKind.DO_STEP:
+            return self._do_step(move.actor - 1, last=self._may_end(move.actor - 1))
+        if move.kind is MoveKind.SEND:
+            return self.send()
+        if move.kind is MoveKind.CLOCK:
+            return self.clock()
+        return self._dispatch(move)
+
+    def _dispatch(self, move: Move) -> Summary:
+        machine = self.machine
+        label = move.label
+        base = self.every
+        if label.startswith("completion "):
+            state = next((v for v in machine.completions if v.name == move.at), None)
+            if state is None:
+                return self.dispatcher()
+            fired = [self.transition(t) for t in state.outgoing if t.completion]
+            return _union([base, Footprint(reads=self._active([state]) | {self.key(f"complete:{state.order}")},
+                                           writes=frozenset({self.key("completions")})), *fired])
+        if label.startswith("time "):
+            timer = next((tm for tm in machine.timers if str(tm.seq) == move.option), None)
+            if timer is None:
+                return self.dispatcher()
+            return _union([base, self.transition(timer.transition),
+                           Footprint(reads=frozenset({CLOCK}), writes=frozenset({self.key("timers")}))])
+        if label == "change":
+            watched = [t for t in machine.shape.transitions
+                       if t.trigger is not None and t.trigger.kind is s.TriggerKind.WHEN]
+            return _union([base, *(self.transition(t) for t in watched),
+                           Footprint(reads=self._active(machine.shape.vertices))])
+        return self._pool_event(base)
+
+    def _pool_event(self, base: Summary) -> Summary:
+        """The pool's head dispatched: any transition an event may trigger, selected against the whole
+        configuration; else a waiting do behavior takes it, or it is deferred, or dropped."""
+        machine = self.machine
+        if not machine.pool:
+            return self.dispatcher()
+        # any transition an occurrence may trigger (a value, a subset or a call is matched at run time)
+        fired = [self.transition(t) for t in machine.shape.transitions
+                 if t.trigger is not None and t.trigger.kind in (s.TriggerKind.SIGNAL, s.TriggerKind.CALL)]
+        waiting = frozenset(self.key(f"do:{order}") for order in self.accepting)
+        keys = frozenset({self.key("pool"), self.key("deferred")})
+        return _union([base, *fired, Footprint(reads=self._active(machine.shape.vertices) | keys,
+                                               writes=keys | waiting)])
+
+    def _may_end(self, order: int) -> bool:
+        """Whether the next step of the do behavior of the state numbered `order` may be its last."""
+        state = self.machine.shape.vertices[order]
+        run = self.machine.dos.get(state)
+        return run is None or run.index >= len(run.statements) - (0 if run.current is not None else 1)
+
+    def _do_step(self, order: int, last: bool) -> Summary:
+        key = order if last else -1 - order
+        done = self._dos.get(key)
+        if done is not None:
+            return done
+        state = self.graph.states[order]
+        lowered = state.do.footprint if state.do is not None else Footprint()
+        progress = self.key(f"do:{order}")
+        reads = {self.key(f"active:{order}"), progress}
+        writes = {progress}
+        if last:  # the behavior ends: the state may complete
+            writes.update({self.key("completions"), self.key(f"complete:{order}")})
+        if lowered.accepts:
+            reads.add(self.key("pool"))
+        if lowered.sends:
+            writes.add(self.key("pool"))  # delivered into the pool after the step
+        done = self._dos[key] = _union([self.every, lowered,
+                                        Footprint(reads=frozenset(reads), writes=frozenset(writes))])
+        return done
+
+    def send(self) -> Summary:
+        """The environment puts an event into the machine's pool."""
+        return Footprint(writes=frozenset({self.key("pool")}))
+
+    def clock(self) -> Summary:
+        """Time passes to the next timer: the clock and which timers are due change."""
+        return Footprint(reads=frozenset({self.key("timers")}), writes=frozenset({CLOCK, self.key("timers")}))
+
+    def place(self, actor: int) -> tuple[object, ...]:
+        """Where an actor stands, as far as its moves' footprints and its future depend on it: the
+        reducer remembers persistent sets per places (engines/check/reduce.py), so an actor's place must
+        change whenever what `footprint` or `future` answers for it may."""
+        machine = self.machine
+        if actor == ENVIRONMENT:
+            return ("environment",)
+        active = tuple(sorted(v.order for v in machine.active))
+        if actor == DISPATCHER:
+            return ("dispatch", machine.status, active, bool(machine.pool),
+                    tuple(sorted(tm.transition.index for tm in machine.timers)))
+        if actor >= REGIONS:
+            region = actor - REGIONS
+            return ("completion", machine.status, active,
+                    tuple(v.order for v in machine.completions if _region(v) == region))
+        return ("do", actor - 1, machine.status, active, self._may_end(actor - 1))
+
+    def enablers(self, actor: Actor) -> list[int] | None:
+        """For an actor that cannot move now, actors one of which must move before it can (None: not
+        known). The dispatcher waits while completion events are pending (they come first), and only
+        their regions' moves take them: the first pending one's region must move before it."""
+        machine = self.machine
+        if actor.id == DISPATCHER and machine.completions and not machine.finished:
+            return [REGIONS + _region(machine.completions[0])]
+        return None
+
+    # ------------------------------------------------------------ orders that cannot matter
+
+    def groups(self, units: list[Summary]) -> list[list[int]]:
+        """The positions of `units` (what each of several reactions or regions may do, as
+        `firing_unit` and `region_unit` give it) in groups: two in one group when they are dependent,
+        transitively. Only orders within a group can reach different states; the groups keep their
+        first members' order, and a group's members keep theirs."""
+        group = list(range(len(units)))
+
+        def root(i: int) -> int:
+            while group[i] != i:
+                group[i] = group[group[i]]
+                i = group[i]
+            return i
+
+        for i in range(len(units)):
+            for j in range(i):
+                if root(i) != root(j) and dependent(units[i], units[j]):
+                    group[max(root(i), root(j))] = min(root(i), root(j))
+        out: dict[int, list[int]] = {}
+        for i in range(len(units)):
+            out.setdefault(root(i), []).append(i)
+        return list(out.values())
+
+    def firing_unit(self, t: Transition) -> Summary:
+        """A selected reaction and everything it may lead to: its transition fired, and what the
+        states it enters may do after (their completions' order follows the firing order, so what
+        follows is part of what the firing order can decide); the queue's own order is left out."""
+        lca = _lca(t.source, t.target, self.machine.shape.machine)
+        after = frozenset(v.order for v in _entered(t, lca))
+        return (self.transition(t) | self._reach_orders(after)).without(self._queue)
+
+    def region_unit(self, region: Vertex) -> Summary:
+        """A region entered with its siblings: its entries and initial transitions, and everything its
+        states may do after (the queue's own order left out)."""
+        inside = _subtree(region)
+        entries = _union([self.graph.states[v.order].footprint for v in inside])
+        return (entries | self._reach_orders(frozenset(v.order for v in inside))).without(self._queue)
+
+    # ------------------------------------------------------------ the futures
+
+    def future(self, actor: Actor) -> Summary:
+        """Everything the actor may still do: a do behavior its steps (the last one's included), the
+        dispatcher every transition of the machine, the environment its sends and time passing."""
+        if actor.id == ENVIRONMENT:
+            return self.send() | self.clock()
+        if actor.id == DISPATCHER:
+            return self.dispatcher()
+        vertices = self.machine.shape.vertices
+        if actor.id >= REGIONS:  # the region's completions: what its active states may still fire
+            inside = _subtree(vertices[actor.id - REGIONS])
+            return self._reach([v for v in inside if v in self.machine.active])
+        # a do behavior's steps, and what its state's completion may fire after the last
+        order = actor.id - 1
+        return self._do_step(order, last=True) | self._reach([vertices[order]])
+
+    def dispatcher(self) -> Summary:
+        """Every dispatch of a pool event, a timer or a change the machine may still make: the
+        triggered transitions it can reach from the states active now, and everything reachable after
+        them (the completions and do steps they lead to); a completion on the way is its region's move,
+        in that actor's future, or in the future of the actor that leads there."""
+        machine = self.machine
+        if machine.finished:
+            return self.status
+        shape = machine.shape
+        active = frozenset(v.order for v in machine.active)
+        done = self._triggered.get(active)
+        if done is None:
+            triggered = [t for t in _reachable(shape.vertices, active) if not t.completion]
+            after = frozenset(v.order for t in triggered
+                              for v in _entered(t, _lca(t.source, t.target, shape.machine)))
+            keys = frozenset({self.key("pool"), self.key("deferred"), self.key("timers"),
+                              *(self.key(f"do:{order}") for order in self.accepting)})
+            # an event's selection reads the whole configuration
+            done = self._triggered[active] = _union([
+                self.every, *(self.transition(t) for t in triggered), self._reach_orders(after),
+                Footprint(reads=keys | self._active(shape.vertices) | {CLOCK}, writes=keys)])
+        return done
+
+    def _reach(self, start: list[Vertex]) -> Summary:
+        """What every transition reachable from `start` may touch, and the completions and activity
+        reading and writing that firing them is (computed once per start)."""
+        return self._reach_orders(frozenset(v.order for v in start))
+
+    def _reach_orders(self, orders: frozenset[int]) -> Summary:
+        if self.machine.finished:
+            return self.status
+        done = self._dispatcher.get(orders)
+        if done is None:
+            shape = self.machine.shape
+            keys = frozenset({self.key("completions"), *(self.key(f"complete:{v.order}") for v in shape.vertices)})
+            fired = [self.transition(t) for t in _reachable(shape.vertices, orders)]
+            done = self._dispatcher[orders] = _union([self.every, *fired, Footprint(reads=keys, writes=keys)])
+        return done
+
+
+def _timed(v: Vertex) -> bool:
+    """Whether a transition out of `v` waits for time (`accept after`, `accept at`)."""
+    return any(t.trigger is not None and t.trigger.kind in (s.TriggerKind.AFTER, s.TriggerKind.AT)
+               for t in v.outgoing)
+
+
+def _region(v: Vertex) -> int:
+    """The order of the vertex a completion of `v` is drawn in (its parent: a region, a composite)."""
+    return v.parent.order if v.parent is not None else 0
+
+
+def _reachable(vertices: list[Vertex], active: frozenset[int]) -> list[Transition]:
+    """The transitions a machine whose active states are `active` may still fire: out of those
+    states, and out of every state those transitions may enter (what the entered state holds, other
+    regions of a parallel state entered with it, what encloses it), until nothing new is reached."""
+    seen: set[int] = set()
+    todo = [vertices[i] for i in sorted(active)]
+    out: dict[int, Transition] = {}
+    while todo:
+        v = todo.pop()
+        if v.order in seen:
+            continue
+        seen.add(v.order)
+        for t in v.outgoing:
+            if t.index in out:
+                continue
+            out[t.index] = t
+            todo.extend(_entered(t, _lca(t.source, t.target, vertices[0])))
+            todo.extend(t.target.ancestors())
+    return [out[i] for i in sorted(out)]
+
+
+def _union(parts: list[Summary]) -> Summary:
+    out: Summary = Footprint()
+    for part in parts:
+        out = out | part
+    return out
+
+
+def _lca(a: Vertex, b: Vertex, machine: Vertex) -> Vertex:
+    """The innermost state containing both and neither of them (as the configuration computes it)."""
+    ancestors = a.ancestors()
+    return next((v for v in b.ancestors() if v in ancestors), machine)
+
+
+def _toward(lca: Vertex, v: Vertex) -> Vertex:
+    """The child of `lca` holding `v` (or `v` itself)."""
+    while v.parent is not None and v.parent is not lca:
+        v = v.parent
+    return v
+
+
+def _entered(t: Transition, lca: Vertex) -> list[Vertex]:
+    """Every state firing `t` may enter: what the child of `lca` toward the target holds (a history
+    restores anything its owner holds)."""
+    target = t.target
+    if target.kind in (VertexKind.HISTORY, VertexKind.DEEP_HISTORY) and target.parent is not None:
+        return _subtree(target.parent)
+    return _subtree(_toward(lca, target))
+
+
+def _subtree(v: Vertex) -> list[Vertex]:
+    out = [v]
+    todo = list(v.children)
+    while todo:
+        c = todo.pop()
+        out.append(c)
+        todo.extend(c.children)
+    return out
