@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 import traceback
 from collections.abc import Callable, Generator, Iterator, Sequence
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from opensysml_kernel.session import Progress, Session
 
 Handler = Callable[["Session", list[str]], Result]
+_CHANGED = re.compile(r"  \S+: .* → ")  # a value a replayed move changed
 
 
 @dataclass(frozen=True)
@@ -128,7 +130,7 @@ def _machine_trace(session: Session, lines: Sequence[str]) -> list[str]:
     transition, choice lines), not the statements and evaluations of its bodies."""
     if session.trace:
         return list(lines)
-    return [line for line in lines if not line.startswith((" ", "stmt ", "eval "))]
+    return [line for line in lines if not line.startswith((" ", "stmt ", "eval ")) or _CHANGED.match(line)]
 
 
 def _machine_result(session: Session, machine: Driven, lines: Sequence[str], tone: Tone = Tone.PAUSED,
@@ -156,8 +158,10 @@ def _state(session: Session, args: list[str]) -> Result:
             raise UsageError("a machine check drives the machine itself (its environment is what %send and %events"
                              " queued): `on <part>` is for a stepping run", COMMANDS["state"].usage)
         return session.check_state(args[0])
+    replay = session.replay
     machine = session.start_machine(args[0], args[1] if len(args) == 2 else None)
-    head = f"▶ State machine {machine.subject} started (schedule {session.schedule})"
+    how = f"replaying {replay.describe()}" if machine.fine and replay is not None else f"schedule {session.schedule}"
+    head = f"▶ State machine {machine.subject} started ({how})"
     tree = [f"{'  ' * depth}{name}" for depth, name in machine.configuration()]
     return _machine_result(session, machine, [head, *tree], Tone.STARTED)
 
@@ -402,7 +406,8 @@ def _replay(session: Session, args: list[str]) -> Result:
         installed = session.install_replay(args[0])
         if installed is None:
             return Result.of(["replay off"])
-        follow = f"%action {installed.subject}" if installed.subject else "the next %action"
+        command = "%state" if installed.subject in session.model.behaviors("state") else "%action"
+        follow = f"{command} {installed.subject}" if installed.subject else "the next %action"
         return Result.of([f"replay {installed.describe()}: {follow} follows it move by move"])
     replay = session.replay
     return Result.of([f"replay {replay.describe()}" if replay is not None else "replay off"])

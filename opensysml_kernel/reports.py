@@ -146,6 +146,21 @@ class Check:
                      for o in self.result.outcomes)
         return Table(("outcome", "linearizations", "witness"), rows)
 
+    def outcome_html(self) -> str:
+        """The outcomes as a table; a machine's with its configuration and visits in columns of their own."""
+        count = "linearizations" if self.result.kind is QuestionKind.OUTCOMES else "schedules"
+        outcomes = self.result.outcomes
+        if not any(k in MACHINE_KEYS for o in outcomes for k, _ in o.values):
+            return Table(("outcome", count, "witness"), self.outcome_table().rows).html()
+        rows = []
+        for o in outcomes:
+            values = dict(o.values)
+            rest = Outcome(tuple((k, v) for k, v in o.values if k not in MACHINE_KEYS), o.schedules, o.witness,
+                           o.error, o.violates)
+            rows.append((values.get("finalState", ""), values.get("stateVisits", ""),
+                         self.outcome_text(rest, witness=False), str(o.schedules), self._ref(o.witness)))
+        return Table(("finalState", "stateVisits", "outcome", count, "witness"), tuple(rows)).html()
+
     # ------------------------------------------------------------ json
 
     def document(self) -> dict[str, Any]:
@@ -196,10 +211,7 @@ class Check:
         mark = MARK.get(r.verdict, "?")
         parts = [f"<div style='font-weight:bold;color:{MARKS[mark]}'>{html.escape(self.head())}</div>"]
         if r.outcomes:
-            if r.kind is QuestionKind.OUTCOMES:
-                parts.append(self.outcome_table().html())
-            else:
-                parts.append(Table(("outcome", "schedules", "witness"), self.outcome_table().rows).html())
+            parts.append(self.outcome_html())
         if r.violations:
             found = tuple((v.kind, v.text, str(v.moves), self._ref(v.witness)) for v in r.violations)
             parts.append(Table(("violation", "what", "after moves", "witness"), found).html())
@@ -236,6 +248,9 @@ class Check:
         shown += [self.outcome_text(o, witness=False) for o in self.result.outcomes
                   if self.number(o.witness) == index + 1]
         return "; ".join(shown)
+
+
+MACHINE_KEYS = ("finalState", "stateVisits")  # a machine's outcome: its configuration and the states it entered
 
 
 def violation_line(kind: str, text: str, moves: int, witness: str) -> str:

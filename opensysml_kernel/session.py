@@ -29,7 +29,7 @@ from opensysml_kernel.debugger import DEFAULT_SCHEDULE, Debugger, DebuggerState,
 from opensysml_kernel.errors import NoWitnessError, RunFailedError, WitnessWriteError
 from opensysml_kernel.history import Stepped, Stepping
 from opensysml_kernel.machine_checks import Environment, ask_machine
-from opensysml_kernel.machines import Driven, InstanceStepping, MachineStepping
+from opensysml_kernel.machines import Driven, InstanceStepping, MachineReplay, MachineStepping
 from opensysml_kernel.reports import Check, CheckReport
 from opensysml_kernel.results import Result
 from opensysml_kernel.witness import WitnessPlan, read_plan, witness_steps, write_witnesses
@@ -189,8 +189,18 @@ class Session:
     # ------------------------------------------------------------ runs
 
     @_atomic
-    def start_machine(self, name: str, performer: str | None = None) -> MachineStepping:
-        """A run of the state machine (its initial configuration entered), the debugger's current run."""
+    def start_machine(self, name: str, performer: str | None = None) -> Driven:
+        """A run of the state machine (its initial configuration entered), the debugger's current run;
+        with a witness of a machine installed (`%replay`), the machine following it move by move."""
+        installed = self.debugger.replay
+        if installed is not None and installed.subject in self.model.behaviors("state"):
+            subject = self.program().state(name).qualified_name
+            admit(installed.plan.witness, self.model, installed.plan.name, subject)
+            replay = self.debugger.replay_for(subject)
+            assert replay is not None, "the replay installed is of this machine"
+            replaying = MachineReplay(self.program(), replay.plan.witness)
+            self.debugger.attach(replaying, replaying.subject, replay)
+            return replaying
         machine = MachineStepping(self.program(), name, self.schedule, performer)
         self.debugger.attach(machine, machine.subject, None)
         return machine
