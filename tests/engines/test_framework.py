@@ -90,6 +90,7 @@ class Echo:
 ECHO = Echo()
 
 
+@pytest.mark.corpus
 def test_adding_an_engine_is_one_registry_line(race: Program) -> None:
     register("echo", "tests.engines.test_framework:ECHO")
     try:
@@ -102,6 +103,7 @@ def test_adding_an_engine_is_one_registry_line(race: Program) -> None:
     assert "echo" not in names()
 
 
+@pytest.mark.corpus
 def test_an_engine_that_does_not_import_is_a_status_not_an_import_error(race: Program) -> None:
     register("ghost", "engines.no_such_module:ENGINE")
     try:
@@ -113,6 +115,7 @@ def test_an_engine_that_does_not_import_is_a_status_not_an_import_error(race: Pr
         unregister("ghost")
 
 
+@pytest.mark.corpus
 def test_check_and_explore_refuse_free_inputs(race: Program) -> None:
     for name in ("check", "explore"):
         with pytest.raises(EngineError, match="read by smt"):

@@ -77,7 +77,8 @@ def test_a_call_with_arguments_counts_from_the_call(tmp_path: Path, monkeypatch:
     # The step budget out of reach, so on a fast machine the second runs out before the budget does.
     monkeypatch.setenv("OPENSYSML_MAX_ACTION_STEPS", "100000000")
     started = time.monotonic()
-    code = cli.main(["check", str(model), "--action", "Spin", "--engine", "check", "--timeout", "1s", "--json"])
+    code = cli.main(["check", str(model), "--action", "Spin", "--engine", "check", "--timeout", "1s",
+                     "--depth", "100000000", "--json"])
     elapsed = time.monotonic() - started
     (checked,) = json.loads(capsys.readouterr().out)["checks"]
     assert code == 2
