@@ -27,7 +27,7 @@ from engines.check.search import check
 from engines.explore import explore
 from engines.framework import Bounds, Result
 from engines.runtime import Program
-from engines.runtime.watch import resident_memory, spell_bytes
+from engines.runtime.watch import parse_bytes, resident_memory, spell_bytes
 
 MODELS = """
 package Plant {
@@ -165,8 +165,6 @@ def main() -> None:
     options.add_argument("--memory", default="300M", help="the command line's --memory bound")
     options.add_argument("--cli-only", action="store_true", help="only the command line rows")
     args = options.parse_args()
-    from engines.runtime.watch import parse_bytes
-
     if not args.cli_only:
         program = Program(ir.resolve([ir.parse(MODELS, "plant.sysml")]))
         timeout_rows(program, args.timeout)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -297,14 +298,13 @@ def _check(args: argparse.Namespace) -> int:
     if not errors:
         # Each behavior gets its own report: one that cannot be checked loses none of the others'.
         timeout = session.settings.timeout
-        for action in [*args.action, *(f"\0{state}" for state in args.state)]:
+        asks: list[tuple[str, Callable[[], CheckReport]]] = [
+            *((action, functools.partial(session.check, action, args.on)) for action in args.action),
+            *((state, functools.partial(session.check_state, state, environment)) for state in args.state)]
+        for action, ask in asks:
             try:
                 with command_deadline(args.started + timeout if timeout is not None else None):
-                    if action.startswith("\0"):
-                        action = action[1:]
-                        report = session.check_state(action, environment)
-                    else:
-                        report = session.check(action, args.on)
+                    report = ask()
             except SysmlError as bad:
                 errors.append(str(bad))
                 print(errors[-1], file=sys.stderr)

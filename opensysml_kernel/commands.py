@@ -327,41 +327,31 @@ def _engines(session: Session, args: list[str]) -> Result:
     return Result.of([], table=Table(("engine", "answers", "strength", "status"), tuple(engine_rows())))
 
 
-def _check_property(session: Session, args: list[str]) -> Result:
+def _names_setting(session: Session, args: list[str], command: str, field: str, off: object,
+                   off_text: str) -> Result:
+    """A check setting that is a list of names: set (each once, in order), `off`, or shown."""
     if args == ["off"]:
-        session.settings = session.settings.with_(properties=())
+        session.settings = session.settings.with_(**{field: off})
     elif args:
-        session.settings = session.settings.with_(properties=tuple(dict.fromkeys(args)))
-    properties = session.settings.properties
-    return Result.of(["check-property " + (", ".join(properties) if properties else "off")])
+        session.settings = session.settings.with_(**{field: tuple(dict.fromkeys(args))})
+    names = getattr(session.settings, field)
+    return Result.of([f"{command} " + (", ".join(names) if names != off else off_text)])
+
+
+def _check_property(session: Session, args: list[str]) -> Result:
+    return _names_setting(session, args, "check-property", "properties", (), "off")
 
 
 def _check_diverge(session: Session, args: list[str]) -> Result:
-    if args == ["off"]:
-        session.settings = session.settings.with_(diverge=None)
-    elif args:
-        session.settings = session.settings.with_(diverge=tuple(dict.fromkeys(args)))
-    diverge = session.settings.diverge
-    return Result.of(["check-diverge " + (", ".join(diverge) if diverge is not None
-                                          else "off (every attribute of the action)")])
+    return _names_setting(session, args, "check-diverge", "diverge", None, "off (every attribute of the action)")
 
 
 def _check_input(session: Session, args: list[str]) -> Result:
-    if args == ["off"]:
-        session.settings = session.settings.with_(inputs=())
-    elif args:
-        session.settings = session.settings.with_(inputs=tuple(dict.fromkeys(args)))
-    inputs = session.settings.inputs
-    return Result.of(["check-input " + (", ".join(inputs) if inputs else "off (the inputs the model binds)")])
+    return _names_setting(session, args, "check-input", "inputs", (), "off (the inputs the model binds)")
 
 
 def _check_assume(session: Session, args: list[str]) -> Result:
-    if args == ["off"]:
-        session.settings = session.settings.with_(assumptions=())
-    elif args:
-        session.settings = session.settings.with_(assumptions=tuple(dict.fromkeys(args)))
-    assumptions = session.settings.assumptions
-    return Result.of(["check-assume " + (", ".join(assumptions) if assumptions else "off")])
+    return _names_setting(session, args, "check-assume", "assumptions", (), "off")
 
 
 def _check_witness(session: Session, args: list[str]) -> Result:

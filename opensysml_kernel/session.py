@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import ParamSpec, TypeVar
 
 import ir
+from engines.framework import Result as Answer
 from engines.framework import engine as engine_named
 from engines.runtime import Program
 from engines.runtime.states import EnvEvent, parse_duration, parse_send
@@ -17,6 +18,7 @@ from ir.model import Declaration
 from ir.syntax import Document
 from opensysml_kernel.checking import (
     CheckSettings,
+    Interrupt,
     ProgressMeter,
     ProgressSink,
     interruptible,
@@ -297,22 +299,9 @@ class Session:
                 if why is not None:
                     checks.append(Check(not_asked(engine, subject, why)))
                     continue
-            sink = self.progress_sink() if self.progress_sink is not None else None
-            meter = ProgressMeter(subject, sink)
-            try:
-                with interruptible() as flag:
-                    result = run_engine(engine, program, subject, self.settings, performer, flag, meter)
-            finally:
-                meter.close()
-            paths: tuple[str, ...] = ()
-            unwritten = None
-            if self.settings.witness_dir is not None and result.witnesses:
-                # The check is done: a folder that cannot hold its witnesses is said after its report.
-                try:
-                    paths = write_witnesses(self.settings.witness_dir, subject, result.witnesses,
-                                            engine if len(engines) > 1 else "")
-                except WitnessWriteError as error:
-                    unwritten = str(error)
+            result, flag = self._asked(
+                subject, functools.partial(run_engine, engine, program, subject, self.settings, performer))
+            paths, unwritten = self._witness_files(subject, result, engine if len(engines) > 1 else "")
             steps = tuple(witness_steps(program, subject, WitnessPlan.of(w, f"witness {i} of {subject}"), performer)
                           if i <= STEP_TABLES else () for i, w in enumerate(result.witnesses, 1))
             checks.append(Check(result, paths, steps, unwritten))
@@ -321,6 +310,25 @@ class Session:
         report = CheckReport.build(checks)
         self.last_check = report
         return report
+
+    def _asked(self, subject: str, ask: Callable[[Interrupt, ProgressMeter], Answer]) -> tuple[Answer, Interrupt]:
+        """One engine's answer, with the progress meter shown and Ctrl-C turned into its interrupt flag."""
+        meter = ProgressMeter(subject, self.progress_sink() if self.progress_sink is not None else None)
+        try:
+            with interruptible() as flag:
+                return ask(flag, meter), flag
+        finally:
+            meter.close()
+
+    def _witness_files(self, subject: str, result: Answer, engine: str) -> tuple[tuple[str, ...], str | None]:
+        """The answer's witnesses written where %check-witness says (their paths), or why they could not
+        be: the check is done, so a folder that cannot hold them is said after its report."""
+        if self.settings.witness_dir is None or not result.witnesses:
+            return (), None
+        try:
+            return write_witnesses(self.settings.witness_dir, subject, result.witnesses, engine), None
+        except WitnessWriteError as error:
+            return (), str(error)
 
     def check_state(self, name: str, environment: Environment | None = None) -> CheckReport:
         """Ask the selected engines about the state machine over every schedule of its moves and of the
@@ -332,21 +340,9 @@ class Session:
         checks: list[Check] = []
         engines = self.settings.engines() or ("check",)
         for engine in engines:
-            sink = self.progress_sink() if self.progress_sink is not None else None
-            meter = ProgressMeter(subject, sink)
-            try:
-                with interruptible() as flag:
-                    result = ask_machine(engine, program, subject, script, self.settings, flag, meter)
-            finally:
-                meter.close()
-            paths: tuple[str, ...] = ()
-            unwritten = None
-            if self.settings.witness_dir is not None and result.witnesses:
-                try:
-                    paths = write_witnesses(self.settings.witness_dir, subject, result.witnesses,
-                                            engine if len(engines) > 1 else "")
-                except WitnessWriteError as error:
-                    unwritten = str(error)
+            result, flag = self._asked(
+                subject, functools.partial(ask_machine, engine, program, subject, script, self.settings))
+            paths, unwritten = self._witness_files(subject, result, engine if len(engines) > 1 else "")
             checks.append(Check(result, paths, (), unwritten, "State machine", script.describe()))
             if result.incomplete == "interrupted" or flag():
                 break

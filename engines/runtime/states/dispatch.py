@@ -103,8 +103,11 @@ class Dispatch(Configuration):
             self._fire([Firing(t, None, route)])
             return
 
-    def _dispatch(self, event: Event) -> None:
-        firings = self._select(event)
+    def _dispatch(self, event: Event, firings: list[Firing] | None = None) -> None:
+        """Take `event` to completion: the firings selected for it (or given: one order of them), else a
+        do behavior waiting for it, else deferred, else unmatched."""
+        if firings is None:
+            firings = self._select(event)
         if firings:
             self._fire(firings)
             return

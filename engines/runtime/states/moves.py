@@ -238,15 +238,7 @@ class MachineMoves(Dispatch):
         if move.option is not None:
             firings = next(o for o in self._orders(event)
                            if _order_text(o) == move.option)
-        if firings:
-            self._fire(firings)
-            return
-        if self._to_waiting_do(event):
-            return
-        if any(event.name in v.defers for v in self.active):
-            self.deferred.append(event)
-            return
-        self.unmatched.append(event)
+        self._dispatch(event, firings)
 
     def _fire_timer(self, move: Move) -> None:
         timer = next((tm for tm in self.timers if str(tm.seq) == move.option), None)
