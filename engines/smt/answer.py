@@ -37,6 +37,7 @@ class Answer:
     strength: Strength
     k: int
     reached: bool = False  # a schedule could still go on after k moves (or a slot overflowed)
+    induction: bool = False  # the proof is unbounded: k-induction closed at k
     reason: str | None = None
     inputs: tuple[tuple[str, str], ...] = ()  # free inputs: (name, domain)
     assumptions: tuple[str, ...] = ()
@@ -182,7 +183,7 @@ def _holds(base: Answer, un: Any, program: Program, subject: str, props: list[tu
 
     finding = queries.violation(un, program, subject, props)
     if finding is not None:
-        text = finding.found.error if finding.kind != "property" else finding.found.witness.claims[0].line()
+        text = finding.found.error if finding.kind != "property" else finding.found.witness.claims[0].subject
         return _with(base, started=started, verdict="violated", strength=Strength.WITNESSED,
                      witnesses=(finding.found.witness,),
                      violations=((finding.kind, text or finding.kind, finding.moves, 1),))
