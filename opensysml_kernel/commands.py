@@ -367,15 +367,19 @@ def _check_bounds(session: Session, args: list[str]) -> Result:
     usage = COMMANDS["check-bounds"].usage
     if args == ["off"]:
         session.settings = session.settings.with_(depth=None, states=None, timeout=None, memory=None, unroll=None,
-                                                  solver_timeout=None)
+                                                  solver_timeout=None, induction=False)
     elif args:
-        changes: dict[str, int | float] = {}
+        changes: dict[str, int | float | bool] = {}
         for arg in args:
             key, sep, value = arg.partition("=")
-            if not sep or key not in ("depth", "states", "timeout", "memory", "unroll", "solver"):
-                raise UsageError(f"'{arg}' is not a bound: depth=N, states=N, timeout=D, memory=M, unroll=N or"
-                                 " solver=D", usage)
-            if key in ("timeout", "memory", "solver"):
+            if not sep or key not in ("depth", "states", "timeout", "memory", "unroll", "solver", "induction"):
+                raise UsageError(f"'{arg}' is not a bound: depth=N, states=N, timeout=D, memory=M, unroll=N,"
+                                 " solver=D or induction=on|off", usage)
+            if key == "induction":
+                if value not in ("on", "off"):
+                    raise UsageError(f"induction is on or off, not '{value}'", usage)
+                changes[key] = value == "on"
+            elif key in ("timeout", "memory", "solver"):
                 try:
                     changes["solver_timeout" if key == "solver" else key] = (
                         parse_bytes(value) if key == "memory" else parse_duration(value))
@@ -514,9 +518,11 @@ COMMANDS: dict[str, Command] = {c.name: c for c in (
     Command("check-witness", _check_witness, "%check-witness [<dir>|off]",
             "write each witness of the next checks as <dir>/<action>-<n>.witness", "%check-witness witnesses"),
     Command("check-bounds", _check_bounds,
-            "%check-bounds [depth=N] [states=N] [timeout=D] [memory=M] [unroll=N] [solver=D] | off",
+            "%check-bounds [depth=N] [states=N] [timeout=D] [memory=M] [unroll=N] [solver=D] [induction=on|off]"
+            " | off",
             "the search's bounds (a timeout like 10s or 500ms, a memory like 2G: by default half the"
-            " machine's; smt: depth is k, unroll the loop bound L, solver the time per query); no argument:"
+            " machine's; smt: depth is k, unroll the loop bound L, solver the time per query, induction=on tries"
+            " an unbounded proof by k-induction); no argument:"
             " each, (default) where unset",
             "%check-bounds depth=50 timeout=10s"),
     Command("replay", _replay, "%replay [<witness file>|last|<n>|off]",

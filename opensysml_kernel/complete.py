@@ -14,7 +14,7 @@ _SETTINGS = {
     "trace": ["on", "off"],
     "schedule": ["reverse", "declared", "seed:"],
     "help": sorted(COMMANDS),
-    "check-bounds": ["depth=", "states=", "timeout=", "unroll=", "solver=", "off"],
+    "check-bounds": ["depth=", "states=", "timeout=", "unroll=", "solver=", "induction=", "off"],
     "check-witness": ["off"],
     "replay": ["last", "off"],
 }

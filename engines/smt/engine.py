@@ -4,6 +4,8 @@ answer rendered as the framework's Result."""
 
 from __future__ import annotations
 
+import time
+
 from engines.framework import (
     BoundReport,
     Bounds,
@@ -41,7 +43,8 @@ class Smt:
     name = "smt"
     answers = (QuestionKind.HOLDS, QuestionKind.SENSITIVE, QuestionKind.OUTCOMES)
     strength = Strength.PROVED
-    reads = frozenset({"properties", "diverge", "inputs", "assumptions", "depth", "solver_timeout", "witness_dir"})
+    reads = frozenset({"properties", "diverge", "inputs", "assumptions", "depth", "timeout", "solver_timeout",
+                       "induction", "witness_dir"})
     default_depth = DEFAULT_DEPTH
 
     def status(self) -> Status:
@@ -51,6 +54,7 @@ class Smt:
     def answer(self, program: Program, question: Question, bounds: Bounds | None = None,
                hooks: Hooks | None = None) -> Result:
         bounds = bounds or Bounds()
+        deadline = time.monotonic() + bounds.timeout if bounds.timeout is not None else None
         seconds = bounds.solver_timeout or DEFAULT_SOLVER_SECONDS
         subject = question.subject
         if solver_version() is None:
@@ -67,7 +71,7 @@ class Smt:
         kind = {QuestionKind.HOLDS: "holds", QuestionKind.SENSITIVE: "sensitive",
                 QuestionKind.OUTCOMES: "outcomes"}.get(question.kind, "holds")
         answer = solve(program, subject, kind, question.properties, question.diverge, question.inputs,
-                       question.assumptions, depth, seconds, interrupted)
+                       question.assumptions, depth, seconds, interrupted, question.induction, deadline)
         return to_result(answer, question, seconds)
 
 
@@ -83,7 +87,8 @@ def to_result(answer: Answer, question: Question, seconds: float = DEFAULT_SOLVE
     verdict, strength = judge(Claims(
         question.kind, violations=len(violations), divergent=len(answer.divergent),
         bounds_hit=answer.reached, proof=question.kind is not QuestionKind.OUTCOMES, refused=refused,
-        stopped=refused and answer.reason == "interrupted", induction=answer.induction))
+        stopped=refused and answer.reason is not None and answer.reason.startswith(("interrupted", "stopped")),
+        induction=answer.induction))
     return Result("smt", answer.subject, verdict, strength, Stats(0, 0, answer.k, answer.checks), outcomes,
                   violations, answer.divergent, answer.witnesses, reports, notes=answer.notes, kind=question.kind,
                   inputs=tuple(Input(name, domain) for name, domain in answer.inputs),

@@ -13,6 +13,7 @@ import pytest
 from engines.framework import engine
 from opensysml_kernel.cli import main
 from opensysml_kernel.commands import execute
+from opensysml_kernel.errors import UsageError
 from opensysml_kernel.session import Session
 from tests.engines.smt.conftest import NO_SOLVER
 
@@ -175,3 +176,53 @@ def test_a_non_numeric_bound_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFix
     with pytest.raises(SystemExit) as stopped:
         main(["check", model, "--action", "Regulate", "--engine", "smt", "--depth", "many"])
     assert stopped.value.code == 2 and "invalid int value: 'many'" in capsys.readouterr().err
+
+
+# A counter stepped by a merge loop: 8 moves cannot finish it (a pass is three moves), so the bounded
+# answer is `no violation within 8 moves`; i <= 5 is inductive (a step to 6 needs the token at `inc`
+# with i = 5, whose only predecessor, the test with i = 5, routes to done), so k-induction proves it for
+# runs of any length. i <= 3 holds for those 8 moves too but is false after 13: never proved.
+COUNTER = """package counter {
+    private import ScalarValues::*;
+    action def Count {
+        attribute i : Integer := 0;
+        first start;
+        then merge m;
+        then decide test;
+            if i < 5 then inc;
+            else done;
+        action inc { assign i := i + 1; }
+        then m;
+    }
+    requirement AtMostFive { i <= 5 }
+    requirement AtMostThree { i <= 3 }
+}
+"""
+
+
+def test_cli_induction_proves_a_loop_invariant_unbounded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model = _write(tmp_path, "counter.sysml", COUNTER)
+    ask = ["check", model, "--action", "Count", "--engine", "smt", "--depth", "8"]
+    assert main([*ask, "--property", "AtMostFive"]) == 2
+    assert capsys.readouterr().out.splitlines()[0] == "? Action counter::Count: no violation within 8 moves (smt)"
+    assert main([*ask, "--property", "AtMostFive", "--induction"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "✓ Action counter::Count: proved, unbounded (k-induction at 8) (smt)"
+    assert lines[-1] == "  standing: holds (proved: every schedule of any length, by k-induction at 8)"
+    assert main([*ask, "--property", "AtMostThree", "--induction"]) == 2
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "? Action counter::Count: no violation within 8 moves (smt)"
+    assert any(line.startswith("  note: k-induction: the step did not close up to 8 moves") for line in lines)
+
+
+def test_session_induction_setting(session: Session) -> None:
+    session.submit(COUNTER)
+    assert execute(session, "%check-bounds depth=8 induction=on").text == (
+        "check-bounds depth=8 states=1000000 (default) timeout=none (default) induction=on")
+    execute(session, "%engine all")
+    execute(session, "%check-property AtMostFive")
+    report = execute(session, "%action Count")
+    assert "    smt      proved, unbounded (k-induction at 8)  proved" in report.text.splitlines()
+    assert execute(session, "%check-bounds induction=off").text.endswith("timeout=none (default)")
+    with pytest.raises(UsageError, match="induction is on or off, not 'yes'"):
+        execute(session, "%check-bounds induction=yes")
