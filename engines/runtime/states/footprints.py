@@ -40,10 +40,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engines.runtime.behavior import Actor, Move, MoveKind, Summary, dependent
-from engines.runtime.states.layout import Transition, Vertex, VertexKind
+from engines.runtime.states.layout import Transition, Vertex, VertexKind, state_graph
 from ir import syntax as s
 from ir.graphs import Footprint, StateGraph, TriggerKind
-from ir.lower.states import lower_state
 
 if TYPE_CHECKING:
     from engines.runtime.states.core import MachineCore
@@ -61,7 +60,7 @@ class MachineFootprints:
 
     def __init__(self, machine: MachineCore, graph: StateGraph | None = None) -> None:
         self.machine = machine
-        self.graph = graph if graph is not None else lower_state(machine.program.model, machine.element)
+        self.graph = graph if graph is not None else state_graph(machine.program.model, machine.element)
         self.name = machine.element.qualified_name
         shape = machine.shape
         watched = [t for t in self.graph.transitions if t.trigger.kind is TriggerKind.WHEN]
