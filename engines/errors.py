@@ -121,3 +121,11 @@ class WitnessMismatch(ReplayRefused):
 
 class ClaimNotReproduced(ReplayRefused):
     """A replay that followed every move of a witness and does not end as the witness claims."""
+
+
+class WitnessInputError(ReplayRefused):
+    """A witness's `input x = v` line that cannot be fixed: no such feature, or a value in no notation."""
+
+
+class EngineUnavailable(EngineError, RuntimeError):
+    """An engine this installation cannot run (its module does not import, its solver is missing): says why."""

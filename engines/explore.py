@@ -8,18 +8,24 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engines.errors import RunError
+from engines.errors import EngineError, RunError
 from engines.framework import (
+    READY,
     BoundReport,
     Bounds,
     Choice,
+    Claims,
+    Hooks,
     Outcome,
+    Question,
+    QuestionKind,
     Result,
     Stats,
+    Status,
     Strength,
-    Verdict,
     Witness,
-    register,
+    fixed_inputs_only,
+    judge,
 )
 from engines.runtime import Program
 from engines.runtime.behavior import Behavior, Move
@@ -70,7 +76,6 @@ def ending_of(run: Behavior, features: Callable[[dict[str, str]], dict[str, str]
     return Ending(tuple(sorted(outputs.items())), None)
 
 
-@register("explore", "outcomes")
 def explore(program: Program, subject: str, bounds: Bounds | None = None,
             features: Callable[[dict[str, str]], dict[str, str]] | None = None,
             performer: str | None = None, interrupted: Callable[[], bool] | None = None) -> Result:
@@ -102,11 +107,11 @@ def explore_behavior(start: Callable[[], Behavior], subject: str, bounds: Bounds
             incomplete = _stopped(reached.kind, bounds, len(tally))
     runs, moves_total, deepest = counts
     outcomes = tuple(Outcome(end.values, count, index, end.error) for end, (count, index) in tally.items())
-    verdict = Verdict.INCOMPLETE if incomplete else Verdict.COMPLETE
+    verdict, strength = judge(Claims(QuestionKind.OUTCOMES, stopped=incomplete is not None))
     report = (BoundReport("runs", str(bounds.runs), runs >= bounds.runs and bool(stack)),
               BoundReport("depth", str(bounds.depth), incomplete is not None and "depth" in incomplete))
-    return Result("explore", subject, verdict, Strength.WITNESSED if not incomplete else Strength.OBSERVED,
-                  Stats(0, moves_total, deepest, runs), outcomes, (), (), tuple(witnesses), report, incomplete)
+    return Result("explore", subject, verdict, strength, Stats(0, moves_total, deepest, runs), outcomes, (), (),
+                  tuple(witnesses), report, incomplete, kind=QuestionKind.OUTCOMES)
 
 
 def _explore(start: Callable[[], Behavior], header: tuple[str, str, str | None], bounds: Bounds,
@@ -175,3 +180,44 @@ def _stopped(kind: str, bounds: Bounds, outcomes: int) -> str:
         limit = spell_bytes(bounds.memory_limit or 0)
         return f"memory: {limit} bound hit inside a run ({outcomes} outcomes found)"
     return f"interrupted inside a run ({outcomes} outcomes found)"
+
+
+class Explore:
+    """The explore engine: every linearization's outcome, each with a witness (the features compared
+    are the question's `diverge`, or every attribute)."""
+
+    name = "explore"
+    answers = (QuestionKind.OUTCOMES,)
+    strength = Strength.WITNESSED
+    reads = frozenset({"diverge", "depth", "timeout", "memory", "witness_dir"})
+
+    def status(self) -> Status:
+        return READY
+
+    def answer(self, program: Program, question: Question, bounds: Bounds, hooks: Hooks) -> Result:
+        if question.properties:
+            raise EngineError("explore answers the outcomes of every linearization, not properties: "
+                              "ask check for them")
+        fixed_inputs_only(self.name, question)
+        wanted = question.diverge
+        features = None if wanted is None else (lambda out: {k: v for k, v in out.items() if k in wanted})
+        return explore(program, question.subject, bounds, features=features, performer=question.performer,
+                       interrupted=_counting(hooks))
+
+
+def _counting(hooks: Hooks) -> Callable[[], bool] | None:
+    """The interrupt flag, also telling `hooks.runs` how often it was polled (once a run, between runs)."""
+    interrupted, runs = hooks.interrupted, hooks.runs
+    if runs is None:
+        return interrupted
+    count = [0]
+
+    def polled() -> bool:
+        count[0] += 1
+        runs(count[0])
+        return interrupted() if interrupted is not None else False
+
+    return polled
+
+
+ENGINE = Explore()

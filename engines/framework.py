@@ -1,15 +1,21 @@
-"""What every engine answers and returns: Question, Bounds, Verdict, Strength, Result; the registry."""
+"""What every engine answers and returns: Question, Bounds, Verdict, Strength, Result; the one policy
+that reads a verdict and its strength from what a search showed; Engine and the registry of engines."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
+from typing import TYPE_CHECKING, Protocol
 
-from engines.errors import EngineError
+from engines.errors import EngineError, EngineUnavailable
 from engines.runtime.watch import Watch, default_memory_bound
 from engines.witness import Choice as Choice
 from engines.witness import Witness as Witness
+
+if TYPE_CHECKING:
+    from engines.runtime import Program
 
 
 class QuestionKind(Enum):
@@ -28,6 +34,9 @@ class Question:
     properties: tuple[str, ...] = ()
     diverge: tuple[str, ...] | None = None  # None: every attribute of the action
     performer: str | None = None
+    inputs: tuple[str, ...] = ()  # features released into their declared domains (smt)
+    assumptions: tuple[str, ...] = ()  # constraints assumed over the initial state (smt)
+    induction: bool = False  # ask for an unbounded proof by k-induction (smt)
 
 
 @dataclass(frozen=True)
@@ -39,15 +48,12 @@ class Bounds:
     timeout: float | None = None
     runs: int = 1024
     memory: int | None = None  # bytes of resident memory; None: engines.runtime.watch.default_memory_bound()
+    unroll: int | None = None  # body loops unrolled this often (smt); None: the engine's default
+    solver_timeout: float | None = None  # seconds per solver query (smt); None: the engine's default
 
     def with_(self, **changes: int | float | None) -> Bounds:
-        values = {"depth": self.depth, "states": self.states, "timeout": self.timeout, "runs": self.runs,
-                  "memory": self.memory}
-        values.update({k: v for k, v in changes.items() if v is not None})
-        memory = values["memory"]
-        return Bounds(int(values["depth"]), int(values["states"]),  # type: ignore[arg-type]
-                      values["timeout"], int(values["runs"]),  # type: ignore[arg-type]
-                      int(memory) if memory is not None else None)
+        """These bounds with the given ones changed; a None leaves a bound as it is."""
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})  # type: ignore[arg-type]
 
     def watch(self, started: float, interrupted: Callable[[], bool] | None = None) -> Watch:
         """The bounds an engine call keeps inside its moves, from `started` (time.monotonic())."""
@@ -69,6 +75,30 @@ class Verdict(Enum):
     COMPLETE = "complete"  # explore: every linearization run
     COMPLETED = "completed"  # run: the one schedule completed
     FAILED = "failed"  # run: the one schedule failed
+    # What a solver's answer shows (smt); {k} is the depth bound, filled in by `spell`.
+    PROVED = "proved"
+    WITHIN_MOVES = "no violation within {k} moves"
+    PROVED_UNBOUNDED = "proved, unbounded (k-induction at {k})"
+    VIOLATED = "violated"
+    SENSITIVE = "sensitive"
+    NOT_SENSITIVE = "not sensitive"
+    SENSITIVITY_WITHIN = "no sensitivity found within {k} moves"
+    NOT_COVERED = "not covered"
+
+    def spell(self, k: str) -> str:
+        return self.value.replace("{k}", k)
+
+    @property
+    def solved(self) -> bool:
+        """A solver's verdict, reported with what the query assumed."""
+        return self in _SOLVED
+
+
+_SOLVED = frozenset({Verdict.PROVED, Verdict.WITHIN_MOVES, Verdict.PROVED_UNBOUNDED, Verdict.VIOLATED,
+                     Verdict.SENSITIVE, Verdict.NOT_SENSITIVE, Verdict.SENSITIVITY_WITHIN, Verdict.NOT_COVERED})
+PASSED = frozenset({Verdict.EXHAUSTIVE, Verdict.COMPLETE, Verdict.COMPLETED, Verdict.PROVED,
+                    Verdict.PROVED_UNBOUNDED, Verdict.NOT_SENSITIVE})
+FAILING = frozenset({Verdict.VIOLATION, Verdict.DIVERGENT, Verdict.FAILED, Verdict.VIOLATED, Verdict.SENSITIVE})
 
 
 class Strength(IntEnum):
@@ -102,6 +132,17 @@ class Outcome:
         if self.error is not None:
             return f"fails: {self.error}"
         return ", ".join(f"{k} = {v}" for k, v in self.values) or "(no features)"
+
+
+@dataclass(frozen=True)
+class Input:
+    """A feature a solver's question ranges over (free) or holds at the model's value (pinned), with
+    the domain its declared type gives it."""
+
+    name: str
+    domain: str  # e.g. "Integer", "Boolean", "Mode::{fast, slow}"
+    free: bool = True
+    value: str | None = None  # the value it is pinned at
 
 
 @dataclass(frozen=True)
@@ -143,53 +184,224 @@ class Result:
     bounds: tuple[BoundReport, ...] = ()
     incomplete: str | None = None
     notes: tuple[str, ...] = field(default=())
+    kind: QuestionKind | None = None  # the question answered, where the report depends on it (outcomes)
+    # what a solver's answer assumed (smt): the inputs and their domains, the constraints assumed,
+    # the arithmetic, and why a question was not covered
+    inputs: tuple[Input, ...] = ()
+    assumptions: tuple[str, ...] = ()
+    arithmetic: str | None = None
+    reason: str | None = None
 
     @property
     def exit_status(self) -> int:
-        if self.verdict in (Verdict.VIOLATION, Verdict.DIVERGENT, Verdict.FAILED):
+        if self.verdict in FAILING:
             return 1
-        if self.verdict in (Verdict.EXHAUSTIVE, Verdict.COMPLETE, Verdict.COMPLETED):
+        if self.verdict in PASSED:
             return 0
         return 2
 
+    def bound(self, name: str) -> BoundReport | None:
+        return next((b for b in self.bounds if b.name == name), None)
 
-Engine = Callable[..., Result]
-_REGISTRY: dict[str, tuple[Engine, str]] = {}
-
-
-def register(name: str, answers: str) -> Callable[[Engine], Engine]:
-    def wrap(fn: Engine) -> Engine:
-        _REGISTRY[name] = (fn, answers)
-        return fn
-
-    return wrap
+    @property
+    def said(self) -> str:
+        """The verdict in words, the depth bound filled in where it names it."""
+        depth = self.bound("depth")
+        return self.verdict.spell(depth.limit if depth is not None else "k")
 
 
-def engines() -> list[tuple[str, str]]:
-    """(name, what it answers) of every registered engine, by name."""
-    return sorted((name, answers) for name, (_, answers) in _REGISTRY.items())
+# ---------------------------------------------------------------- the verdict policy
+
+
+@dataclass(frozen=True)
+class Claims:
+    """What a search showed, before anything is concluded from it: the one input of `judge`."""
+
+    kind: QuestionKind
+    violations: int = 0  # violations whose witness replayed
+    divergent: int = 0  # features shown sensitive, every witness replayed
+    unreplayed: int = 0  # claims whose witness did not replay (a disagreement, said in the notes)
+    stopped: bool = False  # the search stopped before it could finish (time, memory, interrupt)
+    bounds_hit: bool = False  # a bound (depth, states, unroll, runs) cut a schedule short, or could have
+    proof: bool = False  # absence is shown by a proof (a solver's unsat), not by running every schedule
+    refused: bool = False  # nothing was decided: a construct refused, the solver undecided
+    induction: bool = False  # the proof is unbounded (k-induction closed)
+
+
+def judge(claims: Claims) -> tuple[Verdict, Strength]:
+    """The verdict and its strength, the same for every engine: a replayed witness is witnessed; absence
+    is as strong as the search that showed it; a claim that did not replay covers nothing."""
+    if claims.kind is QuestionKind.OUTCOMES:
+        if claims.stopped or claims.bounds_hit or claims.refused:
+            return Verdict.INCOMPLETE, Strength.OBSERVED
+        return Verdict.COMPLETE, Strength.WITNESSED
+    if claims.proof:
+        return _solved(claims)
+    if claims.violations:
+        return Verdict.VIOLATION, Strength.WITNESSED
+    if claims.divergent:
+        return Verdict.DIVERGENT, Strength.WITNESSED
+    if claims.stopped:
+        verdict = Verdict.INCOMPLETE
+    elif claims.bounds_hit:
+        verdict = Verdict.WITHIN_BOUNDS
+    else:
+        verdict = Verdict.EXHAUSTIVE
+    if claims.unreplayed:
+        return verdict, Strength.NOT_COVERED
+    if verdict is Verdict.EXHAUSTIVE:
+        return verdict, Strength.PROVED if claims.proof else Strength.BOUNDED
+    if verdict is Verdict.WITHIN_BOUNDS and claims.proof:
+        return verdict, Strength.BOUNDED
+    return verdict, Strength.OBSERVED
+
+
+def _solved(claims: Claims) -> tuple[Verdict, Strength]:
+    """A solver's answer: a model counts once its witness replayed; unknown, a refusal or a replay that
+    disagrees decide nothing; an unsat is a proof only when no bound flag could be set."""
+    sensitivity = claims.kind is QuestionKind.SENSITIVE
+    if claims.violations:
+        return Verdict.VIOLATED, Strength.WITNESSED
+    if claims.divergent:
+        return Verdict.SENSITIVE, Strength.WITNESSED
+    if claims.refused or claims.stopped or claims.unreplayed:
+        return Verdict.NOT_COVERED, Strength.NOT_COVERED
+    if claims.induction:
+        return (Verdict.NOT_SENSITIVE if sensitivity else Verdict.PROVED_UNBOUNDED), Strength.PROVED
+    if claims.bounds_hit:
+        return (Verdict.SENSITIVITY_WITHIN if sensitivity else Verdict.WITHIN_MOVES), Strength.BOUNDED
+    return (Verdict.NOT_SENSITIVE if sensitivity else Verdict.PROVED), Strength.PROVED
+
+
+# ---------------------------------------------------------------- engines
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """What the asker lends an engine for one answer: a flag polled between moves and progress callbacks."""
+
+    interrupted: Callable[[], bool] | None = None
+    progress: Callable[[int, int, int], None] | None = None  # states, moves, depth so far
+    runs: Callable[[int], None] | None = None  # runs so far (an engine that enumerates schedules)
+
+
+@dataclass(frozen=True)
+class Status:
+    """Whether an engine can answer here, in a line: `ready`, `ready (z3 4.13.0)`, `not available (...)`."""
+
+    ready: bool
+    text: str
+
+
+READY = Status(True, "ready")
+
+
+class Engine(Protocol):
+    """An engine: its name, the questions it answers, the strongest claim it makes, the settings it reads,
+    whether it can run here, and its answer to a question within bounds."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def answers(self) -> tuple[QuestionKind, ...]: ...
+
+    @property
+    def strength(self) -> Strength: ...
+
+    @property
+    def reads(self) -> frozenset[str]: ...
+
+    def status(self) -> Status: ...
+
+    def answer(self, program: Program, question: Question, bounds: Bounds, hooks: Hooks) -> Result: ...
+
+
+@dataclass(frozen=True)
+class Unavailable:
+    """An engine whose module does not import here: listed with why, refusing every question."""
+
+    name: str
+    path: str
+    why: str
+    answers: tuple[QuestionKind, ...] = ()
+    strength: Strength = Strength.NOT_COVERED
+    reads: frozenset[str] = frozenset()
+
+    def status(self) -> Status:
+        return Status(False, f"not available ({self.path.partition(':')[0]} does not import: {self.why})")
+
+    def answer(self, program: Program, question: Question, bounds: Bounds, hooks: Hooks) -> Result:
+        raise EngineUnavailable(f"the {self.name} engine is not available in this installation: {self.why}")
+
+
+# The engines by import path, in the order they are listed and `auto` prefers them: one line adds one.
+_PATHS: dict[str, str] = {
+    "explore": "engines.explore:ENGINE",
+    "check": "engines.check.search:ENGINE",
+}
+_LOADED: dict[str, Engine] = {}
+
+
+def register(name: str, path: str) -> None:
+    """Add (or replace) the engine `name`, found at `module:attribute`, loaded when first asked for."""
+    _PATHS[name] = path
+    _LOADED.pop(name, None)
+
+
+def path(name: str) -> str | None:
+    """Where the engine `name` is found (`module:attribute`), or None when none is registered."""
+    return _PATHS.get(name)
+
+
+def unregister(name: str) -> None:
+    _PATHS.pop(name, None)
+    _LOADED.pop(name, None)
+
+
+def names() -> tuple[str, ...]:
+    """The registered engines' names, in registry order."""
+    return tuple(_PATHS)
 
 
 def engine(name: str) -> Engine:
+    """The engine `name` (an `Unavailable` one when its module does not import); `auto` is check."""
     if name == "auto":
         name = "check"
-    if name not in _REGISTRY:
-        raise EngineError(f"unknown engine '{name}': use {', '.join(sorted(_REGISTRY))}, auto or all")
-    return _REGISTRY[name][0]
+    if name not in _PATHS:
+        raise EngineError(f"unknown engine '{name}': use {', '.join(sorted(_PATHS))}, auto or all")
+    if name not in _LOADED:
+        module, _, attribute = _PATHS[name].partition(":")
+        try:
+            found: Engine = getattr(importlib.import_module(module), attribute)
+        except (ImportError, AttributeError) as error:
+            found = Unavailable(name, _PATHS[name], str(error))
+        _LOADED[name] = found
+    return _LOADED[name]
 
 
-def ask(program: object, question: Question, engine_name: str = "auto", bounds: Bounds | None = None,
-        **options: object) -> Result:
-    """Put a question to an engine: `auto` is explore for the outcomes, check for holds and sensitive."""
-    if engine_name == "auto":
-        engine_name = "explore" if question.kind is QuestionKind.OUTCOMES else "check"
-    answer = engine(engine_name)
-    if engine_name == "check":
-        return answer(program, question.subject, bounds, properties=question.properties,
-                      diverge=question.diverge, performer=question.performer, **options)
-    if engine_name == "explore":
-        if question.properties:
-            raise EngineError("explore answers the outcomes of every linearization, not properties: "
-                              "ask check for them")
-        return answer(program, question.subject, bounds, performer=question.performer, **options)
-    return answer(program, question.subject, bounds, **options)
+def engines() -> list[Engine]:
+    """Every registered engine, in registry order."""
+    return [engine(name) for name in _PATHS]
+
+
+def auto(kind: QuestionKind) -> Engine:
+    """The engine `auto` asks: the first registered one that answers the question's kind."""
+    for candidate in engines():
+        if kind in candidate.answers:
+            return candidate
+    raise EngineError(f"no engine answers the {kind.value} question")
+
+
+def fixed_inputs_only(name: str, question: Question) -> None:
+    """An engine that runs the inputs as the model binds them refuses a question that frees or assumes some."""
+    if question.inputs or question.assumptions:
+        raise EngineError(f"{name} runs the inputs the model binds: free inputs (--input) and assumptions"
+                          " (--assume) are read by smt")
+
+
+def ask(program: Program, question: Question, engine_name: str = "auto", bounds: Bounds | None = None,
+        hooks: Hooks | None = None) -> Result:
+    """Put a question to an engine by name, or to the one `auto` picks for its kind."""
+    chosen = auto(question.kind) if engine_name == "auto" else engine(engine_name)
+    return chosen.answer(program, question, bounds or Bounds(), hooks or Hooks())

@@ -24,6 +24,7 @@ witness is truncated.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import weakref
 from collections.abc import Callable, Sequence
@@ -31,9 +32,10 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from engines.errors import MoveNotEnabled, RunError, WitnessFormatError, WitnessMismatch
-from engines.runtime import Program
+from engines.errors import MoveNotEnabled, RunError, WitnessFormatError, WitnessInputError, WitnessMismatch
+from engines.runtime import Program, Run
 from engines.runtime.behavior import Behavior, Move
+from engines.runtime.values import EnumValue, Value
 from ir.errors import SysmlError
 
 if TYPE_CHECKING:
@@ -82,6 +84,14 @@ class ClaimKind(Enum):
     COMPLETES = "completes"  # the run ends, completed
 
 
+def _name(subject: str) -> str:
+    """A claim's property or feature as written: a JSON string when the name itself could be misread
+    (a quoted SysML name may hold ` = `, or start or end with a space)."""
+    if f"{subject} = ".find(" = ") != len(subject) or subject != subject.strip() or subject.startswith('"'):
+        return json.dumps(subject, ensure_ascii=False)
+    return subject
+
+
 @dataclass(frozen=True)
 class Claim:
     """What a witness shows: `subject` is the property, the feature, the error or the waiting tokens."""
@@ -92,7 +102,7 @@ class Claim:
 
     def line(self) -> str:
         if self.kind in (ClaimKind.PROPERTY, ClaimKind.VALUE):
-            return f"{self.kind.value} {self.subject} = {self.value}"
+            return f"{self.kind.value} {_name(self.subject)} = {self.value}"
         if self.kind is ClaimKind.COMPLETES:
             return self.kind.value
         return f"{self.kind.value} {self.subject}"
@@ -116,9 +126,18 @@ class Claim:
         if kind is ClaimKind.COMPLETES:
             return cls(kind) if not rest else None
         if kind in (ClaimKind.PROPERTY, ClaimKind.VALUE):
-            subject, equals, value = rest.partition(" = ")
-            if not equals or not subject.strip() or subject != subject.strip():
-                return None
+            if rest.startswith('"'):
+                try:
+                    subject, end = json.JSONDecoder().raw_decode(rest)
+                except ValueError:
+                    return None
+                if not isinstance(subject, str) or not subject or not rest.startswith(" = ", end):
+                    return None
+                value = rest[end + 3:]
+            else:
+                subject, equals, value = rest.partition(" = ")
+                if not equals or not subject.strip() or subject != subject.strip():
+                    return None
             if kind is ClaimKind.PROPERTY and value not in ("true", "false"):
                 return None
             return cls(kind, subject, value)
@@ -317,13 +336,47 @@ def next_move(run: Behavior, witness: Witness | None, name: str = "witness") -> 
     raise MoveNotEnabled(name, step, wanted, [m.label for m in enabled])
 
 
+_INTEGER = re.compile(r"^-?\d+$")
+_RATIONAL = re.compile(r"^-?\d+(/\d+|\.\d+)$")
+
+
+def input_value(text: str) -> Value:
+    """An input line's value as the notation spells it: a Boolean, an integer, a rational (`-1/3`,
+    `2.5`), or an enumeration literal (`Mode::fast`)."""
+    from fractions import Fraction
+
+    if text in ("true", "false"):
+        return text == "true"
+    if _INTEGER.match(text):
+        return int(text)
+    if _RATIONAL.match(text):
+        return Fraction(text)
+    enum, sep, literal = text.rpartition("::")
+    if sep and enum and literal.isidentifier():
+        return EnumValue(enum.rsplit("::", 1)[-1], literal)
+    raise WitnessInputError(f"input value {text!r} is not a Boolean, number or enumeration literal")
+
+
+def fix_inputs(run: Run, inputs: Sequence[tuple[str, str]]) -> None:
+    """The witness's inputs fixed on the action's own features before its first move, checked against
+    their declared types as a value the model gave them would be."""
+    frame = run.root.frame
+    for name, text in inputs:
+        if name not in frame.values:
+            raise WitnessInputError(f"input {name}: the action {run.element.name} has no feature '{name}'")
+        value = input_value(text)
+        frame.values[name] = run.evaluator.store(frame, name, frame.types.get(name, ""), value, "input")
+
+
 def replay_run(program: Program, subject: str, witness: Witness | str, performer: str | None = None,
                name: str = "witness") -> Behavior:
     """A fine run that has made the witness's moves through its last step (each refused unless it is
-    enabled); a move that fails ends it there, as the witness does."""
+    enabled), its inputs fixed first; a move that fails ends it there, as the witness does."""
     if isinstance(witness, str):
         witness = parse_witness(witness, name)
-    run: Behavior = program.start_action(subject, performer, fine=True)
+    started = program.start_action(subject, performer, fine=True)
+    fix_inputs(started, witness.inputs)
+    run: Behavior = started
     while len(run.moves_taken) < witness.last_step:
         move = next_move(run, witness, name)
         if move is None:

@@ -14,15 +14,33 @@ from dataclasses import dataclass, replace
 from types import FrameType
 from typing import Any, Protocol
 
-from engines.framework import Bounds, Question, QuestionKind, Result, Stats, Strength, Verdict, ask
+from engines.framework import (
+    Bounds,
+    Engine,
+    Hooks,
+    Question,
+    QuestionKind,
+    Result,
+    Stats,
+    Strength,
+    Verdict,
+    ask,
+    engine,
+)
+from engines.framework import engines as registered
+from engines.framework import names as engine_names
 from engines.runtime import Program
 from engines.runtime.watch import spell_bytes
 from opensysml_kernel.errors import EngineUnavailableError, SettingNotReadError
 
-ENGINES = ("run", "explore", "check", "all", "auto")
 DETERMINISTIC = "OPENSYSML_KERNEL_DETERMINISTIC"
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h)?$")
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
+
+
+def engine_choices() -> tuple[str, ...]:
+    """What `%engine` and `--engine` take: a stepping run, each registered engine, all of them, or auto."""
+    return ("run", *engine_names(), "all", "auto")
 
 
 def deterministic() -> bool:
@@ -56,6 +74,11 @@ class CheckSettings:
     states: int | None = None
     timeout: float | None = None
     memory: int | None = None  # bytes; None: half the machine's memory (engines.runtime.watch)
+    inputs: tuple[str, ...] = ()  # features left free in their declared domains (smt)
+    assumptions: tuple[str, ...] = ()  # constraints assumed over the initial state (smt)
+    unroll: int | None = None  # body loops unrolled this often (smt); None: the engine's default
+    solver_timeout: float | None = None  # seconds per solver query (smt); None: the engine's default
+    induction: bool = False  # try an unbounded proof by k-induction (smt)
 
     def with_(self, **changes: Any) -> CheckSettings:
         return replace(self, **changes)
@@ -63,20 +86,31 @@ class CheckSettings:
     @property
     def has_check_setting(self) -> bool:
         return bool(self.properties) or self.diverge is not None or self.witness_dir is not None or any(
-            b is not None for b in (self.depth, self.states, self.timeout))
+            b is not None for b in (self.depth, self.states, self.timeout, self.unroll, self.solver_timeout)) or \
+            bool(self.inputs) or bool(self.assumptions) or self.induction
 
     def engines(self) -> tuple[str, ...]:
         """The engines `%action` asks: () for a stepping run."""
         if self.engine == "run" or (self.engine == "auto" and not self.has_check_setting):
             return ()
         if self.engine == "all":
-            return ("check", "explore")
+            # the engine auto asks first: the report's verdict is its
+            first = engine("auto").name
+            return (first, *(name for name in engine_names() if name != first))
         if self.engine == "auto":
-            return ("check",)
+            return (engine("auto").name,)
         return (self.engine,)
 
     def bounds(self) -> Bounds:
-        return Bounds().with_(depth=self.depth, states=self.states, timeout=self.timeout, memory=self.memory)
+        return Bounds().with_(depth=self.depth, states=self.states, timeout=self.timeout, memory=self.memory,
+                              unroll=self.unroll, solver_timeout=self.solver_timeout)
+
+    def given(self) -> dict[str, bool]:
+        """Which settings an engine might not read are set, by the name engines' `reads` use."""
+        return {"properties": bool(self.properties), "states": self.states is not None,
+                "inputs": bool(self.inputs), "assumptions": bool(self.assumptions),
+                "unroll": self.unroll is not None, "solver_timeout": self.solver_timeout is not None,
+                "induction": self.induction}
 
     def bounds_lines(self) -> list[str]:
         default = Bounds()
@@ -87,6 +121,11 @@ class CheckSettings:
         ]
         if self.memory is not None:  # shown once set: the default depends on the machine
             shown.append(("memory", spell_bytes(self.memory).replace(" ", ""), False))
+        # the solver's bounds, shown once set (their defaults are the smt engine's)
+        if self.unroll is not None:
+            shown.append(("unroll", str(self.unroll), False))
+        if self.solver_timeout is not None:
+            shown.append(("solver", spell_duration(self.solver_timeout), False))
         return [f"{name}={value}" + (" (default)" if unset else "") for name, value, unset in shown]
 
 
@@ -189,75 +228,82 @@ def interrupted_result(engine: str, subject: str) -> Result:
 # ---------------------------------------------------------------- engines
 
 
-def check_engine() -> Callable[..., Result] | None:
-    """engines.check.check, or None while this installation has no check engine."""
-    try:
-        from engines.check import check  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:
-        return None
-    return check  # type: ignore[no-any-return,unused-ignore]
-
-
 def engine_rows() -> list[tuple[str, str, str, str]]:
-    """`%engines`: engine, what it answers, the strongest claim it makes, whether it is ready."""
-    from engines import explore as _explore  # noqa: F401  (registers the explore engine)
-    from engines.framework import engines as registered
-
-    have = dict(registered())
+    """`%engines`: engine, what it answers, the strongest claim it makes, its status."""
     rows = [("run", "one schedule (a stepping run)", Strength.OBSERVED.word, "ready")]
-    rows.append(("explore", have.get("explore", "outcomes"), Strength.WITNESSED.word,
-                 "ready" if "explore" in have else "not available"))
-    ready = check_engine() is not None
-    rows.append(("check", dict(registered()).get("check", "outcomes, holds, sensitive"), Strength.BOUNDED.word,
-                 "ready" if ready else "not available (engines.check does not import)"))
-    for name, answers in registered():
-        if name not in ("explore", "check"):
-            rows.append((name, answers, "", "ready"))
+    for each in registered():
+        answers = ", ".join(kind.value for kind in each.answers)
+        rows.append((each.name, answers, each.strength.word if each.answers else "", each.status().text))
     return rows
 
 
-def refuse_unread(settings: CheckSettings, engine: str) -> None:
-    """A setting the engine does not read, named with the engine that reads it."""
-    if engine == "explore":
-        if settings.properties:
-            raise SettingNotReadError("the properties (%check-property, --property) are read by the check engine,"
-                                      " not explore: select check or all, or drop them")
-        if settings.states is not None:
-            raise SettingNotReadError("the states bound (%check-bounds states=, --states) is read by the check"
-                                      " engine, not explore (explore has depth, timeout and a runs budget)")
+# What a setting is, in the words its refusal uses: (the setting, is/are, it/them).
+_SETTINGS = {
+    "properties": ("the properties (%check-property, --property)", "are", "them"),
+    "states": ("the states bound (%check-bounds states=, --states)", "is", "it"),
+    "inputs": ("the free inputs (%check-input, --input)", "are", "them"),
+    "assumptions": ("the assumptions (%check-assume, --assume)", "are", "them"),
+    "unroll": ("the unroll bound (%check-bounds unroll=, --unroll)", "is", "it"),
+    "solver_timeout": ("the solver time bound (%check-bounds solver=, --solver-timeout)", "is", "it"),
+    "induction": ("k-induction (--induction)", "is", "it"),
+}
+# What changes the question itself: under `all`, an engine that does not read it is not asked.
+_ASKING = ("inputs", "assumptions", "induction")
 
 
-def question_for(engine: str, subject: str, settings: CheckSettings, performer: str | None) -> Question:
-    """What `%action` asks `engine` about `subject` under the settings."""
-    if engine == "explore":
-        # explore answers the outcomes; the properties are check's (refuse_unread says so when it alone runs).
-        return Question(QuestionKind.OUTCOMES, subject, diverge=settings.diverge, performer=performer)
+def unread(settings: CheckSettings, name: str, asking_only: bool = False) -> str | None:
+    """Why the engine cannot take the settings (a setting it does not read, named with the engines that
+    read it), or None; with `asking_only`, only the settings that change the question count."""
+    chosen = engine(name)
+    for setting, given in settings.given().items():
+        if not given or setting in chosen.reads or (asking_only and setting not in _ASKING):
+            continue
+        what, verb, pronoun = _SETTINGS[setting]
+        readers = " or ".join(e.name for e in registered() if setting in e.reads)
+        if not readers:
+            return f"{what} {verb} read by no engine installed here: drop {pronoun}"
+        said = f"{what} {verb} read by the {readers} engine, not {chosen.name}"
+        return said if asking_only else f"{said}: select {readers} or all, or drop {pronoun}"
+    return None
+
+
+def refuse_unread(settings: CheckSettings, name: str) -> None:
+    """A setting the engine does not read, named with the engines that read it."""
+    why = unread(settings, name)
+    if why is not None:
+        raise SettingNotReadError(why)
+
+
+def question_for(chosen: Engine, subject: str, settings: CheckSettings, performer: str | None) -> Question:
+    """What `%action` asks the engine about `subject` under the settings: whether the properties hold
+    (or the features are sensitive), or, of an engine that answers only that, the outcomes."""
     kind = QuestionKind.HOLDS if settings.properties else QuestionKind.SENSITIVE
-    return Question(kind, subject, settings.properties, settings.diverge, performer)
+    if kind not in chosen.answers and QuestionKind.OUTCOMES in chosen.answers:
+        # the properties are not its to answer (refuse_unread says so when it alone runs)
+        return Question(QuestionKind.OUTCOMES, subject, diverge=settings.diverge, performer=performer)
+    return Question(kind, subject, settings.properties, settings.diverge, performer, settings.inputs,
+                    settings.assumptions, settings.induction)
 
 
-def run_engine(engine: str, program: Program, subject: str, settings: CheckSettings, performer: str | None,
+def not_asked(name: str, subject: str, why: str) -> Result:
+    """Under `all`, an engine that cannot take the question: shown beside the others as not covered."""
+    return Result(name, subject, Verdict.NOT_COVERED, Strength.NOT_COVERED, Stats(), reason=why)
+
+
+def run_engine(name: str, program: Program, subject: str, settings: CheckSettings, performer: str | None,
                interrupted: Interrupt, meter: ProgressMeter) -> Result:
     """One engine's answer, asked through the framework's seam; Ctrl-C inside it is `incomplete: interrupted`."""
-    question = question_for(engine, subject, settings, performer)
+    chosen = engine(name)
+    status = chosen.status()
+    if not status.ready:
+        raise EngineUnavailableError(f"the {name} engine cannot answer here: {status.text}")
+    question = question_for(chosen, subject, settings, performer)
+    hooks = Hooks(interrupted, meter, meter.runs)
     bounds = settings.bounds()
+    default_depth = getattr(chosen, "default_depth", None)
+    if settings.depth is None and isinstance(default_depth, int):
+        bounds = bounds.with_(depth=default_depth)  # the engine's own k where none was set
     try:
-        if engine == "explore":
-            from engines import explore as _explore  # noqa: F401  (registers the explore engine)
-
-            wanted = question.diverge
-            features = None if wanted is None else (lambda out: {k: v for k, v in out.items() if k in wanted})
-            runs = [0]
-
-            def polled() -> bool:
-                runs[0] += 1
-                meter.runs(runs[0])
-                return interrupted()
-
-            return ask(program, question, "explore", bounds, features=features, interrupted=polled)
-        if check_engine() is None:
-            raise EngineUnavailableError("the check engine is not available in this installation"
-                                         " (engines.check does not import): use %engine explore")
-        return ask(program, question, "check", bounds, interrupted=interrupted, progress=meter)
+        return ask(program, question, name, bounds, hooks)
     except KeyboardInterrupt:
-        return interrupted_result(engine, subject)
+        return interrupted_result(name, subject)

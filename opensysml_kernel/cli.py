@@ -3,22 +3,27 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import cast
 
 from engines.errors import ClaimNotReproduced
+from engines.framework import names as engine_names
 from engines.runtime import Run
 from engines.runtime.states import EnvEvent, parse_send
 from engines.runtime.states import parse_duration as parse_time
-from engines.runtime.watch import parse_bytes
+from engines.runtime.watch import command_deadline, parse_bytes, process_started
 from engines.witness import unreproduced
 from ir.errors import SysmlError
 from opensysml_kernel import __version__
 from opensysml_kernel.checking import CheckSettings, deterministic, parse_duration, refuse_unread
 from opensysml_kernel.errors import RunFailedError, UsageError
+from opensysml_kernel.machine_checks import Environment
 from opensysml_kernel.machines import Driven, InstanceStepping, read_events, split_target
 from opensysml_kernel.reports import CheckReport, check_document
 from opensysml_kernel.session import Session
@@ -62,16 +67,33 @@ def _parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="check actions over every schedule (exit 0 holds, 1 violation or"
                                 " divergence, 2 undecided or bad input)")
     check.add_argument("files", nargs="+", metavar="FILE", help="SysML files (globs allowed)")
-    check.add_argument("--action", required=True, action="append", metavar="NAME", help="an action to check; repeatable")
+    check.add_argument("--action", action="append", default=[], metavar="NAME", help="an action to check; repeatable")
+    check.add_argument("--state", action="append", default=[], metavar="NAME",
+                       help="a state machine to check, driven by the environment below; repeatable")
+    check.add_argument("--send", action="append", default=[], metavar="EVENT",
+                       help="an event the environment sends, in order, at any point between the machine's moves;"
+                       " repeatable")
+    check.add_argument("--events", metavar="FILE", help="a JSON list of events the environment sends (the corpus's"
+                       " `events` field), before the --send ones")
+    check.add_argument("--advance", metavar="T", help="the time horizon: timers due after T never fire")
+    check.add_argument("--alphabet", metavar="SIG,SIG", help="the environment may send any of these, in any order")
+    check.add_argument("--max-events", metavar="N", help="how many events of the --alphabet it may send in all")
     check.add_argument("--on", metavar="PART", help="the part usage that performs the actions (qualified, or unique)")
-    check.add_argument("--engine", choices=("check", "explore", "all"), default="check",
+    check.add_argument("--engine", choices=(*engine_names(), "all"), default="check",
                        help="check (default), explore, or all side by side")
     check.add_argument("--property", action="append", default=[], metavar="NAME",
                        help="a constraint or requirement evaluated at every stable state; repeatable")
     check.add_argument("--diverge", action="append", metavar="FEATURE",
                        help="a feature whose final value must not depend on the schedule; repeatable"
                        " (absent: every attribute of the action)")
-    check.add_argument("--depth", type=int, metavar="N", help="moves per schedule")
+    check.add_argument("--input", action="append", default=[], metavar="FEATURE",
+                       help="smt: leave the feature free in its declared domain; repeatable")
+    check.add_argument("--assume", action="append", default=[], metavar="CONSTRAINT",
+                       help="smt: assume the constraint over the initial state; repeatable")
+    check.add_argument("--depth", type=int, metavar="N", help="moves per schedule (smt: k)")
+    check.add_argument("--unroll", type=int, metavar="L", help="smt: body loops unrolled L times")
+    check.add_argument("--solver-timeout", metavar="D", help="smt: time per solver query, e.g. 10s")
+    check.add_argument("--induction", action="store_true", help="smt: try an unbounded proof by k-induction")
     check.add_argument("--states", type=int, metavar="N", help="distinct states")
     check.add_argument("--timeout", metavar="D", help="wall-clock bound, e.g. 10s or 500ms")
     check.add_argument("--memory", metavar="M", help="resident-memory bound, e.g. 2G or 500M (default: half"
@@ -84,6 +106,8 @@ def _parser() -> argparse.ArgumentParser:
     replay.add_argument("files", nargs="+", metavar="FILE", help="SysML files (globs allowed)")
     replay.add_argument("--witness", required=True, metavar="W", help="the witness file")
     replay.add_argument("--action", metavar="NAME", help="the action the witness is of (default: the one it names)")
+    replay.add_argument("--state", metavar="NAME", help="the state machine the witness is of (its environment's"
+                        " sends are the witness's own)")
     replay.add_argument("--on", metavar="PART", help="the part usage the checked run was performed on"
                         " (default: the one the witness names)")
     replay.add_argument("--trace", action="store_true", help="print the trace of every move")
@@ -218,16 +242,22 @@ def _driven_lines(driven: Driven) -> list[str]:
 
 
 def _check_settings(args: argparse.Namespace) -> CheckSettings:
-    for name in ("depth", "states"):
+    for name in ("depth", "states", "unroll"):
         value = getattr(args, name)
         if value is not None and value < 1:
-            raise UsageError(f"--{name} needs a positive whole number, not {value}", "--depth N --states N")
+            raise UsageError(f"--{name} needs a positive whole number, not {value}", "--depth N --states N --unroll L")
     timeout = None
     if args.timeout is not None:
         try:
             timeout = parse_duration(args.timeout)
         except ValueError as error:
             raise UsageError(str(error), "--timeout 10s") from None
+    solver_timeout = None
+    if args.solver_timeout is not None:
+        try:
+            solver_timeout = parse_duration(args.solver_timeout)
+        except ValueError as error:
+            raise UsageError(str(error), "--solver-timeout 10s") from None
     memory = None
     if args.memory is not None:
         try:
@@ -235,7 +265,8 @@ def _check_settings(args: argparse.Namespace) -> CheckSettings:
         except ValueError as error:
             raise UsageError(str(error), "--memory 2G") from None
     return CheckSettings(args.engine, tuple(args.property), tuple(args.diverge) if args.diverge else None,
-                         args.witness_dir, args.depth, args.states, timeout, memory)
+                         args.witness_dir, args.depth, args.states, timeout, memory, tuple(args.input),
+                         tuple(args.assume), args.unroll, solver_timeout, args.induction)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -257,11 +288,23 @@ def _check(args: argparse.Namespace) -> int:
     except SysmlError as bad:
         errors.append(str(bad))
         print(errors[-1], file=sys.stderr)
+    environment = None
     if not errors:
-        # Each action gets its own report: one that cannot be checked loses none of the others'.
-        for action in args.action:
+        try:
+            environment = _environment(args)
+        except SysmlError as bad:
+            errors.append(str(bad))
+            print(errors[-1], file=sys.stderr)
+    if not errors:
+        # Each behavior gets its own report: one that cannot be checked loses none of the others'.
+        timeout = session.settings.timeout
+        asks: list[tuple[str, Callable[[], CheckReport]]] = [
+            *((action, functools.partial(session.check, action, args.on)) for action in args.action),
+            *((state, functools.partial(session.check_state, state, environment)) for state in args.state)]
+        for action, ask in asks:
             try:
-                report = session.check(action, args.on)
+                with command_deadline(args.started + timeout if timeout is not None else None):
+                    report = ask()
             except SysmlError as bad:
                 errors.append(str(bad))
                 print(errors[-1], file=sys.stderr)
@@ -281,7 +324,53 @@ def _check(args: argparse.Namespace) -> int:
     return code
 
 
+def _environment(args: argparse.Namespace) -> Environment:
+    """The environment of the machines checked; refused with actions alone, which no event drives."""
+    given = [name for name in ("send", "events", "advance", "alphabet", "max_events") if getattr(args, name)]
+    if not args.action and not args.state:
+        raise UsageError("check needs a behavior: --action NAME or --state NAME (repeatable)",
+                         "check model.sysml --state Plant::Controller --send Go")
+    if given and not args.state:
+        flags = ", ".join("--" + name.replace("_", "-") for name in given)
+        raise UsageError(f"{flags} drive a state machine: use them with --state", "check FILE --state NAME --send Go")
+    return Environment.of(args.send, args.events, args.advance, args.alphabet, args.max_events)
+
+
+def _replay_state(args: argparse.Namespace) -> int:
+    """`replay FILE --witness W --state M`: the machine with the witness's sends, move by move."""
+    from engines.check.machine import replay_machine, unreproduced_machine
+    from engines.witness import parse_witness
+
+    session = Session()
+    try:
+        session.load(args.files)
+        try:
+            text = Path(args.witness).read_text(encoding="utf-8")
+        except OSError as err:
+            raise UsageError(f"--witness {args.witness}: {err.strerror or err}", "replay FILE --witness W --state M") from None
+        witness = parse_witness(text, args.witness)
+        program = session.program()
+        run = replay_machine(program, witness, args.state, args.witness)
+        found = unreproduced_machine(program, run, witness)
+        if found is not None:
+            raise ClaimNotReproduced(f"replay refused: {args.witness}: {found}")
+    except SysmlError as bad:
+        print(bad, file=sys.stderr)
+        return EXIT_BAD_INPUT
+    lines = list(run.world.trace.lines) if args.trace else []
+    values = [f"  {path} = {value}" for path, value in run.outputs().items()]
+    moves = len(run.moves_taken)
+    if witness.ending:
+        lines.append(f"✗ State machine {witness.behavior}: witness reproduced after {moves} moves: {witness.ending}")
+    else:
+        lines.append(f"✓ State machine {witness.behavior}: replayed {moves} moves")
+    print("\n".join([*lines, *values]))
+    return EXIT_FAILED if witness.ending else EXIT_COMPLETED
+
+
 def _replay(args: argparse.Namespace) -> int:
+    if args.state is not None:
+        return _replay_state(args)
     session = Session()
     session.trace = args.trace
     lines: list[str] = []
@@ -328,8 +417,12 @@ def _replay(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line; returns the exit status (0 completed/holds, 1 run failed/violation/divergent,
     2 undecided or bad input)."""
+    # The command's clock, which --timeout counts on: from the process's start when this is the command
+    # line itself (imports, the grammar and loading the model count), else from this call.
+    started = process_started() if argv is None else time.monotonic()
     parser = _parser()
     args = parser.parse_args(argv)
+    args.started = started
     handlers = {"install": _install, "repl": _repl, "run": _run, "check": _check, "replay": _replay}
     if args.command not in handlers:
         parser.print_help(sys.stderr)

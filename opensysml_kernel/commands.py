@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 import traceback
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from engines.runtime.states import parse_duration as parse_time
+from engines.runtime.states import parse_send
 from engines.runtime.watch import parse_bytes
 from ir.errors import SysmlError
 from opensysml_kernel.cells import CommandLine, split_cell
-from opensysml_kernel.checking import ENGINES, engine_rows, parse_duration
+from opensysml_kernel.checking import engine_choices, engine_rows, parse_duration
 from opensysml_kernel.errors import CellInterrupted, InternalError, UnknownCommandError, UsageError
 from opensysml_kernel.figures import configuration_figure
-from opensysml_kernel.machines import RESTING, split_target
+from opensysml_kernel.machine_checks import Environment, parse_count
+from opensysml_kernel.machines import RESTING, read_events, split_target
 from opensysml_kernel.results import Result, Table, Tone
 
 if TYPE_CHECKING:
@@ -23,6 +27,7 @@ if TYPE_CHECKING:
     from opensysml_kernel.session import Progress, Session
 
 Handler = Callable[["Session", list[str]], Result]
+_CHANGED = re.compile(r"  \S+: .* → ")  # a value a replayed move changed
 
 
 @dataclass(frozen=True)
@@ -125,7 +130,7 @@ def _machine_trace(session: Session, lines: Sequence[str]) -> list[str]:
     transition, choice lines), not the statements and evaluations of its bodies."""
     if session.trace:
         return list(lines)
-    return [line for line in lines if not line.startswith((" ", "stmt ", "eval "))]
+    return [line for line in lines if not line.startswith((" ", "stmt ", "eval ")) or _CHANGED.match(line)]
 
 
 def _machine_result(session: Session, machine: Driven, lines: Sequence[str], tone: Tone = Tone.PAUSED,
@@ -148,8 +153,15 @@ def _on_part(name: str, args: list[str]) -> list[str]:
 
 def _state(session: Session, args: list[str]) -> Result:
     args = _on_part("state", args)
+    if session.replay is None and _checking(session):
+        if len(args) == 2:
+            raise UsageError("a machine check drives the machine itself (its environment is what %send and %events"
+                             " queued): `on <part>` is for a stepping run", COMMANDS["state"].usage)
+        return session.check_state(args[0])
+    replay = session.replay
     machine = session.start_machine(args[0], args[1] if len(args) == 2 else None)
-    head = f"▶ State machine {machine.subject} started (schedule {session.schedule})"
+    how = f"replaying {replay.describe()}" if machine.fine and replay is not None else f"schedule {session.schedule}"
+    head = f"▶ State machine {machine.subject} started ({how})"
     tree = [f"{'  ' * depth}{name}" for depth, name in machine.configuration()]
     return _machine_result(session, machine, [head, *tree], Tone.STARTED)
 
@@ -163,9 +175,18 @@ def _instantiate(session: Session, args: list[str]) -> Result:
     return _machine_result(session, instance, lines, Tone.STARTED)
 
 
+def _checking(session: Session) -> bool:
+    """Under a checking engine, %send, %events and %advance shape the environment of a machine check."""
+    return bool(session.settings.engines())
+
+
 def _send(session: Session, args: list[str]) -> Result:
     if not args:
         raise UsageError("%send needs a signal, e.g. %send Go or %send Set(speed=3)", COMMANDS["send"].usage)
+    if _checking(session):
+        env = session.environment
+        session.environment = replace(env, events=(*env.events, parse_send(" ".join(args))))
+        return Result.of([*session.environment.describe(), "%state <machine> checks it against them"], Tone.PAUSED)
     text, target = split_target(" ".join(args))
     if text == "to" or text.endswith(" to"):
         raise UsageError("%send <signal> to <target>: both are needed", COMMANDS["send"].usage)
@@ -179,6 +200,11 @@ def _send(session: Session, args: list[str]) -> Result:
 def _advance(session: Session, args: list[str]) -> Result:
     if not args:
         raise UsageError("%advance needs a duration, e.g. %advance 5 or %advance 500 ms", COMMANDS["advance"].usage)
+    if _checking(session):
+        session.environment = replace(session.environment, horizon=parse_time(" ".join(args)))
+        if session.checked_machine is None:
+            return Result.of(session.environment.describe(), Tone.PAUSED)
+        return session.check_state(session.checked_machine)
     session.debugger.driven("advance")
     progress = session.advance(" ".join(args))
     machine = session.machine
@@ -194,6 +220,20 @@ def _current(session: Session, args: list[str]) -> Result:
 
 
 def _events(session: Session, args: list[str]) -> Result:
+    if _checking(session):
+        env = session.environment
+        if args == ["clear"]:
+            env = Environment()
+        elif len(args) == 3 and args[0] == "alphabet" and args[2].startswith("max="):
+            env = replace(env, alphabet=Environment.of(alphabet=args[1], max_events=args[2][4:]).alphabet,
+                          max_events=parse_count(args[2][4:]))
+        elif len(args) == 1:
+            env = replace(env, events=(*env.events, *read_events(args[0])))
+        elif args:
+            raise UsageError("under a checking engine: %events [FILE.json | alphabet Go,Stop max=N | clear]",
+                             COMMANDS["events"].usage)
+        session.environment = env
+        return Result.of(env.describe(), Tone.PAUSED)
     _no_args("events", args)
     return Result.of(session.debugger.driven("events").events(), Tone.PAUSED)
 
@@ -269,8 +309,9 @@ def _schedule(session: Session, args: list[str]) -> Result:
 
 
 def _engine(session: Session, args: list[str]) -> Result:
-    if len(args) > 1 or (args and args[0] not in ENGINES):
-        raise UsageError(f"%engine takes one of {', '.join(ENGINES)}", COMMANDS["engine"].usage)
+    choices = engine_choices()
+    if len(args) > 1 or (args and args[0] not in choices):
+        raise UsageError(f"%engine takes one of {', '.join(choices)}", COMMANDS["engine"].usage)
     if args:
         session.settings = session.settings.with_(engine=args[0])
     settings = session.settings
@@ -286,23 +327,31 @@ def _engines(session: Session, args: list[str]) -> Result:
     return Result.of([], table=Table(("engine", "answers", "strength", "status"), tuple(engine_rows())))
 
 
-def _check_property(session: Session, args: list[str]) -> Result:
+def _names_setting(session: Session, args: list[str], command: str, field: str, off: object,
+                   off_text: str) -> Result:
+    """A check setting that is a list of names: set (each once, in order), `off`, or shown."""
     if args == ["off"]:
-        session.settings = session.settings.with_(properties=())
+        session.settings = session.settings.with_(**{field: off})
     elif args:
-        session.settings = session.settings.with_(properties=tuple(dict.fromkeys(args)))
-    properties = session.settings.properties
-    return Result.of(["check-property " + (", ".join(properties) if properties else "off")])
+        session.settings = session.settings.with_(**{field: tuple(dict.fromkeys(args))})
+    names = getattr(session.settings, field)
+    return Result.of([f"{command} " + (", ".join(names) if names != off else off_text)])
+
+
+def _check_property(session: Session, args: list[str]) -> Result:
+    return _names_setting(session, args, "check-property", "properties", (), "off")
 
 
 def _check_diverge(session: Session, args: list[str]) -> Result:
-    if args == ["off"]:
-        session.settings = session.settings.with_(diverge=None)
-    elif args:
-        session.settings = session.settings.with_(diverge=tuple(dict.fromkeys(args)))
-    diverge = session.settings.diverge
-    return Result.of(["check-diverge " + (", ".join(diverge) if diverge is not None
-                                          else "off (every attribute of the action)")])
+    return _names_setting(session, args, "check-diverge", "diverge", None, "off (every attribute of the action)")
+
+
+def _check_input(session: Session, args: list[str]) -> Result:
+    return _names_setting(session, args, "check-input", "inputs", (), "off (the inputs the model binds)")
+
+
+def _check_assume(session: Session, args: list[str]) -> Result:
+    return _names_setting(session, args, "check-assume", "assumptions", (), "off")
 
 
 def _check_witness(session: Session, args: list[str]) -> Result:
@@ -317,16 +366,19 @@ def _check_witness(session: Session, args: list[str]) -> Result:
 def _check_bounds(session: Session, args: list[str]) -> Result:
     usage = COMMANDS["check-bounds"].usage
     if args == ["off"]:
-        session.settings = session.settings.with_(depth=None, states=None, timeout=None, memory=None)
+        session.settings = session.settings.with_(depth=None, states=None, timeout=None, memory=None, unroll=None,
+                                                  solver_timeout=None)
     elif args:
         changes: dict[str, int | float] = {}
         for arg in args:
             key, sep, value = arg.partition("=")
-            if not sep or key not in ("depth", "states", "timeout", "memory"):
-                raise UsageError(f"'{arg}' is not a bound: depth=N, states=N, timeout=D or memory=M", usage)
-            if key in ("timeout", "memory"):
+            if not sep or key not in ("depth", "states", "timeout", "memory", "unroll", "solver"):
+                raise UsageError(f"'{arg}' is not a bound: depth=N, states=N, timeout=D, memory=M, unroll=N or"
+                                 " solver=D", usage)
+            if key in ("timeout", "memory", "solver"):
                 try:
-                    changes[key] = parse_duration(value) if key == "timeout" else parse_bytes(value)
+                    changes["solver_timeout" if key == "solver" else key] = (
+                        parse_bytes(value) if key == "memory" else parse_duration(value))
                 except ValueError as error:
                     raise UsageError(str(error), usage) from None
             elif value.isdigit() and int(value) > 0:
@@ -344,7 +396,8 @@ def _replay(session: Session, args: list[str]) -> Result:
         installed = session.install_replay(args[0])
         if installed is None:
             return Result.of(["replay off"])
-        follow = f"%action {installed.subject}" if installed.subject else "the next %action"
+        command = "%state" if installed.subject in session.model.behaviors("state") else "%action"
+        follow = f"{command} {installed.subject}" if installed.subject else "the next %action"
         return Result.of([f"replay {installed.describe()}: {follow} follows it move by move"])
     replay = session.replay
     return Result.of([f"replay {replay.describe()}" if replay is not None else "replay off"])
@@ -421,7 +474,10 @@ COMMANDS: dict[str, Command] = {c.name: c for c in (
             "%instantiate plant::Plant"),
     Command("current", _current, "%current", "the machine's active states (a tree, regions in order) and features",
             "%current"),
-    Command("events", _events, "%events", "the machine's pool, deferred events, clock, timers and the messages in flight", "%events"),
+    Command("events", _events, "%events [FILE.json | alphabet Go,Stop max=N | clear]",
+            "the machine's pool, deferred events, clock, timers and the messages in flight; under a checking"
+            " engine, the environment a machine check sends (a corpus events file, an alphabet up to N events,"
+            " or cleared)", "%events"),
     Command("step", _step, "%step [n]",
             "advance the run one step (one move, when replaying a witness; a machine's: one dispatch or do step),"
             " or n; stops at a breakpoint", "%step 2"),
@@ -450,11 +506,18 @@ COMMANDS: dict[str, Command] = {c.name: c for c in (
     Command("check-diverge", _check_diverge, "%check-diverge [<feature>...|off]",
             "features whose final value must not depend on the schedule (off: every attribute of the action)",
             "%check-diverge level"),
+    Command("check-input", _check_input, "%check-input [<feature>...|off]",
+            "features the smt engine leaves free in their declared domains (off: the values the model binds;"
+            " a feature with no value is free anyway)", "%check-input demand"),
+    Command("check-assume", _check_assume, "%check-assume [<constraint>...|off]",
+            "constraints the smt engine assumes over the initial state", "%check-assume demo::SaneDemand"),
     Command("check-witness", _check_witness, "%check-witness [<dir>|off]",
             "write each witness of the next checks as <dir>/<action>-<n>.witness", "%check-witness witnesses"),
-    Command("check-bounds", _check_bounds, "%check-bounds [depth=N] [states=N] [timeout=D] [memory=M] | off",
+    Command("check-bounds", _check_bounds,
+            "%check-bounds [depth=N] [states=N] [timeout=D] [memory=M] [unroll=N] [solver=D] | off",
             "the search's bounds (a timeout like 10s or 500ms, a memory like 2G: by default half the"
-            " machine's); no argument: each, (default) where unset",
+            " machine's; smt: depth is k, unroll the loop bound L, solver the time per query); no argument:"
+            " each, (default) where unset",
             "%check-bounds depth=50 timeout=10s"),
     Command("replay", _replay, "%replay [<witness file>|last|<n>|off]",
             "the next %action follows the witness move by move, driven by %step, %continue and %back; last"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from opensysml_kernel.checking import ENGINES
+from opensysml_kernel.checking import engine_choices
 from opensysml_kernel.commands import COMMANDS
 from opensysml_kernel.session import Session
 
@@ -14,8 +14,7 @@ _SETTINGS = {
     "trace": ["on", "off"],
     "schedule": ["reverse", "declared", "seed:"],
     "help": sorted(COMMANDS),
-    "engine": list(ENGINES),
-    "check-bounds": ["depth=", "states=", "timeout=", "off"],
+    "check-bounds": ["depth=", "states=", "timeout=", "unroll=", "solver=", "off"],
     "check-witness": ["off"],
     "replay": ["last", "off"],
 }
@@ -67,9 +66,12 @@ def complete(session: Session, text: str, cursor: int) -> Completion | None:
         elif command in ("break", "unbreak") and len(words) == 2 and words[1] in ("state", "transition"):
             names = [n.partition(" ")[2] for n in session.workspace.state_names() if n.startswith(words[1] + " ")]
             matches = [n for n in names if n.startswith(current)]
-        elif command in ("check-property", "check-diverge") and current != "off" and "off".startswith(current) \
+        elif command in ("check-property", "check-diverge", "check-input", "check-assume") and current != "off" \
+                and "off".startswith(current) \
                 and len(words) == 1:
             matches = ["off"]
+        elif command == "engine" and len(words) == 1:
+            matches = [s for s in engine_choices() if s.startswith(current)]
         elif command in _SETTINGS and (len(words) == 1 or command == "check-bounds"):
             matches = [s for s in _SETTINGS[command] if s.startswith(current)]
         else:

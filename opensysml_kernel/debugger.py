@@ -18,7 +18,7 @@ from engines.runtime.values import spell
 from engines.witness import unreproduced
 from opensysml_kernel.errors import NoRunError, RunFailedError, UsageError
 from opensysml_kernel.history import Deed, DeedKind, History, Stepped, Stepping, Waypoint
-from opensysml_kernel.machines import Driven, breakpoint_hit
+from opensysml_kernel.machines import Driven, MachineReplay, breakpoint_hit
 from opensysml_kernel.witness import WitnessPlan, diff, next_move
 
 DEFAULT_SCHEDULE = "reverse"
@@ -170,6 +170,9 @@ class Debugger:
         run = self.driven("advance")
         if run.finished:
             self._require_run()
+        if run.fine:
+            raise UsageError("a witness replayed sends what it names and lets time pass where it does:"
+                             " %step and %continue follow it", "%advance <time> (in a run not replaying a witness)")
         history = self.history
         assert history is not None, "every run has its history"
         horizon = run.ctx.clock.now + seconds
@@ -245,8 +248,9 @@ class Debugger:
         stopped: str | None = None
         done = 0
         with self._failing(run, start, lines):
-            if isinstance(run, Driven):
+            if isinstance(run, Driven) and not run.fine:
                 return self._moves(run, history, count, lines)
+            machine = isinstance(run, Driven)
             while not run.finished and (count is None or done < count):
                 before = {(t.id, t.node) for t in run.tokens()}
                 # Before next_move, which may let time pass: going back undoes that too.
@@ -256,18 +260,21 @@ class Debugger:
                     move = next_move(run, self.stepping.plan)  # a refusal undoes the command, time passed included
                     if move is None:
                         history.step_not_made()
-                        stopped = f"✗ Action {self.subject}: {run.stuck() or 'no move is enabled'}" \
+                        what = "State machine" if machine else "Action"
+                        stopped = f"✗ {what} {self.subject}: {run.stuck() or 'no move is enabled'}" \
                                   f" (after {len(run.moves_taken)} moves)"
                         break
                     others = [m.label for m in run.enabled_moves() if m != move]
                     over = f" (chosen over {', '.join(others)})" if others else ""
-                    lines.append(f"move {len(run.moves_taken) + 1}: token {move.label}{over}")
+                    token = "" if machine else "token "
+                    lines.append(f"move {len(run.moves_taken) + 1}: {token}{move.label}{over}")
                     values = run.outputs()
                     checkpoint.deed = Deed(DeedKind.MOVE, move)
                     try:
                         run.apply(move)
                     finally:
-                        lines.extend(run.trace[mark:])
+                        moved = run.trace[mark:]
+                        lines.extend(moved)
                         lines.extend(f"  {name}: {was} → {now}" for name, was, now in diff(values, run.outputs()))
                 else:
                     mark = len(run.trace)
@@ -275,9 +282,12 @@ class Debugger:
                     try:
                         run.step()
                     finally:
-                        lines.extend(run.trace[mark:])
+                        moved = run.trace[mark:]
+                        lines.extend(moved)
                 done += 1
-                stops = [stop for stop in (self._breakpoint(run, before), self._witness_end(run)) if stop]
+                hit = breakpoint_hit(self.breaks, moved, run.transition_names()) \
+                    if isinstance(run, Driven) and self.breaks else self._breakpoint(run, before)
+                stops = [stop for stop in (hit, self._witness_end(run)) if stop]
                 if stops:
                     stopped = "\n".join(stops)
                     break
@@ -321,6 +331,9 @@ class Debugger:
         if not plan.ending or run.finished:
             return None
         stop = f"⏸ end of the witness after {len(run.moves_taken)} moves: {plan.ending}"
+        if isinstance(run, MachineReplay):
+            found = run.unreproduced()
+            return stop if found is None else f"{stop}\n✗ not reproduced: {found}"
         # A witness is of an action: the behavior stepped is an action run, started by a Program.
         action = cast(Run, run)
         program = action.ctx.program

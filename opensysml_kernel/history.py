@@ -27,7 +27,9 @@ class Stepped(Protocol):
     action's own: a machine's performance offers the same."""
 
     fine: bool
-    moves_taken: list[Move]
+
+    @property
+    def moves_taken(self) -> list[Move]: ...
 
     @property
     def status(self) -> str: ...
@@ -151,8 +153,8 @@ class History:
 
     def undone(self, count: int) -> list[str]:
         """What the last `count` steps were, latest first (as their deeds name them)."""
-        return [c.deed.label for c in reversed(self._checkpoints[len(self._checkpoints) - count:])
-                if c.deed is not None and c.deed.label]
+        deeds = [c.deed for c in reversed(self._checkpoints[len(self._checkpoints) - count:]) if c.deed is not None]
+        return [d.label or (d.move.label if d.move is not None else d.kind.value) for d in deeds]
 
     def back(self, count: int) -> Stepping:
         """Put the run back as it was `count` steps ago; the bookkeeping of then. The checkpoints of the

@@ -13,8 +13,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from engines.check.machine import unreproduced_machine
 from engines.errors import RunError
-from engines.runtime import Move, TokenView
+from engines.runtime import Move, Program, Script, TokenView, replay_script
 from engines.runtime.actions.tokens import Terminated
 from engines.runtime.lowered import LoweredModel
 from engines.runtime.states import (
@@ -28,6 +29,7 @@ from engines.runtime.states import (
 from engines.runtime.states.instances import InstanceObject, Instantiation
 from engines.runtime.values import spell
 from engines.runtime.world import Context
+from engines.witness import Witness
 from opensysml_kernel.errors import UsageError
 
 SEND_USAGE = "%send <signal>[(p=value, ...)] [to <machine|object>]"
@@ -61,7 +63,7 @@ def split_target(text: str) -> tuple[str, str | None]:
 class Input:
     """One thing done to a driven run, in order: a move tried (`move`), an event sent, time let pass."""
 
-    kind: str  # move, send, timer (fired by a horizon), clock (moved to an instant)
+    kind: str  # move, send, timer (fired by a horizon), clock (moved to an instant), apply (a move chosen), wait
     value: Any = None
     target: str | None = None
 
@@ -108,7 +110,6 @@ class Driven(ABC):
         self.subject = subject
         self.schedule = schedule
         self.inputs: list[Input] = []
-        self.moves_taken: list[Move] = []
         self.step_number = 0  # moves made and inputs given
         self.last = ""  # what the last move was, for its `move N:` line
         self._fresh()
@@ -140,6 +141,10 @@ class Driven(ABC):
     @abstractmethod
     def current(self) -> list[str]: ...
 
+    def configuration(self) -> list[tuple[int, str]]:
+        """The active states as a tree, (depth, name), every machine's in turn."""
+        return [pair for machine in self.machines for pair in machine.configuration()]
+
     @abstractmethod
     def outputs(self) -> dict[str, str]: ...
 
@@ -157,6 +162,11 @@ class Driven(ABC):
     @property
     def finished(self) -> bool:
         return self.status != "running"
+
+    @property
+    def moves_taken(self) -> list[Move]:
+        """The moves chosen one by one (a witness's, replayed); none when the run steps by its policy."""
+        return []
 
     @property
     def trace(self) -> list[str]:
@@ -196,6 +206,10 @@ class Driven(ABC):
                 self.send(given.value, given.target)
             elif given.kind == "timer":
                 self.fire_timer(given.value)
+            elif given.kind == "apply":
+                self.apply(given.value)
+            elif given.kind == "wait":
+                self.let_time_pass()
             else:
                 self.clock_to(given.value)
 
@@ -386,9 +400,6 @@ class MachineStepping(Driven):
         lines = _tree(self.run) or ["(no active state)" if self.run.status == "running" else f"({self.run.status})"]
         return [*lines, *(f"{k} = {v}" for k, v in self.run.outputs().items())]
 
-    def configuration(self) -> list[tuple[int, str]]:
-        return self.run.configuration()
-
     def outputs(self) -> dict[str, str]:
         return self.run.outputs()
 
@@ -505,3 +516,79 @@ class InstanceStepping(Driven):
                  "stateVisits": list(obj.machines[0].visits), "slots": self.world.slots(obj)}
                 for obj in self.objects if obj.machines]
 
+
+
+class MachineReplay(Driven):
+    """A machine following a witness of its check move by move, its environment the sends the witness
+    names (engines.check.machine): each `%step` one move, as the witness chose it."""
+
+    fine = True
+
+    def __init__(self, program: Program, witness: Witness) -> None:
+        self.witness = witness
+        self.behavior = program.start_driven(witness.behavior, self._script())
+        super().__init__(program, self.behavior.subject, "replay")
+
+    def _script(self) -> Script:
+        return replay_script([c.taken for c in self.witness.choices])
+
+    def _fresh(self) -> None:
+        assert isinstance(self.program, Program), "a replay is started by a Program"
+        self.behavior = self.program.start_driven(self.witness.behavior, self._script())
+        self.behavior.world.trace.enabled = True
+
+    @property
+    def ctx(self) -> Context:
+        return self.behavior.world
+
+    @property
+    def machines(self) -> list[MachineRun]:
+        return [self.behavior.machine]
+
+    @property
+    def status(self) -> str:
+        machine = self.behavior.machine
+        return "failed" if self.behavior.error is not None else machine.status
+
+    @property
+    def moves_taken(self) -> list[Move]:
+        return self.behavior.moves_taken
+
+    def enabled_moves(self) -> list[Move]:
+        return self.behavior.enabled_moves()
+
+    def apply(self, move: Move) -> list[str]:
+        self.inputs.append(Input("apply", move))
+        self.step_number += 1
+        self.last = move.label
+        return self.behavior.apply(move)
+
+    def let_time_pass(self) -> bool:
+        self.inputs.append(Input("wait"))
+        return self.behavior.let_time_pass()
+
+    def stuck(self) -> str | None:
+        return self.behavior.stuck()
+
+    def _move(self) -> str | None:
+        return None
+
+    def _send(self, event: EnvEvent, target: str | None) -> None:
+        raise UsageError("a witness replayed sends what it names: %replay off, then %state, to send your own",
+                         SEND_USAGE)
+
+    def unreproduced(self) -> str | None:
+        """The witness's claim, if this replay does not reproduce it."""
+        assert isinstance(self.program, Program), "a replay is started by a Program"
+        return unreproduced_machine(self.program, self.behavior, self.witness)
+
+    def final_state(self) -> str:
+        return self.behavior.machine.final_state()
+
+    def current(self) -> list[str]:
+        machine = self.behavior.machine
+        lines = _tree(machine) or [f"({machine.status})"]
+        return [*lines, *(f"{k} = {v}" for k, v in machine.outputs().items())]
+
+    def outputs(self) -> dict[str, str]:
+        return self.behavior.machine.outputs()

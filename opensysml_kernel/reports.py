@@ -9,15 +9,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engines.framework import Outcome, Verdict, Witness
+from engines.framework import Outcome, QuestionKind, Verdict, Witness
 from engines.framework import Result as EngineResult
 from opensysml_kernel.results import MARKS, Result, Table, Tone
+from opensysml_kernel.solved import (
+    answers_table,
+    solved_document,
+    solved_html,
+    solved_lines,
+    solved_standing,
+    solver_comparison,
+)
 from opensysml_kernel.witness import StepRow
 
 MARK = {
     Verdict.EXHAUSTIVE: "✓", Verdict.COMPLETE: "✓", Verdict.COMPLETED: "✓",
     Verdict.VIOLATION: "✗", Verdict.DIVERGENT: "✗", Verdict.FAILED: "✗",
     Verdict.WITHIN_BOUNDS: "?", Verdict.INCOMPLETE: "?",
+    Verdict.PROVED: "✓", Verdict.PROVED_UNBOUNDED: "✓", Verdict.NOT_SENSITIVE: "✓",
+    Verdict.VIOLATED: "✗", Verdict.SENSITIVE: "✗",
+    Verdict.WITHIN_MOVES: "?", Verdict.SENSITIVITY_WITHIN: "?", Verdict.NOT_COVERED: "?",
 }
 CLAIM = {
     Verdict.EXHAUSTIVE: "holds", Verdict.WITHIN_BOUNDS: "holds within bounds", Verdict.VIOLATION: "violated",
@@ -43,6 +54,8 @@ class Check:
     paths: tuple[str, ...] = ()  # one per witness, when they were written
     steps: tuple[tuple[StepRow, ...], ...] = ()  # one per witness, when it replayed
     unwritten: str | None = None  # why the witness files could not be written, said after the report
+    kind: str = "Action"  # what was checked, as the head names it: Action, State machine
+    environment: str | None = None  # a machine's: what its environment may send (Script.describe)
 
     @property
     def subject(self) -> str:
@@ -66,20 +79,26 @@ class Check:
 
     def head(self) -> str:
         r = self.result
-        if r.engine == "explore":
+        if r.verdict.solved:
+            return f"{MARK[r.verdict]} Action {r.subject}: {r.said} ({r.engine})"
+        if r.kind is QuestionKind.OUTCOMES:
             figures = f"{_plural(r.stats.runs, 'run')}, {_plural(r.stats.moves, 'move')}, depth {r.stats.depth}"
             claim = _plural(len(r.outcomes), "outcome")
-            return f"{MARK[r.verdict]} Action {r.subject}: {claim} ({figures})"
+            return f"{MARK[r.verdict]} {self.kind} {r.subject}: {claim} ({figures})"
         figures = f"{r.stats.states} states, {r.stats.moves} moves, depth {r.stats.depth}"
         hit = [f"{b.name} {b.limit}" for b in r.bounds if b.reached]
         if hit:
             figures += "; bounds hit: " + ", ".join(hit)
-        return f"{MARK.get(r.verdict, '?')} Action {r.subject}: {r.verdict.value} ({figures})"
+        return f"{MARK.get(r.verdict, '?')} {self.kind} {r.subject}: {r.verdict.value} ({figures})"
 
     def lines(self) -> list[str]:
         r = self.result
         lines = [self.head()]
-        if r.engine == "explore":
+        if self.environment is not None:
+            lines.append(f"  environment: {self.environment}")
+        if r.verdict.solved:
+            lines.extend(solved_lines(r, self._ref))
+        elif r.kind is QuestionKind.OUTCOMES:
             lines.extend("  " + line for line in self.outcome_table().lines())
             lines.append(f"  incomplete: {r.incomplete}" if r.incomplete else f"  complete ({_plural(r.stats.runs, 'run')})")
         else:
@@ -101,7 +120,9 @@ class Check:
 
     def standing(self) -> str:
         r = self.result
-        if r.engine == "explore":
+        if r.verdict.solved:
+            return solved_standing(r)
+        if r.kind is QuestionKind.OUTCOMES:
             claim = _plural(len(r.outcomes), "outcome")
             if r.incomplete:
                 return f"standing: {claim} so far ({r.strength.word}: {_plural(r.stats.runs, 'run')}; {r.incomplete})"
@@ -125,6 +146,21 @@ class Check:
                      for o in self.result.outcomes)
         return Table(("outcome", "linearizations", "witness"), rows)
 
+    def outcome_html(self) -> str:
+        """The outcomes as a table; a machine's with its configuration and visits in columns of their own."""
+        count = "linearizations" if self.result.kind is QuestionKind.OUTCOMES else "schedules"
+        outcomes = self.result.outcomes
+        if not any(k in MACHINE_KEYS for o in outcomes for k, _ in o.values):
+            return Table(("outcome", count, "witness"), self.outcome_table().rows).html()
+        rows = []
+        for o in outcomes:
+            values = dict(o.values)
+            rest = Outcome(tuple((k, v) for k, v in o.values if k not in MACHINE_KEYS), o.schedules, o.witness,
+                           o.error, o.violates)
+            rows.append((values.get("finalState", ""), values.get("stateVisits", ""),
+                         self.outcome_text(rest, witness=False), str(o.schedules), self._ref(o.witness)))
+        return Table(("finalState", "stateVisits", "outcome", count, "witness"), tuple(rows)).html()
+
     # ------------------------------------------------------------ json
 
     def document(self) -> dict[str, Any]:
@@ -141,7 +177,7 @@ class Check:
         return {
             "subject": r.subject,
             "engine": r.engine,
-            "verdict": r.verdict.value,
+            "verdict": r.said,
             "strength": r.strength.word,
             "exit": self.exit_status,
             "stats": {"states": r.stats.states, "moves": r.stats.moves, "depth": r.stats.depth, "runs": r.stats.runs},
@@ -154,8 +190,19 @@ class Check:
             "witnesses": witnesses,
             "incomplete": r.incomplete,
             "witnessError": self.unwritten,
+            **(solved_document(r) if r.verdict.solved else {}),
             "lines": self.lines(),
-        }
+        } | self._machine_keys()
+
+    def _machine_keys(self) -> dict[str, Any]:
+        """A machine check's own keys: its environment, what a resting machine is reported as (an
+        outcome: quiescent, never a deadlock), and each outcome's configuration and visits."""
+        if self.environment is None:
+            return {}
+        outcomes = [{"finalState": dict(o.values).get("finalState"), "stateVisits": dict(o.values).get("stateVisits"),
+                     "outputs": {k: v for k, v in o.values if k not in ("finalState", "stateVisits")}}
+                    for o in self.result.outcomes]
+        return {"environment": self.environment, "resting": "quiescent", "machineOutcomes": outcomes}
 
     # ------------------------------------------------------------ html
 
@@ -164,22 +211,22 @@ class Check:
         mark = MARK.get(r.verdict, "?")
         parts = [f"<div style='font-weight:bold;color:{MARKS[mark]}'>{html.escape(self.head())}</div>"]
         if r.outcomes:
-            if r.engine == "explore":
-                parts.append(self.outcome_table().html())
-            else:
-                parts.append(Table(("outcome", "schedules", "witness"), self.outcome_table().rows).html())
+            parts.append(self.outcome_html())
         if r.violations:
             found = tuple((v.kind, v.text, str(v.moves), self._ref(v.witness)) for v in r.violations)
             parts.append(Table(("violation", "what", "after moves", "witness"), found).html())
         if r.divergent:
             values = tuple((feature, value, self._ref(index)) for feature, seen in r.divergent for value, index in seen)
             parts.append(Table(("divergent feature", "value", "witness"), values).html())
-        if r.bounds:
+        if r.verdict.solved:
+            parts.append(solved_html(r))
+        elif r.bounds:
             limits = tuple((b.name, b.limit, "reached" if b.reached else "no") for b in r.bounds)
             parts.append(Table(("bound", "value", "reached"), limits).html())
         for index, witness in enumerate(r.witnesses):
             parts.append(self._witness_html(index, witness))
-        lines = [line.strip() for line in self.lines()[1:] if line.strip().startswith(("incomplete:", "note:", "standing:", "✗ witness files"))]
+        kept = ("incomplete:", "note:", "standing:", "✗ witness files", "explore")
+        lines = [line.strip() for line in self.lines()[1:] if line.strip().startswith(kept)]
         parts.append("<pre style='margin:0'>" + "\n".join(html.escape(line) for line in lines) + "</pre>")
         return "".join(parts)
 
@@ -203,6 +250,9 @@ class Check:
         return "; ".join(shown)
 
 
+MACHINE_KEYS = ("finalState", "stateVisits")  # a machine's outcome: its configuration and the states it entered
+
+
 def violation_line(kind: str, text: str, moves: int, witness: str) -> str:
     """`violation: R is false after 3 moves (witness 1)`, `deadlock: ... (witness 2)`, `fails: ... (witness 3)`."""
     if kind == "property":
@@ -220,7 +270,21 @@ def final_states(result: EngineResult, features: frozenset[str]) -> frozenset[st
 
 
 def comparison(checks: Sequence[Check]) -> tuple[list[str], bool]:
-    """For `%engine all`: whether the engines that ran to the end reach the same final states."""
+    """For `%engine all`: whether the engines that ran to the end reach the same final states, and
+    beside a solver, every answer in one table and whether the solver's agrees with the searches'."""
+    results = [c.result for c in checks]
+    searches = [c for c in checks if not c.result.verdict.solved]
+    lines, disagree = final_state_comparison(searches) if len(searches) > 1 else ([], False)
+    if len(searches) < len(checks):
+        more, differ = solver_comparison(results)
+        table = answers_table(results)
+        lines = ["  answers:", *("    " + line for line in table.lines()), *lines, *more]
+        disagree = disagree or differ
+    return lines, disagree
+
+
+def final_state_comparison(checks: Sequence[Check]) -> tuple[list[str], bool]:
+    """Whether the searches that ran to the end reach the same final states."""
     done = [c for c in checks if c.result.verdict in (Verdict.COMPLETE, Verdict.EXHAUSTIVE, Verdict.DIVERGENT)]
     if len(done) < 2:
         left = [c.result.engine for c in checks if c not in done]

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ParamSpec, TypeVar
 
 import ir
+from engines.framework import Result as Answer
+from engines.framework import engine as engine_named
 from engines.runtime import Program
 from engines.runtime.states import EnvEvent, parse_duration, parse_send
 from engines.witness import admit
@@ -16,16 +18,20 @@ from ir.model import Declaration
 from ir.syntax import Document
 from opensysml_kernel.checking import (
     CheckSettings,
+    Interrupt,
     ProgressMeter,
     ProgressSink,
     interruptible,
+    not_asked,
     refuse_unread,
     run_engine,
+    unread,
 )
 from opensysml_kernel.debugger import DEFAULT_SCHEDULE, Debugger, DebuggerState, Progress, Replay, Token
 from opensysml_kernel.errors import NoWitnessError, RunFailedError, WitnessWriteError
 from opensysml_kernel.history import Stepped, Stepping
-from opensysml_kernel.machines import Driven, InstanceStepping, MachineStepping
+from opensysml_kernel.machine_checks import Environment, ask_machine
+from opensysml_kernel.machines import Driven, InstanceStepping, MachineReplay, MachineStepping
 from opensysml_kernel.reports import Check, CheckReport
 from opensysml_kernel.results import Result
 from opensysml_kernel.witness import WitnessPlan, read_plan, witness_steps, write_witnesses
@@ -59,6 +65,8 @@ class SessionState:
     settings: CheckSettings
     last_check: CheckReport | None
     debug: bool
+    environment: Environment = field(default_factory=Environment)
+    checked_machine: str | None = None
 
 
 class Session:
@@ -69,6 +77,9 @@ class Session:
         self.debugger = Debugger()
         self.settings = CheckSettings()
         self.last_check: CheckReport | None = None
+        # what %send and %events queue for a machine check's environment (under a checking engine)
+        self.environment = Environment()
+        self.checked_machine: str | None = None  # the machine the last machine check was of (%advance re-checks it)
         self.debug = False  # internal errors shown with their Python traceback (`%debug on`)
         # A cell, a command, a step: each completes or leaves the session as it was; a run that fails
         # at runtime is an outcome, kept to inspect, and a cell its reader stopped reading keeps what it did.
@@ -180,8 +191,18 @@ class Session:
     # ------------------------------------------------------------ runs
 
     @_atomic
-    def start_machine(self, name: str, performer: str | None = None) -> MachineStepping:
-        """A run of the state machine (its initial configuration entered), the debugger's current run."""
+    def start_machine(self, name: str, performer: str | None = None) -> Driven:
+        """A run of the state machine (its initial configuration entered), the debugger's current run;
+        with a witness of a machine installed (`%replay`), the machine following it move by move."""
+        installed = self.debugger.replay
+        if installed is not None and installed.subject in self.model.behaviors("state"):
+            subject = self.program().state(name).qualified_name
+            admit(installed.plan.witness, self.model, installed.plan.name, subject)
+            replay = self.debugger.replay_for(subject)
+            assert replay is not None, "the replay installed is of this machine"
+            replaying = MachineReplay(self.program(), replay.plan.witness)
+            self.debugger.attach(replaying, replaying.subject, replay)
+            return replaying
         machine = MachineStepping(self.program(), name, self.schedule, performer)
         self.debugger.attach(machine, machine.subject, None)
         return machine
@@ -265,31 +286,64 @@ class Session:
     def check(self, name: str, performer: str | None = None) -> CheckReport:
         """Ask the selected engines about the action over every schedule; the report, kept as the last check."""
         subject = self.action_name(name, performer)
-        engines = self.settings.engines() or ("check",)
+        engines = self.settings.engines() or (engine_named("auto").name,)
         if len(engines) == 1:
             refuse_unread(self.settings, engines[0])
         program = self.program()
         checks: list[Check] = []
         for engine in engines:
-            sink = self.progress_sink() if self.progress_sink is not None else None
-            meter = ProgressMeter(subject, sink)
-            try:
-                with interruptible() as flag:
-                    result = run_engine(engine, program, subject, self.settings, performer, flag, meter)
-            finally:
-                meter.close()
-            paths: tuple[str, ...] = ()
-            unwritten = None
-            if self.settings.witness_dir is not None and result.witnesses:
-                # The check is done: a folder that cannot hold its witnesses is said after its report.
-                try:
-                    paths = write_witnesses(self.settings.witness_dir, subject, result.witnesses,
-                                            engine if len(engines) > 1 else "")
-                except WitnessWriteError as error:
-                    unwritten = str(error)
+            if len(engines) > 1:
+                # side by side, an engine that cannot take this question is shown as not asked
+                status = engine_named(engine).status()
+                why = unread(self.settings, engine, asking_only=True) if status.ready else status.text
+                if why is not None:
+                    checks.append(Check(not_asked(engine, subject, why)))
+                    continue
+            result, flag = self._asked(
+                subject, functools.partial(run_engine, engine, program, subject, self.settings, performer))
+            paths, unwritten = self._witness_files(subject, result, engine if len(engines) > 1 else "")
             steps = tuple(witness_steps(program, subject, WitnessPlan.of(w, f"witness {i} of {subject}"), performer)
                           if i <= STEP_TABLES else () for i, w in enumerate(result.witnesses, 1))
             checks.append(Check(result, paths, steps, unwritten))
+            if result.incomplete == "interrupted" or flag():
+                break
+        report = CheckReport.build(checks)
+        self.last_check = report
+        return report
+
+    def _asked(self, subject: str, ask: Callable[[Interrupt, ProgressMeter], Answer]) -> tuple[Answer, Interrupt]:
+        """One engine's answer, with the progress meter shown and Ctrl-C turned into its interrupt flag."""
+        meter = ProgressMeter(subject, self.progress_sink() if self.progress_sink is not None else None)
+        try:
+            with interruptible() as flag:
+                return ask(flag, meter), flag
+        finally:
+            meter.close()
+
+    def _witness_files(self, subject: str, result: Answer, engine: str) -> tuple[tuple[str, ...], str | None]:
+        """The answer's witnesses written where %check-witness says (their paths), or why they could not
+        be: the check is done, so a folder that cannot hold them is said after its report."""
+        if self.settings.witness_dir is None or not result.witnesses:
+            return (), None
+        try:
+            return write_witnesses(self.settings.witness_dir, subject, result.witnesses, engine), None
+        except WitnessWriteError as error:
+            return (), str(error)
+
+    def check_state(self, name: str, environment: Environment | None = None) -> CheckReport:
+        """Ask the selected engines about the state machine over every schedule of its moves and of the
+        environment's sends (the queue %send and %events gathered, when none is given); kept as the last check."""
+        program = self.program()
+        subject = program.state(name).qualified_name
+        self.checked_machine = subject
+        script = (environment if environment is not None else self.environment).script()
+        checks: list[Check] = []
+        engines = self.settings.engines() or ("check",)
+        for engine in engines:
+            result, flag = self._asked(
+                subject, functools.partial(ask_machine, engine, program, subject, script, self.settings))
+            paths, unwritten = self._witness_files(subject, result, engine if len(engines) > 1 else "")
+            checks.append(Check(result, paths, (), unwritten, "State machine", script.describe()))
             if result.incomplete == "interrupted" or flag():
                 break
         report = CheckReport.build(checks)
@@ -332,13 +386,14 @@ class Session:
     def snapshot(self) -> SessionState:
         """The session as it stands, before a cell that `restore` undoes if it fails or `commit` keeps."""
         return SessionState(self.workspace.state(), self.debugger.state(), self.settings, self.last_check,
-                            self.debug)
+                            self.debug, self.environment, self.checked_machine)
 
     def restore(self, state: SessionState) -> None:
         """Put back what `snapshot` saw, the run's steps and `%back`s since included."""
         self.workspace.restore(state.workspace)
         self.settings, self.last_check, self.debug = state.settings, state.last_check, state.debug
         self.debugger.restore(state.debugger)
+        self.environment, self.checked_machine = state.environment, state.checked_machine
 
     def _commit(self, state: SessionState) -> None:
         """The cell begun at `snapshot` is kept: the runs it replaced are released."""

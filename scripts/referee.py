@@ -32,14 +32,21 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.referee.cases import Case, Observed, first_line, judge, load_cases, run_ours  # noqa: E402
-from tests.referee.machines import MachineCase, MachineSeen, judge_machine, load_machine_cases  # noqa: E402
+from tests.referee.cases import CLASSES, Case, Observed, first_line, judge, load_cases, run_ours  # noqa: E402
+from tests.referee.machines import (  # noqa: E402
+    MACHINE_CLASSES,
+    MachineCase,
+    MachineSeen,
+    judge_machine,
+    load_machine_cases,
+)
 from tests.referee.machines import run_ours as run_ours_machine  # noqa: E402
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -336,35 +343,16 @@ def expected_text(spec: dict[str, Any]) -> str:
     return "; ".join(f"{k}: {json.dumps(spec[k], ensure_ascii=False)}" for k in keys if k in spec)
 
 
-def print_classes(cases: list[Case]) -> None:
-    from tests.referee.cases import CLASSES
-
-    print("| class | models | xfail | unclear |\n|-------|-------:|------:|--------:|")
-    for key, title in CLASSES.items():
+def print_classes(cases: Sequence[Case | MachineCase], classes: dict[str, str], heading: str = "class") -> None:
+    """The classes' table (models, strict xfails, unclear), then each class's xfails with their reasons."""
+    print(f"| {heading} | models | xfail | unclear |\n|-------|-------:|------:|--------:|")
+    for key, title in classes.items():
         mine = [c for c in cases if c.klass == key]
         print(f"| {title} (`{key}`) | {len(mine)} | {sum('xfail' in c.spec for c in mine)} |"
               f" {sum('unclear' in c.spec for c in mine)} |")
     print(f"| **total** | **{len(cases)}** | **{sum('xfail' in c.spec for c in cases)}** |"
           f" **{sum('unclear' in c.spec for c in cases)}** |\n")
-    for key in CLASSES:
-        wrong = [c for c in cases if c.klass == key and "xfail" in c.spec]
-        if wrong:
-            print(f"- **{key}**")
-            for c in wrong:
-                print(f"  - `{c.name}`: {c.spec['xfail']}")
-
-
-def print_machine_classes(cases: list[MachineCase]) -> None:
-    from tests.referee.machines import MACHINE_CLASSES
-
-    print("| machine class | models | xfail | unclear |\n|-------|-------:|------:|--------:|")
-    for key, title in MACHINE_CLASSES.items():
-        mine = [c for c in cases if c.klass == key]
-        print(f"| {title} (`{key}`) | {len(mine)} | {sum('xfail' in c.spec for c in mine)} |"
-              f" {sum('unclear' in c.spec for c in mine)} |")
-    print(f"| **total** | **{len(cases)}** | **{sum('xfail' in c.spec for c in cases)}** |"
-          f" **{sum('unclear' in c.spec for c in cases)}** |\n")
-    for key in MACHINE_CLASSES:
+    for key in classes:
         wrong = [c for c in cases if c.klass == key and "xfail" in c.spec]
         if wrong:
             print(f"- **{key}**")
@@ -388,9 +376,9 @@ def main() -> int:
     machines = [c for c in load_machine_cases() if args.only in c.name] if not args.actions else []
     if args.classes:
         if cases:
-            print_classes(cases)
+            print_classes(cases, CLASSES)
         if machines:
-            print_machine_classes(machines)
+            print_classes(machines, MACHINE_CLASSES, "machine class")
         return 0
     peer: Peer | None = None
     if args.no_peer:

@@ -17,17 +17,23 @@ from engines.check.properties import Property, resolve_properties
 from engines.check.reduce import Reducer
 from engines.errors import EngineError, RunError
 from engines.framework import (
+    READY,
     BoundReport,
     Bounds,
     Choice,
+    Claims,
+    Hooks,
     Outcome,
+    Question,
+    QuestionKind,
     Result,
     Stats,
+    Status,
     Strength,
-    Verdict,
     Violation,
     Witness,
-    register,
+    fixed_inputs_only,
+    judge,
 )
 from engines.runtime import Program
 from engines.runtime.behavior import Behavior, Move, Summary
@@ -107,7 +113,6 @@ def _final_values(run: Behavior, features: tuple[str, ...] | None) -> dict[str, 
     return {f: outputs.get(f, "<unset>") for f in features}
 
 
-@register("check", "holds, sensitive")
 def check(program: Program, subject: str, bounds: Bounds | None = None, properties: tuple[str, ...] = (),
           diverge: tuple[str, ...] | None = None, reduce: bool = True,
           interrupted: Callable[[], bool] | None = None,
@@ -396,24 +401,9 @@ def _result(search: _Search, seconds: float) -> Result:
     incomplete = None
     if search.stopped in ("interrupted", "time", "memory"):
         incomplete = search.stopped
-    if violations:
-        verdict = Verdict.VIOLATION
-    elif divergent:
-        verdict = Verdict.DIVERGENT
-    elif incomplete:
-        verdict = Verdict.INCOMPLETE
-    elif search.hits:
-        verdict = Verdict.WITHIN_BOUNDS
-    else:
-        verdict = Verdict.EXHAUSTIVE
-    if notes and not violations and not divergent:
-        strength = Strength.NOT_COVERED
-    elif violations or divergent:
-        strength = Strength.WITNESSED
-    elif verdict is Verdict.EXHAUSTIVE:
-        strength = Strength.BOUNDED
-    else:
-        strength = Strength.OBSERVED
+    asked = QuestionKind.HOLDS if search.properties else QuestionKind.SENSITIVE
+    verdict, strength = judge(Claims(asked, len(violations), len(divergent), len(notes), incomplete is not None,
+                                     bool(search.hits)))
     b = search.bounds
     bounds: tuple[BoundReport, ...] = (
         BoundReport("depth", str(b.depth), "depth" in search.hits),
@@ -435,3 +425,24 @@ def _value_order(value: str) -> tuple[int, object]:
         return (0, Fraction(value))
     except (ValueError, ZeroDivisionError):
         return (1, value)
+
+
+class Check:
+    """The check engine: whether any schedule violates the properties, deadlocks or fails, and which
+    features end differently on different schedules, by explicit-state search."""
+
+    name = "check"
+    answers = (QuestionKind.HOLDS, QuestionKind.SENSITIVE)
+    strength = Strength.BOUNDED
+    reads = frozenset({"properties", "diverge", "depth", "states", "timeout", "memory", "witness_dir"})
+
+    def status(self) -> Status:
+        return READY
+
+    def answer(self, program: Program, question: Question, bounds: Bounds, hooks: Hooks) -> Result:
+        fixed_inputs_only(self.name, question)
+        return check(program, question.subject, bounds, properties=question.properties, diverge=question.diverge,
+                     performer=question.performer, interrupted=hooks.interrupted, progress=hooks.progress)
+
+
+ENGINE = Check()

@@ -8,7 +8,8 @@ from engines.runtime.behavior import Actor, Behavior, ChoiceKind, Move, MoveKind
 from engines.runtime.ensemble import Ensemble
 from engines.runtime.program import Program
 from engines.runtime.schedule import Scheduler, make_scheduler, parse_schedule
+from engines.runtime.states.driven import Script, replay_script
 from engines.runtime.world import Context
 
 __all__ = ["Actor", "Behavior", "ChoiceKind", "Context", "Ensemble", "Move", "MoveKind", "Program", "Run",
-           "Scheduler", "Summary", "TokenView", "make_scheduler", "parse_schedule"]
+           "Scheduler", "Script", "Summary", "TokenView", "make_scheduler", "parse_schedule", "replay_script"]

@@ -47,6 +47,19 @@ class LoweredModel(ModelGraphs):
             return found
         raise UnknownBehaviorError(name, "action", actions)
 
+    def state(self, name: str) -> Element:
+        """The state machine a modeler named: qualified, or unqualified when only one has that name."""
+        el = self.model.element(name)
+        if el is not None and el.base_kind == "state":
+            return el
+        states = self.model.behaviors("state")
+        matches = [q for q in states if q.rsplit("::", 1)[-1] == name]
+        if len(matches) == 1:
+            found = self.model.element(matches[0])
+            assert found is not None
+            return found
+        raise UnknownBehaviorError(name, "state", states)
+
     def performer(self, name: str) -> Element:
         """The object (a part usage) that performs a run: qualified, or unqualified when unique."""
         return find_part(self.model, name)

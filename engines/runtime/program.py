@@ -6,6 +6,8 @@ from engines.runtime.actions import Run
 from engines.runtime.lowered import LoweredModel
 from engines.runtime.objects import action_on, performer_for
 from engines.runtime.schedule import make_scheduler
+from engines.runtime.states import start_machine
+from engines.runtime.states.driven import Driven, Script
 from engines.runtime.world import Context
 
 
@@ -21,3 +23,10 @@ class Program(LoweredModel):
         part = performer_for(self.model, el, performer)
         ctx = Context(self, make_scheduler(schedule), max_steps)
         return Run(ctx, el, part.qualified_name if part is not None else None, fine=fine)
+
+    def start_driven(self, name: str, script: Script | None = None) -> Driven:
+        """The state machine `name` (qualified, or unqualified when unique) with its environment `script`,
+        before its first move; an event of the script that the machine and the model name nowhere is
+        refused here (UnknownSignalError)."""
+        qualified = start_machine(self, name).element.qualified_name
+        return Driven(lambda: start_machine(self, qualified), script or Script())

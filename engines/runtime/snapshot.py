@@ -52,6 +52,14 @@ class Restorable(Protocol):
         ...
 
 
+def _fields(mover: object) -> dict[str, object]:
+    """A mover's fields as a snapshot keeps them: whole (`dict(__dict__)`), or, for a mover whose
+    containers its moves change in place (a machine's configuration and pool), by its own
+    `saved_fields`, given back to its `load_fields` on each restore."""
+    save = getattr(mover, "saved_fields", None)
+    return save() if save is not None else dict(mover.__dict__)
+
+
 class SnapshotError(EngineError):
     """A snapshot asked for where none can be taken (inside a move, or over a paused body)."""
 
@@ -65,7 +73,7 @@ class _Mark:
         ctx = behavior.world
         self.journal: Journal = ctx.journal
         self.serial = self.journal.open()
-        self.movers = [(m, dict(m.__dict__)) for m in behavior.movers()]
+        self.movers = [(m, _fields(m)) for m in behavior.movers()]
         self.ctx_fields = dict(ctx.__dict__)
         self.now: Fraction = ctx.clock.now
         self.moves = len(behavior.moves_taken)
@@ -78,6 +86,10 @@ class _Mark:
                                 "it no longer exists")
         self.journal.roll_back(self.serial)
         for mover, saved in self.movers:
+            load = getattr(mover, "load_fields", None)
+            if load is not None:
+                load(saved)
+                continue
             fields = mover.__dict__
             fields.clear()
             fields.update(saved)

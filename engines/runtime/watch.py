@@ -31,6 +31,8 @@ class Watch:
 
     def __init__(self, deadline: float | None = None, interrupted: Callable[[], bool] | None = None,
                  memory: int | None = None) -> None:
+        if _command_deadline:
+            deadline = min(deadline, _command_deadline[-1]) if deadline is not None else _command_deadline[-1]
         self.deadline = deadline
         self.interrupted = interrupted
         self.memory = memory
@@ -50,6 +52,38 @@ class Watch:
 
 
 _current: list[Watch] = []
+_command_deadline: list[float] = []
+
+
+@contextmanager
+def command_deadline(deadline: float | None) -> Iterator[None]:
+    """Every watch made in the block also keeps `deadline` (monotonic seconds): a command's own time
+    bound, so that several engine calls, and what the command did before them, share one budget."""
+    if deadline is None:
+        yield
+        return
+    _command_deadline.append(deadline)
+    try:
+        yield
+    finally:
+        _command_deadline.pop()
+
+
+def process_started() -> float:
+    """When this process started, on time.monotonic()'s clock (imports and start-up included); where
+    the system does not say, when this module was first imported."""
+    try:
+        with open("/proc/self/stat", "rb") as handle:
+            ticks = int(handle.read().rsplit(b")", 1)[1].split()[19])  # field 22: start time, clock ticks after boot
+        with open("/proc/uptime", "rb") as handle:
+            uptime = float(handle.read().split()[0])
+        age = uptime - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return _IMPORTED
+    return time.monotonic() - max(age, 0.0)
+
+
+_IMPORTED = time.monotonic()
 
 
 @contextmanager

@@ -5,7 +5,10 @@ The transformer is one class per job (declarations, actions, states, expressions
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +17,11 @@ from lark.exceptions import UnexpectedInput, VisitError
 
 from ir import syntax as s
 from ir.errors import SysmlSyntaxError
+from ir.parse import tables
 from ir.parse.actions import Actions
 from ir.parse.common import ReservedName
 from ir.parse.declarations import Declarations
+from ir.parse.driver import Driver, driver
 from ir.parse.expressions import Expressions
 from ir.parse.states import States
 from ir.syntax_messages import explain
@@ -91,8 +96,48 @@ def parser() -> Lark:
     )
 
 
+@functools.lru_cache(maxsize=1)
+def _driver() -> Driver | None:
+    """The fast driver, from the tables' cache file when it is there (lark's parser is then built only
+    for a text the driver refuses), else from lark's parser, writing the cache for the next process."""
+    key = tables.key(GRAMMAR.read_text(encoding="utf-8"), "document")
+    found = tables.load(key)
+    if found is None:
+        try:
+            found = tables.extract(parser(), "document", key)
+        except Exception:  # another lark's internals, or a grammar shape the driver does not mirror
+            return None
+        tables.save(found)
+    return driver(found, _TRANSFORMER, MAX_NESTING)
+
+
+@contextlib.contextmanager
+def _no_collection() -> Iterator[None]:
+    """The cyclic collector paused: a parse allocates millions of objects and no cycles, and the
+    collector's passes over them were half the parse time of a large model."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def parse(text: str, path: str = "<input>") -> s.Document:
     """Parse one SysML text; a text outside the grammar raises SysmlSyntaxError, never a lark error."""
+    with _no_collection():
+        fast = _driver()
+        if fast is not None:
+            try:
+                return s.Document(path, fast.parse(text), text)
+            except Exception:  # any refusal is said, exactly as before, by the usual path
+                pass
+        return parse_usual(text, path)
+
+
+def parse_usual(text: str, path: str = "<input>") -> s.Document:
+    """`parse` through lark's parse tree and the transformer's walk over it: the path every error takes."""
     try:
         tree = parser().parse(text)
     except UnexpectedInput as err:

@@ -64,6 +64,17 @@ def test_every_witness_reads_back_as_itself(witness: Witness) -> None:
     assert parse_witness(witness.text()) == witness
 
 
+@pytest.mark.parametrize("name", ["0 =", "a = b", " padded ", '"quoted"', "x = 1 = y", "über = 2"])
+@pytest.mark.parametrize("kind", [ClaimKind.PROPERTY, ClaimKind.VALUE])
+def test_a_claim_about_a_name_holding_an_equals_sign_reads_back(name: str, kind: ClaimKind) -> None:
+    """Found by the slow profile: a quoted SysML name may hold ` = ` (`'a = b'`), which the claim line
+    also uses between the name and the value; such a name is written as a JSON string."""
+    value = "true" if kind is ClaimKind.PROPERTY else "a = b"
+    witness = Witness("P::A", "sha256:0123456789abcdef", "check", (Claim(kind, name, value),), (), ())
+    assert parse_witness(witness.text()) == witness
+    assert Claim.read(Claim(kind, "plain::name", value).line()) == Claim(kind, "plain::name", value)
+
+
 def _parse_or_refuse(text: str) -> None:
     try:
         parsed = parse_witness(text, "fuzzed")

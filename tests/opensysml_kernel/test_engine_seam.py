@@ -11,13 +11,26 @@ import engines.check
 import engines.check.search
 import engines.explore
 import opensysml_kernel.checking as checking
-from engines.framework import Bounds, Question, QuestionKind
+from engines.framework import (
+    READY,
+    Bounds,
+    Hooks,
+    Question,
+    QuestionKind,
+    Result,
+    Stats,
+    Status,
+    Strength,
+    Verdict,
+    register,
+)
+from engines.runtime import Program
 from opensysml_kernel.checking import CheckSettings, Interrupt, ProgressMeter, run_engine
 from opensysml_kernel.commands import execute
 from opensysml_kernel.reports import CheckReport
 from opensysml_kernel.session import Session
 
-Asked = tuple[Question, str, Bounds | None, dict[str, Any]]
+Asked = tuple[Question, str, Bounds | None, Hooks | None]
 
 
 @pytest.fixture
@@ -26,10 +39,10 @@ def asked(monkeypatch: pytest.MonkeyPatch) -> list[Asked]:
     calls: list[Asked] = []
     original = checking.ask
 
-    def spy(program: object, question: Question, engine_name: str = "auto", bounds: Bounds | None = None,
-            **options: Any) -> Any:
-        calls.append((question, engine_name, bounds, options))
-        return original(program, question, engine_name, bounds, **options)
+    def spy(program: Any, question: Question, engine_name: str = "auto", bounds: Bounds | None = None,
+            hooks: Hooks | None = None) -> Any:
+        calls.append((question, engine_name, bounds, hooks))
+        return original(program, question, engine_name, bounds, hooks)
 
     monkeypatch.setattr(checking, "ask", spy)
     return calls
@@ -40,15 +53,14 @@ def test_each_engine_is_asked_a_question(race: Session, asked: list[Asked]) -> N
     execute(race, "%check-diverge c")
     execute(race, "%check-bounds depth=50")
     execute(race, "%action Race")
-    (check, to_check, check_bounds, check_options), (explore, to_explore, explore_bounds, explore_options) = asked
+    (check, to_check, check_bounds, check_hooks), (explore, to_explore, explore_bounds, explore_hooks) = asked
     assert (to_check, to_explore) == ("check", "explore")
     assert check == Question(QuestionKind.SENSITIVE, "race::Race", diverge=("c",))
     assert explore == Question(QuestionKind.OUTCOMES, "race::Race", diverge=("c",))
     assert check_bounds == explore_bounds == CheckSettings(depth=50).bounds()
-    assert sorted(check_options) == ["interrupted", "progress"]
-    assert isinstance(check_options["progress"], ProgressMeter)
-    assert sorted(explore_options) == ["features", "interrupted"]
-    assert explore_options["features"]({"c": "1", "other": "2"}) == {"c": "1"}
+    for hooks in (check_hooks, explore_hooks):
+        assert hooks is not None and isinstance(hooks.progress, ProgressMeter)
+        assert hooks.interrupted is not None and hooks.runs is not None
 
 
 def test_properties_are_asked_of_check_only(tank: Session, asked: list[Asked]) -> None:
@@ -63,18 +75,46 @@ def test_properties_are_asked_of_check_only(tank: Session, asked: list[Asked]) -
     assert explore.kind is QuestionKind.OUTCOMES and explore.properties == ()
 
 
-def test_no_engine_is_called_around_the_seam(race: Session, monkeypatch: pytest.MonkeyPatch) -> None:
+class Stub:
+    """An engine of the test's own, answering every question as the registry's check or explore would
+    be asked it: what the face shows is what the registry's engine said."""
+
+    def __init__(self, name: str, answers: tuple[QuestionKind, ...]) -> None:
+        self.name, self.answers, self.strength = name, answers, Strength.BOUNDED
+        self.reads = frozenset({"diverge", "properties"})
+
+    def status(self) -> Status:
+        return READY
+
+    def answer(self, program: Program, question: Question, bounds: Bounds, hooks: Hooks) -> Result:
+        return Result(self.name, question.subject, Verdict.EXHAUSTIVE, Strength.BOUNDED, Stats(7, 6, 5),
+                      notes=(f"stub {self.name} asked {question.kind.value}",))
+
+
+STUB_CHECK = Stub("check", (QuestionKind.HOLDS, QuestionKind.SENSITIVE))
+STUB_EXPLORE = Stub("explore", (QuestionKind.OUTCOMES,))
+
+
+def test_no_engine_is_called_around_the_registry(race: Session, monkeypatch: pytest.MonkeyPatch) -> None:
     """The engines' functions as their modules name them are not what the faces call: the registry's are."""
 
     def around(*args: object, **kwargs: object) -> None:
-        raise AssertionError("an engine was called around engines.framework.ask")
+        raise AssertionError("an engine was called around the registry")
 
     monkeypatch.setattr(engines.check, "check", around)
     monkeypatch.setattr(engines.check.search, "check", around)
     monkeypatch.setattr(engines.explore, "explore", around)
-    execute(race, "%engine all")
-    report = execute(race, "%action Race")
-    assert isinstance(report, CheckReport) and len(report.checks) == 2
+    register("check", "tests.opensysml_kernel.test_engine_seam:STUB_CHECK")
+    register("explore", "tests.opensysml_kernel.test_engine_seam:STUB_EXPLORE")
+    try:
+        execute(race, "%engine all")
+        report = execute(race, "%action Race")
+    finally:
+        register("check", "engines.check.search:ENGINE")
+        register("explore", "engines.explore:ENGINE")
+    assert isinstance(report, CheckReport)
+    assert [c.result.notes for c in report.checks] == [("stub check asked sensitive",),
+                                                       ("stub explore asked outcomes",)]
 
 
 @pytest.mark.parametrize("engine", ["check", "explore"])

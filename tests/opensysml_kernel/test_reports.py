@@ -8,6 +8,7 @@ from engines.framework import (
     BoundReport,
     Choice,
     Outcome,
+    QuestionKind,
     Stats,
     Strength,
     Verdict,
@@ -89,7 +90,7 @@ def test_holds_and_interrupted_golden() -> None:
 def test_explore_table_golden() -> None:
     result = EngineResult("explore", "race::Race", Verdict.COMPLETE, Strength.WITNESSED, Stats(0, 24, 6, 4),
                           outcomes=(Outcome((("c", "2"),), 2, 1), Outcome((("c", "1"),), 2, 2)),
-                          witnesses=(W1, W2))
+                          witnesses=(W1, W2), kind=QuestionKind.OUTCOMES)
     report = CheckReport.build([Check(result)])
     assert report.text == """\
 ✓ Action race::Race: 2 outcomes (4 runs, 24 moves, depth 6)
@@ -103,7 +104,7 @@ def test_explore_table_golden() -> None:
 
 def test_all_flags_a_disagreement() -> None:
     explore = EngineResult("explore", "test::ForkPlain", Verdict.COMPLETE, Strength.WITNESSED, Stats(0, 9, 6, 2),
-                           outcomes=(Outcome((("c", "1"),), 2, 1),), witnesses=(W1,))
+                           outcomes=(Outcome((("c", "1"),), 2, 1),), witnesses=(W1,), kind=QuestionKind.OUTCOMES)
     report = CheckReport.build([Check(divergent()), Check(explore)])
     assert report.text.splitlines()[-3:] == ["✗ disagreement: the engines reach different final states",
                                              "  check: c = 1; c = 2", "  explore: c = 1"]

@@ -88,6 +88,7 @@ INJECTIONS: dict[str, Callable[[int, Callable[[], BaseException]], AbstractConte
     "a snapshot's restore": lambda nth, error: _failing(Snapshot, "restore", nth, error),
     "a witness's next move": lambda nth, error: _failing(debugger, "next_move", nth, error),
 }
+Injection = Callable[[], AbstractContextManager[Any]]
 FAILURES: tuple[Callable[[], BaseException], ...] = (
     lambda: ZeroDivisionError("division by zero"), lambda: RecursionError("maximum recursion depth exceeded"),
     lambda: MemoryError(), lambda: KeyError("lost"), KeyboardInterrupt)
@@ -98,33 +99,38 @@ class SessionMachine(RuleBasedStateMachine):
         super().__init__()
         counted["programs"] += 1
         self.session = Session()
-        self.kept: list[tuple[str, str]] = []  # the cells that completed (or ended in a run's failure)
+        # The cells that completed (or ended in a run's failure), each with the failure injected into
+        # it: an injected stack overflow inside a move is a run failure like a real one (NestingTooDeep),
+        # an outcome the session keeps, so the fresh session is fed the same injection.
+        self.kept: list[tuple[str, str, Injection | None]] = []
         self.cells = 0
 
-    def cell(self, text: str, injected: AbstractContextManager[Any] | None = None) -> None:
+    def cell(self, text: str, injection: Injection | None = None) -> None:
         counted["rules"] += 1
         self.cells += 1
         path = f"<cell {self.cells}>"
         before = view(self.session)
         try:
-            with injected if injected is not None else nullcontext():
+            with injection() if injection is not None else nullcontext():
                 list(execute_cell(self.session, text, path))
         except RunFailedError:
-            self.kept.append((text, path))
+            self.kept.append((text, path, injection))
         except (InternalError, CellInterrupted):
             counted["undone"] += 1
             assert view(self.session) == before
         except SysmlError:
             assert view(self.session) == before
         else:
-            self.kept.append((text, path))
+            self.kept.append((text, path, injection))
 
     @invariant()
     def as_a_fresh_session_fed_the_cells_that_completed(self) -> None:
         fresh = Session()
-        for text, path in self.kept:
-            with suppress(RunFailedError):
+        saved = counted["injected"]
+        for text, path, injection in self.kept:
+            with suppress(RunFailedError), injection() if injection is not None else nullcontext():
                 list(execute_cell(fresh, text, path))
+        counted["injected"] = saved
         assert view(fresh) == view(self.session)
 
     @rule(text=st.sampled_from(GOOD))
@@ -165,7 +171,7 @@ class SessionMachine(RuleBasedStateMachine):
           where=st.sampled_from(tuple(INJECTIONS)), nth=st.integers(1, 4), failure=st.sampled_from(FAILURES))
     def injected(self, setup: str, lines: list[str], where: str, nth: int,
                  failure: Callable[[], BaseException]) -> None:
-        self.cell(setup + "\n".join(lines), INJECTIONS[where](nth, failure))
+        self.cell(setup + "\n".join(lines), lambda: INJECTIONS[where](nth, failure))
 
 
 SessionMachine.TestCase.settings = settings(
@@ -176,3 +182,16 @@ TestSessionMachine = SessionMachine.TestCase
 def teardown_module() -> None:
     if os.environ.get("SESSION_MACHINE_COUNTS"):
         print(f"\nsession machine: {counted}")
+
+
+def test_a_stack_overflow_injected_inside_a_move_is_a_run_failure_kept_as_an_outcome() -> None:
+    """Found by the slow profile: a RecursionError inside a move is the run's typed failure (it nests
+    deeper than the stack allows), which the session keeps like any run failure; the fresh session it
+    is compared with must be fed the same injection, or it runs the cell to completion."""
+    machine = SessionMachine()
+    machine.cell(RACE + "%action Race\n%step 2\n")
+    machine.cell("%continue", lambda: INJECTIONS["a write inside a move"](
+        1, lambda: RecursionError("maximum recursion depth exceeded")))
+    run = machine.session.run
+    assert run is not None and (run.status, run.step_number) == ("failed", 3)
+    machine.as_a_fresh_session_fed_the_cells_that_completed()

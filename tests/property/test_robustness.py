@@ -10,13 +10,15 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, note, settings
 from hypothesis import strategies as st
 
+from tests.property.mutants import mutate_structure
 from tests.property.robustness import CRASHES, EXAMPLES, exercise, mutate_bytes, mutate_tokens
 
 SLOW = os.environ.get("HYPOTHESIS_PROFILE") == "slow"
-CASES = 10_000 if SLOW else 40
+# OPENSYSML_FUZZ_CASES sets the count of each crash fuzzer (a slow run sized to the time at hand).
+CASES = int(os.environ.get("OPENSYSML_FUZZ_CASES") or (10_000 if SLOW else 40))
 
 
 def _seeds() -> list[Path]:
@@ -35,15 +37,32 @@ def test_every_crash_found_stays_fixed(path: Path) -> None:
 
 @pytest.mark.corpus
 @settings(max_examples=CASES)
-@given(seed=st.integers(0, 2 ** 32 - 1), edits=st.integers(1, 4), bytewise=st.booleans())
-def test_mutated_models_give_results_or_typed_errors(seed: int, edits: int, bytewise: bool) -> None:
+@given(seed=st.integers(0, 2 ** 32 - 1), edits=st.integers(1, 4),
+       kind=st.sampled_from(("bytes", "tokens", "structure", "structure")))
+def test_mutated_models_give_results_or_typed_errors(seed: int, edits: int, kind: str) -> None:
+    # Half the mutants keep the model's shape (most of them submit and run); the other half are
+    # byte and token edits, which mostly test the refusals.
     seeds = _seeds()
     rng = random.Random(seed)
     source = rng.choice(seeds).read_bytes()
-    if bytewise:
-        exercise(mutate_bytes(source, rng, edits), check=rng.random() < 0.3)
+    if kind == "bytes":
+        mutant: bytes | str = mutate_bytes(source, rng, edits)
+    elif kind == "tokens":
+        mutant = mutate_tokens(source.decode("utf-8"), rng, edits)
     else:
-        exercise(mutate_tokens(source.decode("utf-8"), rng, edits), check=rng.random() < 0.3)
+        mutant = mutate_structure(source.decode("utf-8"), rng, min(edits, 2))[0]
+    outcome = exercise(mutant, check=rng.random() < 0.3)
+    note(f"{kind}: {outcome}")
+    event(f"{kind} mutant {'refused' if outcome == 'refused' else 'submitted'}")
+
+
+@pytest.mark.corpus
+def test_most_shape_keeping_mutants_submit() -> None:
+    """The grammar-aware edits must mostly give models that submit, or the fuzzer tests only refusals."""
+    seeds = [p.read_text(encoding="utf-8") for p in _seeds()]
+    rng = random.Random(9)
+    outcomes = [exercise(mutate_structure(rng.choice(seeds), rng, 1)[0], check=False) for _ in range(40)]
+    assert sum(o != "refused" for o in outcomes) >= 20, outcomes
 
 
 # ---------------------------------------------------------------- expressions

@@ -117,7 +117,6 @@ def run_ours(case: Case) -> Observed:
     from engines.framework import Bounds, Question, QuestionKind, ask
     from engines.runtime import Program
     from ir.errors import SysmlError
-    from opensysml_kernel.checking import check_engine
 
     seen = Observed()
     try:
@@ -142,7 +141,6 @@ def run_ours(case: Case) -> Observed:
             seen.outputs = run.outputs()
         wanted = case.spec.get("check")
         if wanted is not None:
-            check_engine()
             props = tuple(wanted.get("property", ()))
             diverge = tuple(wanted["diverge"]) if "diverge" in wanted else None
             kind = QuestionKind.HOLDS if props else QuestionKind.SENSITIVE

@@ -204,6 +204,9 @@ class StatementRunner(RunCore):
         bindings = [m for m in usage.members if isinstance(m, s.Usage) and m.direction == "in" and m.value is not None]
         rest = tuple(m for m in usage.members if not (isinstance(m, s.Usage) and m.kind in (
             "attribute", "feature", "item", "ref")))
+        if usage.action_body is not None and not isinstance(usage.action_body, s.Terminate):
+            # `action tell send x to this;` / `action w accept E;`: the usage is that statement
+            rest = (*rest, usage.action_body)
         for m in usage.members:
             if isinstance(m, s.Usage) and m.direction and m.name:
                 inner.directions[m.name] = m.direction

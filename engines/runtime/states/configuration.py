@@ -121,7 +121,7 @@ class Configuration(Bodies):
                                       f"(unordered; took {labels[0]} first)")
         for c in v.children:
             if c.kind in (VertexKind.HISTORY, VertexKind.DEEP_HISTORY):
-                self.history[c] = self._leaves(v) if c.kind is VertexKind.DEEP_HISTORY else inner[:]
+                self.histories[c] = self._leaves(v) if c.kind is VertexKind.DEEP_HISTORY else inner[:]
         for c in inner:
             self._exit(c)
         self.dos.pop(v, None)
@@ -141,7 +141,7 @@ class Configuration(Bodies):
         return out
 
     def _restore(self, history: Vertex, lca: Vertex, frame: Frame) -> Vertex:
-        recorded = self.history.get(history)
+        recorded = self.histories.get(history)
         owner = history.parent
         assert owner is not None
         if not recorded:

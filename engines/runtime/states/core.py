@@ -111,7 +111,7 @@ class MachineCore(ABC):
     completions: list[Vertex]
     timers: list[Timer]
     timer_seq: int
-    history: dict[Vertex, list[Vertex]]
+    histories: dict[Vertex, list[Vertex]]  # what each history pseudostate recorded
     dos: dict[Vertex, DoRun]
     change_seen: dict[int, bool]
     complete: set[Vertex]  # active states whose completion event was generated

@@ -79,7 +79,7 @@ class Dispatch(Configuration):
             target = nxt.target
         owner = target.parent
         # a history with no record yet, entered from outside its owner: the way through is its default's
-        unrecorded = (target.kind in (VertexKind.HISTORY, VertexKind.DEEP_HISTORY) and not self.history.get(target)
+        unrecorded = (target.kind in (VertexKind.HISTORY, VertexKind.DEEP_HISTORY) and not self.histories.get(target)
                       and owner is not None and not t.source.is_within(owner) and bool(target.outgoing))
         if unrecorded and not any(self._guard(d, quiet=True) and self._route(d, shown, depth + 1) is not None
                                   for d in target.outgoing):
@@ -103,8 +103,11 @@ class Dispatch(Configuration):
             self._fire([Firing(t, None, route)])
             return
 
-    def _dispatch(self, event: Event) -> None:
-        firings = self._select(event)
+    def _dispatch(self, event: Event, firings: list[Firing] | None = None) -> None:
+        """Take `event` to completion: the firings selected for it (or given: one order of them), else a
+        do behavior waiting for it, else deferred, else unmatched."""
+        if firings is None:
+            firings = self._select(event)
         if firings:
             self._fire(firings)
             return

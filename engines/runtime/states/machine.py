@@ -16,19 +16,20 @@ from fractions import Fraction
 from engines.errors import RunError
 from engines.runtime.actions import Run
 from engines.runtime.actions.tokens import Terminated
+from engines.runtime.behavior import Move
 from engines.runtime.evaluate import Frame
 from engines.runtime.lowered import LoweredModel
 from engines.runtime.schedule import make_scheduler
 from engines.runtime.states.core import DoRun, Event, Timer
-from engines.runtime.states.dispatch import Dispatch
 from engines.runtime.states.environment import EnvEvent, EventKind, UnknownSignalError
 from engines.runtime.states.layout import Shape, Transition, Vertex, shape_of
+from engines.runtime.states.moves import MachineMoves
 from engines.runtime.values import ObjectRef, Signal
 from engines.runtime.world import Context
 from ir.model import Element
 
 
-class MachineRun(Dispatch):
+class MachineRun(MachineMoves):
     """One performance of a state machine, stepped move by move or run until nothing is left to do."""
 
     def __init__(self, program: LoweredModel, element: Element, schedule: str = "reverse",
@@ -52,7 +53,7 @@ class MachineRun(Dispatch):
         self.completions: list[Vertex] = []
         self.timers: list[Timer] = []
         self.timer_seq = 0
-        self.history: dict[Vertex, list[Vertex]] = {}
+        self.histories: dict[Vertex, list[Vertex]] = {}
         self.dos: dict[Vertex, DoRun] = {}
         self.change_seen: dict[int, bool] = {}
         self.complete: set[Vertex] = set()  # active states whose completion event was generated
@@ -63,6 +64,9 @@ class MachineRun(Dispatch):
         self.moves = 0
         self.unmatched: list[Event] = []
         self._entered_now: list[Vertex] = []
+        self.moves_taken: list[Move] = []
+        self.stepped: set[Vertex] = set()
+        self.due_batch: list[Timer] = []
         if on is not None:
             self._start()
         else:
@@ -75,18 +79,22 @@ class MachineRun(Dispatch):
 
     def send(self, event: EnvEvent) -> None:
         """The environment posts an event to the pool (arrival order)."""
-        known = self.shape.signals() | self._declared_names()
-        if event.kind != EventKind.VALUE and event.name.rsplit("::", 1)[-1] not in known:
-            raise UnknownSignalError(
-                f"no transition or accept of state machine {self.element.name} names the signal "
-                f"'{event.name}', and the model declares none of that name"
-                + (f" (signals it accepts: {', '.join(sorted(self.shape.signals()))})" if self.shape.signals() else ""))
+        self.check_signal(event)
         if event.kind == EventKind.VALUE:
             self.pool.append(Event("signal", event.name, event.value))
         elif event.kind == EventKind.CALL:
             self.pool.append(Event("call", event.name, Signal(event.name, None, event.args)))
         else:
             self.pool.append(Event("signal", event.name.rsplit("::", 1)[-1], Signal(event.name, None, event.args)))
+
+    def check_signal(self, event: EnvEvent) -> None:
+        """Refuse an event that no transition or accept of the machine, and no declaration, names."""
+        known = self.shape.signals() | self._declared_names()
+        if event.kind != EventKind.VALUE and event.name.rsplit("::", 1)[-1] not in known:
+            raise UnknownSignalError(
+                f"no transition or accept of state machine {self.element.name} names the signal "
+                f"'{event.name}', and the model declares none of that name"
+                + (f" (signals it accepts: {', '.join(sorted(self.shape.signals()))})" if self.shape.signals() else ""))
 
     def advance(self, seconds: Fraction) -> list[str]:
         """Move the clock by `seconds`: every timer due on the way fires, at its instant."""

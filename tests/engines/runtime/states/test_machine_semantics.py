@@ -626,3 +626,36 @@ def test_an_action_sending_to_this_is_taken_by_its_own_accept() -> None:
     run = Program(ir.resolve([ir.parse(SELF_ACTION, "t.sysml")])).start_action("Selves::echo")
     run.run_to_end()
     assert run.finished and run.error is None
+
+
+LOADER = """
+package Loader {
+    private import ScalarValues::*;
+    attribute def Resume;
+    state Loader {
+        attribute started : Integer = 0;
+        attribute finished : Integer = 0;
+        entry; then loading;
+        state loading {
+            do action {
+                action begin assign started := 1;
+                then action wait accept Resume;
+                then action finish assign finished := 1;
+            }
+        }
+        state loaded;
+        transition first loading then loaded;
+    }
+}
+"""
+
+
+def test_an_anonymous_do_runs_the_statement_each_action_usage_is_written_as() -> None:
+    """`action begin assign ...;` and `action wait accept E;` among an anonymous do's statements are
+    that assignment and that accept (they ran as empty nodes: the do ended at once)."""
+    run = machine(LOADER, "Loader::Loader")
+    run.run_to_end()
+    assert (run.final_state(), run.outputs()["started"], run.outputs()["finished"]) == ("loading", "1", "0")
+    run.send(parse_send("Resume"))
+    run.run_to_end()
+    assert (run.final_state(), run.outputs()["finished"]) == ("loaded", "1")

@@ -1,0 +1,93 @@
+"""Check and explore a state machine driven by an environment (engines/runtime/states/driven.py):
+every schedule of its moves and of the environment's sends, searched as any behavior is."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engines.check.properties import resolve_properties
+from engines.check.search import UnknownFeatureError, check_behavior
+from engines.errors import MoveNotEnabled, RunError
+from engines.explore import explore_behavior
+from engines.framework import Bounds, Result
+from engines.runtime import Program, Script, replay_script
+from engines.runtime.behavior import Behavior
+from engines.witness import Witness, admit, model_hash, next_move, parse_witness, unmet
+from ir.errors import SysmlError
+
+
+def machine_start(program: Program, name: str, script: Script) -> tuple[Callable[[], Behavior], str]:
+    """What makes the machine `name` afresh with its environment, and its qualified name; an unknown
+    signal of the script is refused now, before any search."""
+    probe = program.start_driven(name, script)
+    qualified = probe.subject
+
+    return (lambda: program.start_driven(qualified, script)), qualified
+
+
+def _diverge(probe: Behavior, subject: str, diverge: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    if diverge is None:
+        return None
+    paths = tuple(probe.feature_path(f) for f in diverge)
+    known = probe.known_features()
+    unknown = [f for f in paths if f not in known]
+    if unknown:
+        raise UnknownFeatureError(f"nothing in {subject} holds {', '.join(repr(u) for u in unknown)}: the features "
+                                  "it holds are " + ", ".join(sorted(known)))
+    return paths
+
+
+def check_machine(program: Program, name: str, script: Script | None = None, bounds: Bounds | None = None,
+                  properties: tuple[str, ...] = (), diverge: tuple[str, ...] | None = None, reduce: bool = True,
+                  interrupted: Callable[[], bool] | None = None,
+                  progress: Callable[[int, int, int], None] | None = None) -> Result:
+    """Every schedule of the machine and its environment within the bounds: properties at every
+    stable state, deadlocks, failures, and the features (with `finalState`) that end differently."""
+    start, subject = machine_start(program, name, script or Script())
+    probe = start()
+    props = resolve_properties(program, program.state(subject), properties)
+    paths = _diverge(probe, subject, diverge)
+    return check_behavior(start, subject, bounds, props, paths, reduce, interrupted, progress,
+                          model=model_hash(program.model))
+
+
+def explore_machine(program: Program, name: str, script: Script | None = None, bounds: Bounds | None = None,
+                    diverge: tuple[str, ...] | None = None,
+                    interrupted: Callable[[], bool] | None = None) -> Result:
+    """Every linearization of the machine's and the environment's moves, within the runs budget."""
+    start, subject = machine_start(program, name, script or Script())
+    probe = start()
+    paths = _diverge(probe, subject, diverge)
+    features = None if paths is None else (lambda out: {k: v for k, v in out.items() if k in paths})
+    return explore_behavior(start, subject, bounds, features, interrupted, (subject, model_hash(program.model), None))
+
+
+def replay_machine(program: Program, witness: Witness | str, subject: str | None = None,
+                   name: str = "witness") -> Behavior:
+    """The machine of a witness with the environment its moves name, having made the witness's moves
+    through its last step (each refused unless enabled); a witness of another model or another
+    machine is refused (WitnessMismatch)."""
+    if isinstance(witness, str):
+        witness = parse_witness(witness, name)
+    admit(witness, program.model, name, program.state(subject).qualified_name if subject is not None else None)
+    run = program.start_driven(witness.behavior, replay_script([c.taken for c in witness.choices]))
+    while len(run.moves_taken) < witness.last_step:
+        move = next_move(run, witness, name)
+        if move is None:
+            raise MoveNotEnabled(name, len(run.moves_taken) + 1, witness.taken_at(len(run.moves_taken) + 1) or "a move", [])
+        try:
+            run.apply(move)
+        except RunError:
+            break  # the failure the witness ends in
+    return run
+
+
+def unreproduced_machine(program: Program, run: Behavior, witness: Witness) -> str | None:
+    """The witness's claims re-evaluated on its replay; a property is the machine's, by name."""
+    def property_of(prop: str) -> object:
+        try:
+            (found,) = resolve_properties(program, program.state(witness.behavior), (prop,))
+        except SysmlError as missing:
+            return str(missing)
+        return found
+    return unmet(run, witness, property_of)  # type: ignore[arg-type]

@@ -1,0 +1,423 @@
+"""A machine's performance as the behavior protocol sees it (engines/runtime/behavior.py): the moves
+it may make between two run-to-completion steps, applying one, and its canonical state.
+
+Moves, each a `Move` of its own kind:
+- a do step (DO_STEP): one statement of one active do behavior whose wait, if any, is answered;
+- a dispatch (DISPATCH) of the event due next: the head completion event (completion events come
+  before pool events at one instant: never drawn), else the head of the pool (arrival order: never
+  drawn), a `when` condition that rose, and every timer due at the present instant: these are tied
+  at the instant (ChoiceKind.DISPATCH_ORDER), one move each.
+  A pool event that selects several transitions of one state (overlapping guards) is one move per
+  transition (ChoiceKind.TRANSITION); selected reactions in several regions fire whole, one after
+  another, in each order (ChoiceKind.REGION_ORDER), the dispatch one move per combination.
+Time is no move: with nothing enabled the clock moves to the next timer (`let_time_pass`).
+
+The fixed policies' step (machine.py) is one path through these moves: every due do behavior steps
+once (region declaration order), then the event due is dispatched, then the next round. The moves
+are listed in that order (the do steps not yet taken this round, the dispatches, the do steps taken),
+so a scheduler that takes the first move each time makes the fixed policies' run.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from dataclasses import replace
+from fractions import Fraction
+from itertools import permutations, product
+
+from engines.errors import RunError
+from engines.runtime.actions.tokens import Terminated
+from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Summary
+from engines.runtime.evaluate import Frame
+from engines.runtime.snapshot import Snapshot, SnapshotError
+from engines.runtime.states.core import Event, Firing, Timer
+from engines.runtime.states.dispatch import Dispatch
+from engines.runtime.states.layout import Transition, Vertex
+from engines.runtime.values import spell
+from engines.runtime.world import Context
+from ir import syntax as s
+from ir.graphs import Footprint
+
+_EVERYTHING: Summary = Footprint(dynamic=True)
+_DISPATCHER = 0  # the actor number of a dispatch; a do behavior's is 1 + its state's order
+_REGIONS = 1_000_000  # a completion event's: this + the order of its state's region
+
+
+def _completer(state: Vertex) -> int:
+    """The actor of a completion event: its region's (the completed state's parent), which persists
+    across the region's steps."""
+    return _REGIONS + (state.parent.order if state.parent is not None else 0)
+
+
+def _dispatch_move(label: str, at: str, option: str | None, choice: ChoiceKind) -> Move:
+    return Move(MoveKind.DISPATCH, _DISPATCHER, label, at, option, choice)
+
+
+class MachineMoves(Dispatch):
+    """The behavior protocol over a machine's configuration, pool, timers and do behaviors."""
+
+    moves_taken: list[Move]
+    stepped: set[Vertex]  # the do behaviors stepped since the last dispatch: the fixed policy's round
+    due_batch: list[Timer]  # the timers the clock's last move made due, in the order they were armed
+
+    @abstractmethod
+    def final_state(self) -> str: ...
+
+    # ------------------------------------------------------------ what may happen next
+
+    @property
+    def world(self) -> Context:
+        return self.ctx
+
+    def enabled_moves(self) -> list[Move]:
+        if self.finished:
+            return []
+        fresh: list[Move] = []
+        stepped: list[Move] = []
+        for state in sorted(self.dos, key=lambda v: v.order):
+            run = self.dos[state]
+            if state not in self.active or run.done:
+                continue
+            if run.waiting is not None and not run.waiting.ready():
+                continue
+            move = Move(MoveKind.DO_STEP, 1 + state.order, f"do {state.name}", state.name, None, ChoiceKind.STEP_ORDER)
+            (stepped if state in self.stepped else fresh).append(move)
+        dispatches = self._dispatch_moves()
+        if not fresh and not dispatches:
+            return stepped  # the round is over: the next begins
+        return fresh + dispatches + stepped
+
+    def _dispatch_moves(self) -> list[Move]:
+        if self.completions:
+            # completion events are dispatched in the order they were generated, before pool events:
+            # never drawn (what orders them is the order their states were entered)
+            state = self.completions[0]
+            return [Move(MoveKind.DISPATCH, _completer(state), f"completion {state.name}", state.name, None,
+                         ChoiceKind.DISPATCH_ORDER)]
+        batch = [tm for tm in self.due_batch if tm in self.timers and tm.transition.source in self.active]
+        moves = [self._timer_move(tm) for tm in batch]
+        if self.pool:
+            moves.extend(self._event_moves(self.pool[0]))
+        if self._rising():
+            moves.append(_dispatch_move("change", "", None, ChoiceKind.DISPATCH_ORDER))
+        now = self.ctx.clock.now
+        moves.extend(self._timer_move(tm) for tm in sorted(self.timers, key=lambda t: t.seq)
+                     if tm not in batch and tm.due <= now and tm.transition.source in self.active)
+        return moves
+
+    def _timer_move(self, timer: Timer) -> Move:
+        t = timer.transition
+        return _dispatch_move(f"time {t.label()}", t.source.name, str(timer.seq), ChoiceKind.DISPATCH_ORDER)
+
+    def _event_moves(self, event: Event) -> list[Move]:
+        """The dispatch of the pool's head: one move per admissible selection and firing order."""
+        label = event.label()
+        options = self._orders(event)
+        if len(options) <= 1:
+            return [_dispatch_move(label, "", None, ChoiceKind.DISPATCH_ORDER)]
+        transitions = len({tuple(sorted(f.transition.index for f in o)) for o in options}) > 1
+        kind = ChoiceKind.TRANSITION if transitions else ChoiceKind.REGION_ORDER
+        return [_dispatch_move(f"{label} [{text}]", "", text, kind) for text in map(_order_text, options)]
+
+    def _orders(self, event: Event) -> list[list[Firing]]:
+        """Every selection the event admits (per state, each enabled transition: the first declared is
+        the fixed policies'), each in every firing order (declaration order first)."""
+        with self.ctx.trace.quiet():
+            per_state = self._select_all(event)
+        out: list[list[Firing]] = []
+        for selection in product(*per_state):
+            ordered = sorted(selection, key=lambda f: f.transition.source.order)
+            out.extend(list(p) for p in permutations(ordered))
+        return out
+
+    def _select_all(self, event: Event) -> list[list[Firing]]:
+        """As `_select`, but every transition of a state whose trigger and guard admit the event."""
+        chosen: list[tuple[Vertex, list[Firing]]] = []
+        for state in sorted(self.active, key=lambda v: (-v.depth, v.order)):
+            if any(src.is_within(state) or state.is_within(src) for src, _ in chosen):
+                continue
+            found = []
+            for t in state.outgoing:
+                if not self._accepts(t, event) or not self._guard(t, quiet=True):
+                    continue
+                route = self._route(t)
+                if route is not None:
+                    found.append(Firing(t, event, route))
+            if found:
+                chosen.append((state, found))
+        return [found for _, found in chosen]
+
+    def _rising(self) -> bool:
+        """Whether a `when` condition of an active state's transition rose since it was last read."""
+        for state in sorted(self.active, key=lambda v: v.order):
+            for t in state.outgoing:
+                trig = t.trigger
+                if trig is None or trig.kind is not s.TriggerKind.WHEN or trig.expression is None:
+                    continue
+                if self.change_seen.get(t.index, False):
+                    continue
+                with self.ctx.trace.quiet():
+                    try:
+                        now = self.host.evaluator.eval(trig.expression, self.frame, 0)
+                    except RunError:
+                        return True  # the dispatch raises it, on its schedule
+                if now is True:
+                    return True
+        return False
+
+    def _lower_latches(self) -> None:
+        """A `when` condition read false again may rise again: its latch is lowered."""
+        for state in self.active:
+            for t in state.outgoing:
+                trig = t.trigger
+                if (trig is None or trig.kind is not s.TriggerKind.WHEN or trig.expression is None
+                        or not self.change_seen.get(t.index, False)):
+                    continue
+                with self.ctx.trace.quiet():
+                    try:
+                        now = self.host.evaluator.eval(trig.expression, self.frame, 0)
+                    except RunError:
+                        continue
+                if now is not True:
+                    self.change_seen[t.index] = False
+
+    # ------------------------------------------------------------ making one happen
+
+    def apply(self, move: Move) -> list[str]:
+        mark = self.ctx.trace.mark()
+        if move not in self.enabled_moves():
+            raise RunError(f"{move.label} is not enabled" + (": the machine has ended" if self.finished else ""),
+                           move.at)
+        self.moves_taken.append(move)
+        try:
+            self.ctx.charge_step()
+            if move.kind is MoveKind.DO_STEP:
+                self._step_do(move)
+            else:
+                self._take(move)
+                self.stepped = set()
+            self._lower_latches()
+        except Terminated:
+            self.status = "terminated"
+        except RunError as err:
+            self.status = "failed"
+            self.error = err
+            raise
+        return self.ctx.trace.since(mark)
+
+    def _step_do(self, move: Move) -> None:
+        state = next((v for v in self.dos if v.name == move.at and 1 + v.order == move.actor), None)
+        if state is None or state not in self.active:
+            raise RunError(f"{move.label} is not enabled", move.at)
+        run = self.dos[state]
+        if state in self.stepped:
+            self.stepped = set()  # a do behavior stepping again: the next round has begun
+        self.stepped.add(state)
+        self._do_once(run)
+        if run.done and state in self.dos:
+            del self.dos[state]
+            self._completed(state)
+        self._deliver()
+
+    def _take(self, move: Move) -> None:
+        label = move.label
+        if label.startswith("completion "):
+            state = next(v for v in self.completions if v.name == move.at)
+            self.completions.remove(state)
+            if state in self.active:
+                self._dispatch_completion(state)
+            return
+        if label == "change":
+            self._change_event()
+            return
+        if label.startswith("time "):
+            self._fire_timer(move)
+            return
+        event = self.pool.pop(0)
+        firings = self._select(event)  # as the fixed policies read it (and trace it)
+        if move.option is not None:
+            firings = next(o for o in self._orders(event)
+                           if _order_text(o) == move.option)
+        self._dispatch(event, firings)
+
+    def _fire_timer(self, move: Move) -> None:
+        timer = next((tm for tm in self.timers if str(tm.seq) == move.option), None)
+        if timer is None:
+            raise RunError(f"{move.label} is not enabled", move.at)
+        self.timers.remove(timer)
+        if timer in self.due_batch:
+            self.due_batch.remove(timer)
+        t = timer.transition
+        if t.source not in self.active or self.finished:
+            return
+        if self._guard(t):
+            route = self._route(t)
+            if route is not None:
+                self._fire([Firing(t, Event("time", "time", None, t), route)])
+
+    # ------------------------------------------------------------ time
+
+    def next_wake(self) -> Fraction | None:
+        now = self.ctx.clock.now
+        dues = [tm.due for tm in self.timers if tm.transition.source in self.active and tm.due > now]
+        return min(dues) if dues else None
+
+    def let_time_pass(self) -> bool:
+        wake = self.next_wake()
+        if wake is None:
+            return False
+        self.ctx.clock.advance_to(wake)
+        self.due_batch = sorted((tm for tm in self.timers if tm.due == wake and tm.transition.source in self.active),
+                                key=lambda tm: tm.seq)
+        return True
+
+    # ------------------------------------------------------------ resting, stuck, reporting
+
+    def stuck(self) -> str | None:
+        """Why a machine that rests can never go on though something in it is under way: a do behavior
+        parked at a wait no event answers. A machine resting in a configuration (waiting for an event,
+        or for none; a join some of whose segments arrived included, as the oracle ends such runs) is
+        quiescent, a regular end: None."""
+        if self.finished or self.enabled_moves() or self.next_wake() is not None:
+            return None
+        waits = [f"the do behavior of {state.name} waits ({run.waiting.reason})"
+                 for state, run in sorted(self.dos.items(), key=lambda kv: kv[0].order)
+                 if state in self.active and run.waiting is not None and run.waiting.reason != "message"]
+        if not waits:
+            return None
+        return f"deadlock: {self.element.name} in {self.final_state() or '(no state)'}: " + "; ".join(waits)
+
+    def state_key(self, readable: frozenset[str] | None = None) -> tuple[object, ...]:
+        """The configuration, history, pool and deferred events in order, timers (relative to now), do
+        progress, latches and the machine's values; the states visited are left out (a report, which
+        would make every cycle endless)."""
+        now = self.ctx.clock.now
+        canon_frame: list[object] = []
+        from engines.runtime.canon import Canon
+
+        Canon(self.ctx, readable).frame(self.frame, canon_frame, "", set())
+        return (
+            self.status,
+            tuple(sorted(v.order for v in self.active)),
+            tuple(sorted((h.order, tuple(v.order for v in vs)) for h, vs in self.histories.items())),
+            tuple(_event_key(e) for e in self.pool),
+            tuple(_event_key(e) for e in self.deferred),
+            tuple(v.order for v in self.completions),
+            tuple(sorted(v.order for v in self.complete)),
+            tuple((tm.due - now, tm.transition.index, tm in self.due_batch)
+                  for tm in sorted(self.timers, key=lambda t: t.seq)),
+            tuple(sorted((v.order, r.index, r.started, r.waiting is not None) for v, r in self.dos.items())),
+            tuple(sorted(k for k, v in self.change_seen.items() if v)),
+            tuple(sorted((j.order, tuple(sorted(t.index for t in ts))) for j, ts in self.joined.items())),
+            tuple(canon_frame),
+        )
+
+    def actors(self) -> list[Actor]:
+        out = [Actor(_DISPATCHER, ("dispatch",))]
+        out.extend(Actor(_completer(v), ("completion", v.order)) for v in self.completions)
+        out.extend(Actor(1 + v.order, ("do", v.order, r.index)) for v, r in sorted(self.dos.items(),
+                                                                                    key=lambda kv: kv[0].order))
+        return out
+
+    def footprint(self, move: Move) -> Summary:
+        """Every move of a machine may touch all of it (one machine's moves are pairwise dependent)."""
+        return _EVERYTHING
+
+    def future(self, actor: Actor) -> Summary:
+        return self.footprint(Move(MoveKind.DISPATCH, actor.id, ""))
+
+    def machine_outputs(self) -> dict[str, str]:
+        """The machine's features, then `finalState` (as the corpus spells configurations)."""
+        out = dict(self.host.outputs())
+        out["finalState"] = self.final_state()
+        return out
+
+    def own_outputs(self) -> dict[str, str]:
+        return self.machine_outputs()
+
+    def feature_path(self, name: str) -> str:
+        """`this.x` of an exhibited machine is the machine's (and its object's) feature `x`."""
+        return name.removeprefix("this.")
+
+    def known_features(self) -> set[str]:
+        return set(self.machine_outputs()) | {"stateVisits"}
+
+    def scope(self) -> Frame:
+        return self.frame
+
+    # ------------------------------------------------------------ what a snapshot needs
+
+    def snapshot(self, allow_replay: bool = False) -> Snapshot:
+        return Snapshot(self, allow_replay)
+
+    def inside_move(self) -> bool:
+        return False
+
+    def unjournaled(self) -> str | None:
+        for state, run in self.dos.items():
+            if run.current is not None:
+                return f"the do behavior of {state.name} is paused mid-statement: its state cannot be snapshot"
+        return None
+
+    def movers(self) -> list[object]:
+        return [self, self.host]
+
+    def history(self) -> object:
+        return tuple(self.moves_taken)
+
+    def rewind(self, history: object) -> None:
+        raise SnapshotError("a machine whose do behavior is paused mid-statement is snapshot by replaying its "
+                            "moves from the start, which only a machine with its environment (Driven) can do: "
+                            "the events sent to this one are not among its moves")
+
+    def saved_fields(self) -> dict[str, object]:
+        fields = dict(self.__dict__)
+        for name in ("active", "complete", "stepped"):
+            fields[name] = set(fields[name])
+        for name in ("pool", "deferred", "completions", "timers", "visits", "unmatched", "due_batch",
+                     "_entered_now", "moves_taken"):
+            fields[name] = list(fields[name])
+        fields["histories"] = dict(self.histories)
+        fields["change_seen"] = dict(self.change_seen)
+        fields["dos"] = {v: replace(r) for v, r in self.dos.items()}
+        fields["joined"] = {j: set(ts) for j, ts in self.joined.items()}
+        return fields
+
+    def load_fields(self, saved: dict[str, object]) -> None:
+        moves = self.moves_taken  # the snapshot cuts the behavior's own list back
+        self.__dict__.clear()
+        self.__dict__.update(_copy_fields(saved))
+        moves[:] = self.moves_taken
+        self.moves_taken = moves
+
+
+def _copy_fields(saved: dict[str, object]) -> dict[str, object]:
+    fields = dict(saved)
+    for name, value in saved.items():
+        if isinstance(value, (set, list)):
+            fields[name] = type(value)(value)
+    for name in ("histories", "change_seen"):
+        fields[name] = dict(saved[name])  # type: ignore[call-overload]
+    fields["dos"] = {v: replace(r) for v, r in saved["dos"].items()}  # type: ignore[attr-defined]
+    fields["joined"] = {j: set(ts) for j, ts in saved["joined"].items()}  # type: ignore[attr-defined]
+    return fields
+
+
+def _order_text(order: list[Firing]) -> str:
+    """A selection in its firing order, as a move names it: `off->on then idle->shown` (a transition
+    by its name when it has one, else by its source and target, and its number where its source has
+    two alike)."""
+    return " then ".join(_transition_text(f.transition) for f in order)
+
+
+def _transition_text(t: Transition) -> str:
+    if t.name:
+        return t.name
+    alike = sum(1 for x in t.source.outgoing if not x.name and x.target is t.target)
+    return t.label() if alike == 1 else f"{t.label()}#{t.index}"
+
+
+def _event_key(event: Event) -> tuple[object, ...]:
+    payload = event.payload
+    return (event.kind, event.name, spell(payload) if payload is not None else None,
+            event.transition.index if event.transition is not None else None)

@@ -1,0 +1,237 @@
+"""One question put to the encoding, answered under the three rules: unknown is never unsat, a refusal
+is never a proof (everything is refused before the first query), and a sat model counts only once the
+interpreter has replayed it to the state the solver described."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engines.errors import EngineError
+from engines.framework import Strength
+from engines.runtime import Program
+from engines.witness import Witness
+
+DEFAULT_DEPTH = 40
+DEFAULT_SOLVER_SECONDS = 10.0
+
+
+class InputError(EngineError):
+    """An input released by name that is no feature of the action."""
+
+
+class AssumptionError(EngineError):
+    """An assumption named that is no constraint or requirement of the model."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the smt engine says, in the model's terms, with everything it assumed."""
+
+    kind: str  # "holds", "sensitive", "outcomes"
+    subject: str
+    verdict: str  # proved | no violation within k moves | violated | sensitive | not sensitive |
+    # no sensitivity found within k moves | not covered | complete | incomplete
+    strength: Strength
+    k: int
+    reached: bool = False  # a schedule could still go on after k moves (or a slot overflowed)
+    reason: str | None = None
+    inputs: tuple[tuple[str, str], ...] = ()  # free inputs: (name, domain)
+    assumptions: tuple[str, ...] = ()
+    witnesses: tuple[Witness, ...] = ()
+    violations: tuple[tuple[str, str, int, int], ...] = ()  # (kind, text, moves, witness 1-based)
+    divergent: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = ()
+    outcomes: tuple[tuple[tuple[tuple[str, str], ...], str | None, int], ...] = ()  # values, error, witness
+    notes: tuple[str, ...] = field(default=())
+    checks: int = 0
+    seconds: float = 0.0
+
+
+def domain_text(sort: Any) -> str:
+    written = sort.type_text or "an untyped feature's value"
+    if sort.kind == "bool":
+        return "Boolean"
+    if sort.kind == "int":
+        if sort.low is not None:
+            return f"{written} ({sort.low} .. 2^63-1)"
+        return f"{written} (-2^63 .. 2^63-1)"
+    if sort.kind == "real":
+        return f"{written} (exact)"
+    return f"{sort.enum}::{{{', '.join(sort.literals)}}}"
+
+
+def solve(program: Program, subject: str, kind: str, properties: Sequence[str] = (),
+          diverge: Sequence[str] | None = None, inputs: Sequence[str] = (), assumptions: Sequence[str] = (),
+          depth: int | None = None, solver_seconds: float | None = None,
+          interrupted: Callable[[], bool] | None = None) -> Answer:
+    """The answer to one question about one action (see the module docstring)."""
+    from engines.smt import queries
+    from engines.smt.decode import Disagreement
+    from engines.smt.net import NotCovered, build, move_bound
+    from engines.smt.unroll import Unrolled
+
+    started = time.monotonic()
+    k = depth if depth is not None else DEFAULT_DEPTH
+    base = Answer(kind, subject, "not covered", Strength.NOT_COVERED, k)
+    try:
+        action = program.action(subject)
+        net = build(program, action)
+        bound, safe = move_bound(net)
+        if bound is not None and bound <= k:
+            k = max(bound, 1)
+        else:
+            safe = frozenset()
+        known = {f.local for f in net.features if f.owner is None}
+        for name in inputs:
+            if name not in known:
+                raise InputError(f"--input {name}: the action {action.name} has no feature '{name}'"
+                                 f" (its features: {', '.join(sorted(known)) or 'none'})")
+        features = list(diverge) if diverge is not None else sorted(known)
+        for name in features:
+            if kind == "sensitive" and name not in {f.name for f in net.features}:
+                raise NotCovered(action.name, f"the feature '{name}', which the action does not hold")
+        timeout_ms = int((solver_seconds or DEFAULT_SOLVER_SECONDS) * 1000)
+        un = Unrolled(net, program, subject, k, inputs, ("",), timeout_ms, safe)
+        if un.free and kind == "sensitive":  # two schedules must share the inputs: two copies
+            un = Unrolled(net, program, subject, k, inputs, ("", "B"), timeout_ms, safe)
+        props = _properties(un, program, action, properties)
+        assumed = _assumptions(un, program, action, assumptions)
+        free = tuple((f.local, domain_text(f.sort)) for f in un.free)
+        base = Answer(kind, subject, "not covered", Strength.NOT_COVERED, k, inputs=free,
+                      assumptions=tuple(assumptions))
+        if assumed and not queries._sat(un):
+            return _with(base, reason="assumptions admit no initial state", started=started)
+        if kind == "outcomes":
+            return _outcomes(base, un, program, subject, started)
+        if kind == "sensitive":
+            return _sensitive(base, un, program, subject, features, started, interrupted)
+        return _holds(base, un, program, subject, props, started)
+    except NotCovered as refused:
+        return _with(base, reason=str(refused), started=started)
+    except Disagreement as disagreement:
+        return _with(base, reason=f"the interpreter disagrees with the solver: {disagreement}", started=started)
+    except queries.Undecided as unknown:
+        return _with(base, reason=f"solver undecided ({unknown}) within {solver_seconds or DEFAULT_SOLVER_SECONDS:g}s",
+                     started=started)
+
+
+def _with(answer: Answer, started: float, **changes: Any) -> Answer:
+    from dataclasses import replace
+
+    return replace(answer, seconds=time.monotonic() - started, **changes)
+
+
+def _properties(un: Any, program: Program, action: Any, names: Sequence[str]) -> list[tuple[str, Any]]:
+    """Each property as a term over one state, or NotCovered (before any query)."""
+    import z3
+
+    from engines.check.properties import resolve_properties
+    from engines.smt.net import NotCovered
+
+    if not names:
+        return []
+    out: list[tuple[str, Any]] = []
+    for prop in resolve_properties(program, action, tuple(names)):
+        if prop.bindings or prop.defaults or prop.assumptions:
+            raise NotCovered(prop.name, "a property with parameters or assumptions")
+        conditions = prop.conditions
+
+        def holds_at(st: Any, conditions: Any = conditions, name: str = prop.name) -> Any:
+            terms = []
+            for condition in conditions:
+                term, err = un.builder.translate(st, 0, condition, name)
+                if term.kind != "bool":
+                    raise NotCovered(name, "a condition that is not Boolean")
+                terms.append(z3.And(z3.Not(err), term.value))
+            return z3.And(terms)
+
+        holds_at(un.copies[""][0][0])  # translated now: a refusal comes before any query
+        out.append((prop.name, holds_at))
+    return out
+
+
+def _assumptions(un: Any, program: Program, action: Any, names: Sequence[str]) -> bool:
+    import z3
+
+    from engines.check.properties import UnknownPropertyError, resolve_properties
+    from engines.smt.net import NotCovered
+
+    if not names:
+        return False
+    try:
+        found = resolve_properties(program, action, tuple(names))
+    except UnknownPropertyError as missing:
+        raise AssumptionError(f"--assume: {missing}") from None
+    first = un.copies[""][0][0]
+    for prop in found:
+        if prop.bindings or prop.defaults or prop.assumptions:
+            raise NotCovered(prop.name, "an assumption with parameters")
+        for condition in prop.conditions:
+            term, err = un.builder.translate(first, 0, condition, prop.name)
+            if term.kind != "bool":
+                raise NotCovered(prop.name, "a condition that is not Boolean")
+            un.solver.add(z3.Not(err), term.value)
+    return True
+
+
+def _holds(base: Answer, un: Any, program: Program, subject: str, props: list[tuple[str, Any]],
+           started: float) -> Answer:
+    from engines.smt import queries
+
+    finding = queries.violation(un, program, subject, props)
+    if finding is not None:
+        text = finding.found.error if finding.kind != "property" else finding.found.witness.claims[0].line()
+        return _with(base, started=started, verdict="violated", strength=Strength.WITNESSED,
+                     witnesses=(finding.found.witness,),
+                     violations=((finding.kind, text or finding.kind, finding.moves, 1),))
+    reached = queries._sat(un, un.cut())
+    if reached:
+        return _with(base, started=started, verdict=f"no violation within {un.k} moves", strength=Strength.BOUNDED,
+                     reached=True)
+    return _with(base, started=started, verdict="proved", strength=Strength.PROVED)
+
+
+def _sensitive(base: Answer, un: Any, program: Program, subject: str, features: Sequence[str], started: float,
+               interrupted: Callable[[], bool] | None) -> Answer:
+    from engines.smt import queries
+
+    witnesses: list[Witness] = []
+    divergent = []
+    notes = []
+    for name in features:
+        if interrupted is not None and interrupted():
+            return _with(base, started=started, reason="interrupted")
+        found = queries.diverges(un, program, subject, name)
+        if found is None:
+            continue
+        witnesses.extend((found.first.witness, found.second.witness))
+        one = dict(found.first.values).get(found.feature, "<unset>")
+        two = dict(found.second.values).get(found.feature, "<unset>")
+        divergent.append((found.feature, ((one, len(witnesses) - 1), (two, len(witnesses)))))
+        notes.append(f"{found.feature}: the schedules part at step {found.step}: {found.moves[0]} against"
+                     f" {found.moves[1]}")
+    if divergent:
+        return _with(base, started=started, verdict="sensitive", strength=Strength.WITNESSED,
+                     witnesses=tuple(witnesses), divergent=tuple(divergent), notes=tuple(notes))
+    finding = queries.violation(un, program, subject)
+    if finding is not None:
+        return _with(base, started=started, verdict="violated", strength=Strength.WITNESSED,
+                     witnesses=(finding.found.witness,),
+                     violations=((finding.kind, finding.found.error or finding.kind, finding.moves, 1),))
+    if queries._sat(un, un.cut()):
+        return _with(base, started=started, verdict=f"no sensitivity found within {un.k} moves",
+                     strength=Strength.BOUNDED, reached=True)
+    return _with(base, started=started, verdict="not sensitive", strength=Strength.PROVED)
+
+
+def _outcomes(base: Answer, un: Any, program: Program, subject: str, started: float) -> Answer:
+    from engines.smt import queries
+
+    found = queries.outcomes(un, program, subject)
+    witnesses = tuple(f.witness for f in found.found)
+    outcomes = tuple((f.values, f.error, i) for i, f in enumerate(found.found, start=1))
+    verdict, strength = ("incomplete", Strength.BOUNDED) if found.cut else ("complete", Strength.PROVED)
+    return _with(base, started=started, verdict=verdict, strength=strength, reached=found.cut,
+                 witnesses=witnesses, outcomes=outcomes, checks=found.checks)

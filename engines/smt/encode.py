@@ -1,0 +1,593 @@
+"""The transition relation over k moves: the state of a fine run as solver variables per move, the
+choice of move as a variable, and one move's effect written by a guarded walk that mirrors the
+executor (engines/runtime/actions): each operation applies under a path condition, so the branches
+of one move compose, and a run error ends the move where the executor raises it.
+
+The state: per place the tokens standing there (at a join-like place, per succession that reached
+it) and whether its token is inside the flow it entered; per feature its value and whether it has
+one; the error the run failed with (0: none) and the overflow flag (a second token entering a
+place whose token is still inside, which the slots do not hold)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import z3
+
+from engines.smt.net import Act, Feature, Net, NotCovered, Place, Sort
+from engines.smt.terms import INT64, Enums, Term, Translator, kind_of, variable
+from ir import syntax as s
+from ir.graphs import NodeKind
+from ir.resolve import lookup
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A move the schedule may take: the token at `place` (a decision's `branch` when its guards overlap)."""
+
+    place: int
+    branch: str | None = None
+
+
+@dataclass
+class ErrorSite:
+    place: int
+    what: str
+
+
+@dataclass
+class Free:
+    """A feature the question leaves open: its domain, and (optional) the value the model gives it."""
+
+    feature: Feature
+
+
+State = dict[Any, Any]
+COUNT_BITS = 4  # tokens at one place: a move that would make 8 sets the overflow flag
+ERR_BITS = 12  # error sites
+
+
+def at_most_one(conditions: Sequence[Any]) -> Any:
+    return z3.And([z3.Not(z3.And(a, b)) for i, a in enumerate(conditions) for b in conditions[i + 1:]])
+
+
+def exactly_one(conditions: Sequence[Any]) -> Any:
+    return z3.And(z3.Or(conditions), at_most_one(conditions)) if conditions else z3.BoolVal(False)
+
+
+
+
+@dataclass
+class Encoding:
+    net: Net
+    k: int
+    enums: Enums
+    choices: list[Choice]
+    errors: list[ErrorSite]
+    free: list[Feature]
+    initial: dict[int, Any]  # feature -> a python value (int, Fraction, bool, enum literal name) or None
+    keys: list[Any] = field(default_factory=list)
+    constraints: list[Any] = field(default_factory=list)
+
+
+class _Move:
+    """One move written as guarded updates of a state (see the module docstring)."""
+
+    def __init__(self, enc: Builder, state: State, place: Place) -> None:
+        self.b = enc
+        self.net = enc.net
+        self.st = dict(state)
+        self.where = place
+        self.fails = 0
+
+    # -- tokens
+
+    def add(self, pc: Any, key: Any, delta: int) -> None:
+        if z3.is_false(pc):
+            return
+        if key in self.b.safe:
+            self.st[key] = z3.If(pc, z3.BoolVal(delta > 0), self.st[key])
+            return
+        self.st[key] = z3.If(pc, self.st[key] + z3.BitVecVal(delta, COUNT_BITS), self.st[key])
+
+    def set(self, pc: Any, key: Any, value: Any) -> None:
+        self.st[key] = z3.If(pc, value, self.st[key])
+
+    def fail(self, pc: Any, err: Any, what: str) -> Any:
+        """The run fails under pc ∧ err; the rest of the move goes on under pc ∧ ¬err."""
+        if z3.is_false(z3.simplify(err)):
+            return pc
+        self.fails += 1
+        site = self.b.site((self.where.index, self.fails), what)
+        self.set(z3.And(pc, err, self.st["err"] == 0), "err", z3.BitVecVal(site, ERR_BITS))
+        return z3.And(pc, z3.Not(err))
+
+    def arrive(self, pc: Any, flow: int, node: int, via: int | None) -> None:
+        target = self.net.places[self.net.flows[flow].places[node]]
+        if target.joinlike and via is not None:
+            self.add(pc, ("via", target.index, via), 1)
+        else:
+            self.add(pc, ("cnt", target.index), 1)
+
+    def flow_empty(self, flow: int) -> Any:
+        return z3.Not(z3.Or([self.b.occupied(self.st, p) for p in self.net.flows[flow].places.values()]))
+
+    def maybe_leave(self, pc: Any, flow: int) -> None:
+        """A flow entered by a node's token that has no token left: the token comes out and goes on."""
+        ctx = self.net.flows[flow]
+        if ctx.parent is None:
+            return
+        pc = z3.And(pc, self.flow_empty(flow))
+        parent = self.net.places[ctx.parent]
+        self.set(pc, ("in", parent.index), z3.BoolVal(False))
+        self.add(pc, ("cnt", parent.index), 1)
+        if parent.act not in (Act.WHILE, Act.FOR, Act.UNTIL):
+            self.follow(pc, parent)
+
+    # -- one node
+
+    def perform(self, pc: Any, place: Place, branch: str | None) -> None:
+        if place.joinlike:
+            for src in self.net.sources(place):
+                self.set(pc, ("via", place.index, src), self.b.none(("via", place.index, src)))
+            self.add(pc, ("cnt", place.index), 1)
+            if place.act is Act.JOIN:
+                self.follow(pc, place)
+                return
+        act = place.act
+        if act is Act.FOLLOW or act is Act.JOIN:
+            self.follow(pc, place)
+        elif act is Act.DONE:
+            self.add(pc, ("cnt", place.index), -1)
+            self.maybe_leave(pc, place.flow)
+        elif act is Act.FORK:
+            self.add(pc, ("cnt", place.index), -1)
+            self.maybe_leave(pc, place.flow)
+            graph = self.net.flows[place.flow].graph
+            for e in graph.outgoing(place.node.index):
+                self.arrive(pc, place.flow, e.target, place.node.index)
+        elif act is Act.DECIDE:
+            self.decide(pc, place, branch)
+        elif act is Act.ASSIGN:
+            stmt = place.statement
+            assert isinstance(stmt, s.Assign)
+            pc = self.assign(pc, place.flow, stmt)
+            self.follow(pc, place)
+        elif act is Act.ENTER:
+            self.enter(pc, place)
+        elif act is Act.IF:
+            stmt = place.statement
+            assert isinstance(stmt, s.If)
+            pc, cond = self.condition(pc, place.flow, stmt.condition)
+            then, other = place.children
+            for taken, child in ((z3.And(pc, cond), then), (z3.And(pc, z3.Not(cond)), other)):
+                if child < 0:
+                    self.follow(taken, place)
+                else:
+                    self.go_inside(taken, place, child)
+        elif act is Act.UNTIL:
+            stmt = place.statement
+            assert isinstance(stmt, s.LoopUntil)
+            key = ("started", place.index)
+            first = z3.And(pc, z3.Not(self.st[key]))
+            later = z3.And(pc, self.st[key])
+            if stmt.until is None:
+                holds: Any = z3.BoolVal(False)
+            else:
+                later, holds = self.condition(later, place.flow, stmt.until)
+            self.set(first, key, z3.BoolVal(True))
+            self.set(z3.And(later, holds), key, z3.BoolVal(False))
+            self.follow(z3.And(later, holds), place)
+            self.go_inside(z3.Or(first, z3.And(later, z3.Not(holds))), place, place.children[0])
+        elif act is Act.FOR:
+            self.for_pass(pc, place)
+        elif act is Act.WHILE:
+            stmt = place.statement
+            assert isinstance(stmt, s.While)
+            pc, cond = self.condition(pc, place.flow, stmt.condition)
+            self.follow(z3.And(pc, z3.Not(cond)), place)
+            self.go_inside(z3.And(pc, cond), place, place.children[0])
+
+    def condition(self, pc: Any, flow: int, expr: s.Expr) -> tuple[Any, Any]:
+        """The statement's condition read: the path condition past its error, and its value."""
+        term, err = self.b.translate(self.st, flow, expr, self.where.node.name)
+        if term.kind != "bool":
+            raise NotCovered(self.where.node.name, "a condition that is not Boolean")
+        return self.fail(pc, err, "condition"), term.value
+
+    def for_pass(self, pc: Any, place: Place) -> None:
+        """A `for` over a..b: the bounds read at its first move; each move after a pass starts the next
+        (the variable the next element) or, past the last, completes."""
+        stmt = place.statement
+        assert isinstance(stmt, s.For) and isinstance(stmt.collection, s.Binary)
+        key = place.index
+        first = z3.And(pc, z3.Not(self.st[("started", key)]))
+        lo, err_lo = self.b.translate(self.st, place.flow, stmt.collection.left, place.node.name)
+        hi, err_hi = self.b.translate(self.st, place.flow, stmt.collection.right, place.node.name)
+        if lo.kind != "int" or hi.kind != "int":
+            raise NotCovered(place.node.name, "a range whose bounds are not Integers")
+        pc = self.fail(pc, z3.And(first, z3.Or(err_lo, err_hi)), "range")
+        first = z3.And(pc, z3.Not(self.st[("started", key)]))
+        self.set(first, ("lo", key), lo.value)
+        self.set(first, ("n", key), z3.If(hi.value >= lo.value, hi.value - lo.value + 1, 0))
+        self.set(first, ("pass", key), z3.IntVal(0))
+        self.set(first, ("started", key), z3.BoolVal(True))
+        passes = self.st[("pass", key)]
+        over = z3.And(pc, passes >= self.st[("n", key)])
+        self.set(over, ("started", key), z3.BoolVal(False))
+        self.follow(over, place)
+        more = z3.And(pc, passes < self.st[("n", key)])
+        (variable,) = place.locals
+        self.set(more, ("val", variable), self.st[("lo", key)] + passes)
+        self.set(more, ("has", variable), z3.BoolVal(True))
+        self.set(more, ("pass", key), passes + 1)
+        self.go_inside(more, place, place.children[0])
+
+    def go_inside(self, pc: Any, place: Place, child: int) -> None:
+        key = ("in", place.index)
+        self.set(z3.And(pc, self.st[key]), "ovf", z3.BoolVal(True))
+        self.add(pc, ("cnt", place.index), -1)
+        self.set(pc, key, z3.BoolVal(True))
+        graph = self.net.flows[child].graph
+        for node in graph.initial:
+            self.arrive(pc, child, node, None)
+        if not graph.initial:
+            self.maybe_leave(pc, child)
+
+    def enter(self, pc: Any, place: Place) -> None:
+        for index in place.locals:
+            feature = self.net.features[index]
+            attr = feature.decl
+            if attr.value is None:
+                raise NotCovered(place.node.name, f"feature '{attr.name}' with no value")
+            # the node's features read the features set before them and the ones around the node
+            term, err = self.b.translate(self.st, place.flow, attr.value, place.node.name, owner=place.index,
+                                         upto=index)
+            pc = self.fail(pc, err, f"initial value of {attr.name}")
+            pc = self.store(pc, feature, term)
+        if place.children:
+            self.go_inside(pc, place, place.children[0])
+        else:
+            self.follow(pc, place)
+
+    def store(self, pc: Any, feature: Feature, term: Term) -> Any:
+        """A value written to a feature, checked against its declared type as the evaluator checks it."""
+        sort = feature.sort
+        value = term.value
+        if (sort.kind in ("int", "real") and term.kind not in ("int", "real")) or \
+                (sort.kind in ("bool",) and term.kind != "bool") or \
+                (sort.kind == "enum" and term.kind != kind_of(sort)):
+            raise NotCovered(self.where.node.name, f"a {term.kind} value stored into {feature.name}")
+        if not sort.type_text and sort.kind != term.kind:
+            # an untyped feature holds the value as it is: its sort would change
+            raise NotCovered(self.where.node.name, f"a {term.kind} value stored into the untyped {feature.name}")
+        if sort.kind == "int":
+            if term.kind == "real":
+                pc = self.fail(pc, z3.Not(z3.IsInt(value)), f"type of {feature.name}")
+                value = z3.ToInt(value)
+            if sort.low is not None:
+                pc = self.fail(pc, value < sort.low, f"type of {feature.name}")
+        elif sort.kind == "real" and term.kind == "int":
+            value = z3.ToReal(value)
+        self.set(pc, ("val", feature.index), value)
+        self.set(pc, ("has", feature.index), z3.BoolVal(True))
+        return pc
+
+    def assign(self, pc: Any, flow: int, stmt: s.Assign) -> Any:
+        name = self.where.node.name
+        term, err = self.b.translate(self.st, flow, stmt.value, name)
+        pc = self.fail(pc, err, f"assign {stmt.target}")
+        feature = self.net.resolve(stmt.target, flow)
+        if feature is None:
+            raise NotCovered(name, f"assignment to '{stmt.target}', which is no feature of the action")
+        return self.store(pc, feature, term)
+
+    def guards(self, pc: Any, place: Place, edges: Sequence[Any]) -> tuple[Any, list[Any]]:
+        """The edges' guards read in order (an error in one fails the move there)."""
+        out = []
+        for e in edges:
+            if e.guard is None:
+                out.append(z3.BoolVal(True))
+                continue
+            term, err = self.b.translate(self.st, place.flow, e.guard, place.node.name)
+            if term.kind != "bool":
+                raise NotCovered(place.node.name, "a guard that is not Boolean")
+            pc = self.fail(pc, err, "guard")
+            out.append(term.value)
+        return pc, out
+
+    def follow(self, pc: Any, place: Place) -> None:
+        """Every succession whose guard holds: one keeps the token, several fork it, none consumes it."""
+        graph = self.net.flows[place.flow].graph
+        edges = graph.outgoing(place.node.index)
+        pc, holds = self.guards(pc, place, edges)
+        self.add(pc, ("cnt", place.index), -1)
+        self.maybe_leave(z3.And(pc, z3.Not(exactly_one(holds))), place.flow)
+        for e, h in zip(edges, holds, strict=True):
+            self.arrive(z3.And(pc, h), place.flow, e.target, place.node.index)
+
+    def decide(self, pc: Any, place: Place, branch: str | None) -> None:
+        graph = self.net.flows[place.flow].graph
+        edges = [e for e in graph.outgoing(place.node.index) if not e.is_else]
+        if branch is not None:
+            edges = [e for e in edges if graph.nodes[e.target].name == branch]
+        taken = z3.BoolVal(False)
+        self.add(pc, ("cnt", place.index), -1)
+        for e in edges:
+            if e.guard is None:
+                h = z3.BoolVal(True)
+            else:
+                term, err = self.b.translate(self.st, place.flow, e.guard, place.node.name)
+                # guards are read in order until one holds: an error past that one is never raised
+                pc = self.fail(pc, z3.And(z3.Not(taken), err), "guard")
+                h = term.value
+            self.arrive(z3.And(pc, z3.Not(taken), h), place.flow, e.target, place.node.index)
+            taken = z3.Or(taken, h)
+        else_edges = [e for e in graph.outgoing(place.node.index) if e.is_else]
+        if branch is None:
+            if else_edges:
+                self.arrive(z3.And(pc, z3.Not(taken)), place.flow, else_edges[0].target, place.node.index)
+            else:
+                self.add(z3.And(pc, z3.Not(taken)), ("cnt", place.index), 1)
+                self.fail(z3.And(pc, z3.Not(taken)), z3.BoolVal(True), "no branch holds")
+
+
+class Builder:
+    """Builds the Encoding of a net over k moves, one copy of the state per move."""
+
+    def __init__(self, net: Net, k: int, free: Sequence[str] = (), safe: frozenset[Any] = frozenset()) -> None:
+        self.net = net
+        self.k = k
+        self.enums = Enums()
+        self.errors: list[ErrorSite] = []
+        self.site_ids: dict[tuple[int, int], int] = {}
+        self.choices = self._choices()
+        self.keys = self._keys()
+        # a place no run can hold two tokens at (net.move_bound): its counts are Booleans
+        self.safe = frozenset(key for key in self.keys if key in safe)
+        self.free_names = set(free)
+
+    def site(self, key: tuple[int, int], what: str) -> int:
+        """The number of an error site: the n-th place a move at one place may fail, the same every move."""
+        if key not in self.site_ids:
+            self.errors.append(ErrorSite(key[0], what))
+            self.site_ids[key] = len(self.errors)
+        return self.site_ids[key]
+
+    # -- layout
+
+    def _choices(self) -> list[Choice]:
+        out: list[Choice] = []
+        for place in self.net.places:
+            out.append(Choice(place.index))
+            if place.act is Act.DECIDE:
+                graph = self.net.flows[place.flow].graph
+                names: list[str] = []
+                for e in graph.outgoing(place.node.index):
+                    name = graph.nodes[e.target].name
+                    if not e.is_else and name not in names:
+                        names.append(name)
+                out.extend(Choice(place.index, n) for n in names)
+        return out
+
+    def _keys(self) -> list[Any]:
+        keys: list[Any] = ["err", "ovf"]
+        for place in self.net.places:
+            keys.append(("cnt", place.index))
+            if place.joinlike:
+                keys.extend(("via", place.index, src) for src in self.net.sources(place))
+            if place.act in (Act.ENTER, Act.IF, Act.WHILE, Act.FOR, Act.UNTIL):
+                keys.append(("in", place.index))
+            if place.act is Act.UNTIL:
+                keys.append(("started", place.index))
+            if place.act is Act.FOR:
+                keys.extend((("started", place.index), ("pass", place.index), ("lo", place.index),
+                             ("n", place.index)))
+        for f in self.net.features:
+            keys.extend((("val", f.index), ("has", f.index)))
+        return keys
+
+    def var(self, key: Any, step: int, copy: str = "") -> Any:
+        name = f"{copy}{key}@{step}"
+        if key == "err":
+            return z3.BitVec(name, ERR_BITS)
+        if key[0] in ("cnt", "via"):
+            return z3.Bool(name) if key in self.safe else z3.BitVec(name, COUNT_BITS)
+        if key[0] in ("pass", "lo", "n"):
+            return z3.Int(name)
+        if key == "ovf" or key[0] in ("in", "has", "started"):
+            return z3.Bool(name)
+        feature = self.net.features[key[1]]
+        return variable(name, feature.sort, self.enums)
+
+    def state(self, step: int, copy: str = "") -> State:
+        return {key: self.var(key, step, copy) for key in self.keys}
+
+    # -- reading the state
+
+    def some(self, st: State, key: Any) -> Any:
+        """At least one token is counted under `key`."""
+        return st[key] if key in self.safe else st[key] != 0
+
+    def none(self, key: Any) -> Any:
+        return z3.BoolVal(False) if key in self.safe else z3.BitVecVal(0, COUNT_BITS)
+
+    def occupied(self, st: State, place_index: int) -> Any:
+        """Some token stands at the place (or is inside the flow its token entered)."""
+        place = self.net.places[place_index]
+        parts = [self.some(st, ("cnt", place.index))]
+        if place.joinlike:
+            parts.extend(self.some(st, ("via", place.index, src)) for src in self.net.sources(place))
+        if ("in", place.index) in st:
+            parts.append(st[("in", place.index)])
+        return z3.Or(parts) if len(parts) > 1 else parts[0]
+
+    def translate(self, st: State, flow: int, expr: s.Expr, where: str, owner: int | None = None,
+                  upto: int | None = None) -> tuple[Term, Any]:
+        net = self.net
+
+        def read(name: str) -> Term | None:
+            feature = None
+            if owner is not None:
+                feature = next((net.features[i] for i in net.places[owner].locals
+                                if net.features[i].local == name and upto is not None and i < upto), None)
+            if feature is None:
+                feature = net.resolve(name, flow)
+            if feature is None or (owner is not None and feature.owner == owner and upto is not None
+                                   and feature.index >= upto):
+                return None
+            return Term(st[("val", feature.index)], kind_of(feature.sort))
+
+        def literal(name: str) -> tuple[str, str] | None:
+            el = lookup(net.program.model, net.action, name)
+            if el is None or el.kind != "enum" or el.owner is None:
+                return None
+            literals = tuple(m.name for m in el.owner.members.values() if m.kind == "enum")
+            self.enums.sort(Sort("enum", enum=el.owner.name, literals=literals))
+            return el.owner.name, el.name
+
+        return Translator(self.enums, read, literal, where).eval(expr)
+
+    # -- what may move
+
+    def awaited_ok(self, st: State, place: Place) -> Any:
+        graph = self.net.flows[place.flow].graph
+        sources = self.net.sources(place)
+        arrived = {src: self.some(st, ("via", place.index, src)) for src in sources}
+        if place.node.kind is NodeKind.JOIN:
+            return z3.And(list(arrived.values()))
+        conds = []
+        flow = self.net.flows[place.flow]
+        for src in sources:
+            others = [self.occupied(st, p) for n, p in flow.places.items()
+                      if n != place.node.index and graph.reaches(n, src, place.node.index)]
+            conds.append(z3.Or(arrived[src], z3.Not(z3.Or(others))) if others else z3.BoolVal(True))
+        return z3.And(conds)
+
+    def enabled(self, st: State, choice: Choice) -> Any:
+        place = self.net.places[choice.place]
+        live = st["err"] == 0
+        if place.joinlike:
+            anyone = z3.Or([self.some(st, ("via", place.index, src)) for src in self.net.sources(place)])
+            return z3.And(live, anyone, self.awaited_ok(st, place))
+        here = self.some(st, ("cnt", place.index))
+        if place.act is not Act.DECIDE:
+            return z3.And(live, here)
+        graph = self.net.flows[place.flow].graph
+        edges = [e for e in graph.outgoing(place.node.index) if not e.is_else]
+        holds, errs = [], []
+        for e in edges:
+            if e.guard is None:
+                holds.append(z3.BoolVal(True))
+                errs.append(z3.BoolVal(False))
+                continue
+            term, err = self.translate(st, place.flow, e.guard, place.node.name)
+            holds.append(term.value)
+            errs.append(err)
+        any_err = z3.Or(errs) if errs else z3.BoolVal(False)
+        if choice.branch is None:
+            return z3.And(live, here, z3.Or(any_err, at_most_one(holds)))
+        mine = z3.Or([h for e, h in zip(edges, holds, strict=True) if graph.nodes[e.target].name == choice.branch])
+        return z3.And(live, here, z3.Not(any_err), z3.Not(at_most_one(holds)), mine)
+
+    def complete(self, st: State) -> Any:
+        root = self.net.flows[0]
+        return z3.And(st["err"] == 0, z3.Not(z3.Or([self.occupied(st, p) for p in root.places.values()])))
+
+    # -- the relation
+
+    def step(self, st: State, choice: Choice) -> State:
+        place = self.net.places[choice.place]
+        move = _Move(self, st, place)
+        move.perform(z3.BoolVal(True), place, choice.branch)
+        counters = [key for key in self.keys if key != "err" and key != "ovf" and key[0] in ("cnt", "via")
+                    and key not in self.safe]
+        full = z3.Or([z3.UGE(move.st[key], 8) for key in counters if not move.st[key].eq(st[key])])
+        move.st["ovf"] = z3.Or(move.st["ovf"], full)
+        return move.st
+
+    def transitions(self, before: State, after: State, taken: Sequence[Any]) -> list[Any]:
+        """`taken[i]`: the move is choices[i]; none taken is a stutter (no move enabled, or the run
+        ended). One Boolean per choice, so an enabled set of one forces its move by propagation alone.
+        Each state variable is written once, as the choice selects among the moves that change it."""
+        enabled = [self.enabled(before, ch) for ch in self.choices]
+        out = [z3.Or(taken) == z3.Or(enabled) if enabled else z3.BoolVal(True)]
+        out.extend(z3.Implies(sel, en) for sel, en in zip(taken, enabled, strict=True))
+        out.extend(z3.Or(z3.Not(a), z3.Not(b)) for i, a in enumerate(taken) for b in taken[i + 1:])
+        changes: dict[Any, list[tuple[int, Any]]] = {key: [] for key in self.keys}
+        for i, ch in enumerate(self.choices):
+            nxt = self.step(before, ch)
+            for key in self.keys:
+                value = nxt[key]
+                if not value.eq(before[key]):
+                    changes[key].append((i, value))
+        for key in self.keys:
+            value = before[key]
+            for i, changed in reversed(changes[key]):
+                value = z3.If(taken[i], changed, value)
+            out.append(after[key] == value)
+        return out
+
+    def initial(self, st: State, values: dict[int, Any], free: Sequence[Feature]) -> list[Any]:
+        out = [st["err"] == z3.BitVecVal(0, ERR_BITS), st["ovf"] == z3.BoolVal(False)]
+        free_ids = {f.index for f in free}
+        for place in self.net.places:
+            flow = self.net.flows[place.flow]
+            start = 1 if flow.parent is None and place.node.index in flow.graph.initial else 0
+            key = ("cnt", place.index)
+            out.append(st[key] == (z3.BoolVal(start > 0) if key in self.safe else z3.BitVecVal(start, COUNT_BITS)))
+            if place.joinlike:
+                out.extend(st[("via", place.index, src)] == self.none(("via", place.index, src))
+                           for src in self.net.sources(place))
+            if ("in", place.index) in st:
+                out.append(st[("in", place.index)] == z3.BoolVal(False))
+            if ("started", place.index) in st:
+                out.append(st[("started", place.index)] == z3.BoolVal(False))
+            if ("pass", place.index) in st:
+                out.extend([st[("pass", place.index)] == 0, st[("lo", place.index)] == 0, st[("n", place.index)] == 0])
+        for f in self.net.features:
+            val, has = st[("val", f.index)], st[("has", f.index)]
+            if f.index in free_ids:
+                out.append(has == z3.BoolVal(True))
+                out.extend(domain(f.sort, val))
+            elif f.owner is None and values.get(f.index) is not None:
+                out.append(has == z3.BoolVal(True))
+                out.append(val == constant(values[f.index], f.sort, self.enums))
+            else:
+                out.append(has == z3.BoolVal(False))
+                out.append(val == default_of(f.sort, self.enums))
+        return out
+
+
+def domain(sort: Sort, val: Any) -> list[Any]:
+    if sort.kind == "int":
+        out = [val > -INT64, val < INT64]
+        if sort.low is not None:
+            out.append(val >= sort.low)
+        return out
+    return []
+
+
+def default_of(sort: Sort, enums: Enums) -> Any:
+    if sort.kind == "bool":
+        return z3.BoolVal(False)
+    if sort.kind == "int":
+        return z3.IntVal(0)
+    if sort.kind == "real":
+        return z3.RealVal(0)
+    return enums.literal(sort.enum, sort.literals[0])
+
+
+def constant(value: Any, sort: Sort, enums: Enums) -> Any:
+    from fractions import Fraction
+
+    if sort.kind == "bool":
+        return z3.BoolVal(bool(value))
+    if sort.kind == "int":
+        return z3.IntVal(int(value))
+    if sort.kind == "real":
+        f = Fraction(value)
+        return z3.RealVal(f"{f.numerator}/{f.denominator}")
+    return enums.literal(sort.enum, value)

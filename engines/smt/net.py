@@ -1,0 +1,414 @@
+"""The action as the encoding sees it: every place a token of a fine run can stand at (a node of the
+root flow, or of a flow a node's token enters: a body's unordered statements, an `if` branch, a
+`while` pass), what a move there does, and the features it reads and writes. Built from the graphs
+the runtime enters (the same Program, so a place names the interpreter's node exactly).
+
+Anything the encoding does not cover is refused here, naming the node and the construct, before any
+query exists (`NotCovered`). This module needs no solver."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from engines.errors import EngineError
+from engines.runtime import Program
+from engines.runtime.types import rule_for
+from ir import syntax as s
+from ir.graphs import ActionGraph, Attribute, Node, NodeKind
+from ir.model import Element
+
+
+class NotCovered(EngineError):
+    """A construct the encoding does not express: the whole question is refused before any query."""
+
+    def __init__(self, node: str, construct: str) -> None:
+        self.node = node
+        self.construct = construct
+        super().__init__(f"not covered: {construct} at node '{node}'")
+
+
+class Act(Enum):
+    """What a move of a token standing at a place does."""
+
+    FOLLOW = "follow"  # start, merge, an action with nothing to run: take the successions
+    DONE = "done"  # the token is consumed
+    FORK = "fork"  # one token per outgoing succession, guards not read
+    JOIN = "join"  # every awaited arrival collected, one token follows
+    DECIDE = "decide"  # exactly one branch: the first holding guard, else `else`
+    ASSIGN = "assign"  # one assignment, then the successions
+    ENTER = "enter"  # the body's features set, its statements entered as unordered performances
+    IF = "if"  # the condition read; the branch's statements entered one after another
+    WHILE = "while"  # the condition read; a pass's statements entered, the test again after it
+    UNTIL = "loop until"  # a pass's statements entered; after each, the condition read: it ends the loop when it holds
+    FOR = "for"  # the range read at the first move; each pass's statements entered with the next element
+
+
+@dataclass(frozen=True)
+class Sort:
+    """A feature's value domain: Boolean, Integer (optionally >= low), Real, or an enumeration."""
+
+    kind: str  # "bool", "int", "real", "enum"
+    low: int | None = None  # Natural 0, Positive 1
+    enum: str = ""  # the enumeration's name, as EnumValue spells it
+    literals: tuple[str, ...] = ()
+    type_text: str = ""
+
+
+@dataclass
+class Feature:
+    """A scalar the state holds: an attribute of the action (`owner` None) or a node's own feature,
+    kept on its pin once the node has run (`owner` the ENTER place)."""
+
+    index: int
+    name: str  # as run.outputs() keys it: `x`, or `node.t`
+    local: str  # the name the model's text reads it by
+    sort: Sort
+    owner: int | None
+    decl: Attribute
+    hidden: bool = False  # a `for` loop's variable: read by the pass, no output of the run
+
+
+@dataclass
+class FlowCtx:
+    """A flow a token of the run moves in: the root flow, or one a place's token enters."""
+
+    index: int
+    graph: ActionGraph
+    parent: int | None  # the place whose token entered it
+    role: str  # "root", "body", "then", "else", "pass"
+    places: dict[int, int] = field(default_factory=dict)  # graph node index -> place
+
+
+@dataclass
+class Place:
+    index: int
+    flow: int
+    node: Node
+    act: Act
+    label: str
+    joinlike: bool  # a token here waits for the successions it awaits (a join, or many reaching it)
+    statement: s.Member | None = None  # the ASSIGN's assignment, the IF's or WHILE's statement
+    children: tuple[int, ...] = ()  # ENTER: (body,); IF: (then, else) with -1 for an empty branch; WHILE: (pass,)
+    locals: tuple[int, ...] = ()  # ENTER: the features its body declares, in order
+
+
+@dataclass
+class Net:
+    program: Program
+    action: Element
+    flows: list[FlowCtx]
+    places: list[Place]
+    features: list[Feature]
+
+    def feature(self, name: str) -> Feature:
+        return next(f for f in self.features if f.name == name)
+
+    def sources(self, place: Place) -> tuple[int, ...]:
+        """The nodes whose successions reach the place, once each, in order."""
+        graph = self.flows[place.flow].graph
+        seen: list[int] = []
+        for e in graph.incoming(place.node.index):
+            if e.source not in seen:
+                seen.append(e.source)
+        return tuple(seen)
+
+    def scope_chain(self, flow: int) -> list[int | None]:
+        """The owners whose features a name in `flow` may read, innermost first (None: the action)."""
+        out: list[int | None] = []
+        at: int | None = flow
+        while at is not None:
+            ctx = self.flows[at]
+            if ctx.parent is None:
+                break
+            owner = self.places[ctx.parent]
+            if owner.act in (Act.ENTER, Act.FOR):
+                out.append(owner.index)
+            at = owner.flow
+        out.append(None)
+        return out
+
+    def resolve(self, name: str, flow: int) -> Feature | None:
+        for owner in self.scope_chain(flow):
+            for f in self.features:
+                if f.owner == owner and f.local == name:
+                    return f
+        return None
+
+
+_NUMERIC = {"Integer": ("int", None), "Natural": ("int", 0), "Positive": ("int", 1), "Real": ("real", None),
+            "Rational": ("real", None), "Boolean": ("bool", None)}
+
+
+def sort_of(program: Program, scope: Element | None, attr: Attribute, where: str) -> Sort:
+    """The domain a declared type gives a feature, or NotCovered naming the type."""
+    text = attr.type_text
+    if not text:
+        # an untyped feature holds what it is given: its literal's kind is its sort (a write of
+        # another kind is refused where it is written)
+        literal = attr.value
+        if isinstance(literal, s.Unary) and literal.op == "-":
+            literal = literal.operand
+        kinds = {"integer": "int", "real": "real", "boolean": "bool"}
+        if isinstance(literal, s.Literal) and literal.kind in kinds:
+            return Sort(kinds[literal.kind])
+        raise NotCovered(where, f"feature '{attr.name}' with no declared type")
+    rule = rule_for(program.model, scope, text, program.type_rules)
+    if rule is None:
+        raise NotCovered(where, f"feature '{attr.name}' of type {text}")
+    if rule.enumeration:
+        from ir.resolve import lookup
+
+        el = lookup(program.model, scope, text) if scope is not None else program.model.element(text)
+        literals = tuple(m.name for m in el.members.values() if m.kind == "enum") if el is not None else ()
+        if not literals:
+            raise NotCovered(where, f"enumeration {text} with no literal")
+        return Sort("enum", enum=rule.name, literals=literals, type_text=text)
+    found = _NUMERIC.get(rule.name)
+    if found is None:
+        raise NotCovered(where, f"feature '{attr.name}' of type {text}")
+    return Sort(found[0], found[1], type_text=text)
+
+
+class _Builder:
+    def __init__(self, program: Program, action: Element) -> None:
+        self.program = program
+        self.action = action
+        self.net = Net(program, action, [], [], [])
+
+    def build(self) -> Net:
+        graph = self.program.graph(self.action)
+        if graph.flows or graph.binds or graph.connections:
+            raise NotCovered(self.action.name, "flows or bindings between nodes")
+        for attr in graph.attributes:
+            self._attribute(attr, None, self.action.name, self.action)
+        self._flow(graph, None, "root")
+        return self.net
+
+    def _attribute(self, attr: Attribute, owner: int | None, where: str, scope: Element | None) -> int:
+        if attr.is_item:
+            raise NotCovered(where, f"item '{attr.name}'")
+        sort = sort_of(self.program, scope, attr, where)
+        prefix = "" if owner is None else self.net.places[owner].node.name + "."
+        feature = Feature(len(self.net.features), prefix + attr.name, attr.name, sort, owner, attr)
+        self.net.features.append(feature)
+        return feature.index
+
+    def _flow(self, graph: ActionGraph, parent: int | None, role: str) -> int:
+        if graph.flows or graph.binds or graph.connections:
+            raise NotCovered(graph.name, "flows or bindings between nodes")
+        ctx = FlowCtx(len(self.net.flows), graph, parent, role)
+        self.net.flows.append(ctx)
+        for node in graph.nodes:
+            ctx.places[node.index] = len(self.net.places)
+            self.net.places.append(Place(len(self.net.places), ctx.index, node, Act.FOLLOW, node.name, False))
+        for node in graph.nodes:
+            self._place(ctx, node)
+        return ctx.index
+
+    def _place(self, ctx: FlowCtx, node: Node) -> None:
+        place = self.net.places[ctx.places[node.index]]
+        graph = ctx.graph
+        incoming = graph.incoming(node.index)
+        place.joinlike = node.kind is NodeKind.JOIN or (
+            len(incoming) > 1 and node.kind not in (NodeKind.MERGE, NodeKind.DONE))
+        if place.joinlike and node.index in graph.initial:
+            raise NotCovered(node.name, "a start node many successions also reach")
+        if graph.accepts[node.index] is not None:
+            raise NotCovered(node.name, "accept")
+        if node.multiplicity != 1:
+            raise NotCovered(node.name, f"a step of multiplicity {node.multiplicity}")
+        kind = node.kind
+        if kind in (NodeKind.START, NodeKind.MERGE):
+            place.act = Act.FOLLOW
+        elif kind is NodeKind.DONE:
+            place.act = Act.DONE
+        elif kind is NodeKind.FORK:
+            place.act = Act.FORK
+        elif kind is NodeKind.JOIN:
+            place.act = Act.JOIN
+        elif kind is NodeKind.DECIDE:
+            place.act = Act.DECIDE
+        elif kind is NodeKind.STATEMENT:
+            self._statement(ctx, place, node.decl)
+        else:
+            self._action(ctx, place, node)
+
+    def _statement(self, ctx: FlowCtx, place: Place, stmt: s.Member | None) -> None:
+        name = place.node.name
+        if isinstance(stmt, s.Assign):
+            place.act, place.statement = Act.ASSIGN, stmt
+            self._assign_target(stmt, name)
+            return
+        if isinstance(stmt, s.If):
+            place.act, place.statement = Act.IF, stmt
+            scope = self._scope(ctx)
+            then = self._block(stmt.then, scope, name, place.index, "then")
+            other = self._block(stmt.otherwise, scope, name, place.index, "else") if stmt.otherwise else -1
+            place.children = (then, other)
+            return
+        if isinstance(stmt, s.While):
+            if stmt.until is not None:
+                raise NotCovered(name, "a while loop with an until")
+            place.act, place.statement = Act.WHILE, stmt
+            place.children = (self._block(stmt.body, self._scope(ctx), name, place.index, "pass"),)
+            return
+        if isinstance(stmt, s.For):
+            collection = stmt.collection
+            if not (isinstance(collection, s.Binary) and collection.op == ".."):
+                raise NotCovered(name, "a for loop over a collection that is no range a..b")
+            if stmt.short_name is not None:
+                raise NotCovered(name, "a for loop variable with a short name")
+            place.act, place.statement = Act.FOR, stmt
+            variable = Attribute(stmt.variable, "Integer", None, None, None)
+            feature = Feature(len(self.net.features), f"{name}#{place.index}.{stmt.variable}", stmt.variable,
+                              Sort("int", type_text="Integer"), place.index, variable, hidden=True)
+            self.net.features.append(feature)
+            place.locals = (feature.index,)
+            place.children = (self._block(stmt.body, self._scope(ctx), name, place.index, "pass"),)
+            return
+        if isinstance(stmt, s.LoopUntil):
+            place.act, place.statement = Act.UNTIL, stmt
+            place.children = (self._block(stmt.body, self._scope(ctx), name, place.index, "pass"),)
+            return
+        construct = {s.Send: "send", s.Accept: "accept",
+                     s.Terminate: "terminate", s.Return: "return"}.get(type(stmt), type(stmt).__name__.lower())
+        raise NotCovered(name, construct)
+
+    def _in_block(self, ctx: FlowCtx) -> bool:
+        at: FlowCtx | None = ctx
+        while at is not None and at.parent is not None:
+            if at.role in ("then", "else", "pass"):
+                return True
+            at = self.net.flows[self.net.places[at.parent].flow]
+        return False
+
+    def _scope(self, ctx: FlowCtx) -> Element:
+        at: FlowCtx | None = ctx
+        while at is not None and at.parent is not None:
+            owner = self.net.places[at.parent]
+            if owner.node.body is not None and owner.node.body.scope is not None and owner.act is Act.ENTER:
+                return owner.node.body.scope
+            at = self.net.flows[owner.flow]
+        return self.action
+
+    def _block(self, block: s.Block, scope: Element, name: str, parent: int, role: str) -> int:
+        for member in block.members:
+            if isinstance(member, s.Usage) and member.kind not in ("action",):
+                raise NotCovered(name, f"a feature declared in a {'loop' if role == 'pass' else 'branch'} body")
+        if not block.members:
+            return -1 if role != "pass" else self._flow(self.program.sequence_flow(scope, block, name), parent, role)
+        return self._flow(self.program.sequence_flow(scope, block, name), parent, role)
+
+    def _assign_target(self, stmt: s.Assign, where: str) -> None:
+        if "." in stmt.target:
+            raise NotCovered(where, f"assignment to the feature chain {stmt.target}")
+
+    def _action(self, ctx: FlowCtx, place: Place, node: Node) -> None:
+        body = node.body
+        name = node.name
+        if isinstance(node.decl, s.Usage) and node.decl.kind != "action":
+            raise NotCovered(name, f"a {node.decl.kind} usage")
+        if body is None:
+            place.act = Act.FOLLOW
+            return
+        if body.performs is not None:
+            raise NotCovered(name, f"an action performing {body.performs.name}")
+        if body.terminate:
+            raise NotCovered(name, "terminate")
+        if body.bindings or body.outputs:
+            raise NotCovered(name, "parameter bindings")
+        if body.flow is None and not body.splits():
+            statements = body.statements
+            if len(statements) == 1 and isinstance(statements[0], s.Assign) and not body.attributes:
+                place.act, place.statement = Act.ASSIGN, statements[0]
+                self._assign_target(statements[0], name)
+                return
+            if not statements and not body.attributes:
+                place.act = Act.FOLLOW
+                return
+            if statements:
+                raise NotCovered(name, f"a body of {type(statements[0]).__name__.lower()}")
+        # the body's features set, its statements (or its flow) entered as performances of their own
+        place.act = Act.ENTER
+        if body.attributes and isinstance(node.decl, s.Usage) and not node.decl.name:
+            raise NotCovered(name, "features of an anonymous action")
+        if body.attributes and self._in_block(ctx):
+            raise NotCovered(name, "features of an action in a branch or loop body")
+        for attr in body.attributes:
+            if attr.direction is not None:
+                raise NotCovered(name, f"the parameter '{attr.name}'")
+        place.locals = tuple(self._attribute(a, place.index, name, body.scope) for a in body.attributes)
+        if body.flow is not None:
+            place.children = (self._flow(body.flow, place.index, "body"),)
+        elif body.statements:
+            child = self._flow(self.program.statement_flow(node), place.index, "body")
+            place.children = (child,)
+
+
+def build(program: Program, action: Element) -> Net:
+    """The action's places, or NotCovered naming the first node and construct the encoding lacks."""
+    return _Builder(program, action).build()
+
+
+def move_bound(net: Net) -> tuple[int | None, frozenset[tuple[str, int] | tuple[str, int, int]]]:
+    """An upper bound on the moves of any schedule, when no flow has a cycle and no loop is entered
+    (None otherwise): each place performs at most once per token that can reach it (a join once per
+    full set of arrivals); and the token counts that never exceed one (`("cnt", place)` and
+    `("via", place, source)` keys), which the encoding holds as Booleans."""
+    if any(p.act in (Act.WHILE, Act.FOR, Act.UNTIL) for p in net.places):
+        return None, frozenset()
+    safe: set[tuple[str, int] | tuple[str, int, int]] = set()
+    bound = _flow_moves(net, 0, safe, 1)
+    return bound, frozenset(safe) if bound is not None else frozenset()
+
+
+def _flow_moves(net: Net, flow: int, safe: set[tuple[str, int] | tuple[str, int, int]], entries: int) -> int | None:
+    ctx = net.flows[flow]
+    graph = ctx.graph
+    order: list[int] = []
+    marks: dict[int, int] = {}
+
+    def visit(n: int) -> bool:
+        if marks.get(n) == 1:
+            return False  # a cycle
+        if marks.get(n) == 2:
+            return True
+        marks[n] = 1
+        for e in graph.outgoing(n):
+            if not visit(e.target):
+                return False
+        marks[n] = 2
+        order.append(n)
+        return True
+
+    for node in graph.nodes:
+        if not visit(node.index):
+            return None
+    arrivals = {n.index: (1 if n.index in graph.initial else 0) for n in graph.nodes}
+    arrived_from: dict[tuple[int, int], int] = {}
+    total = 0
+    for n in reversed(order):
+        place = net.places[ctx.places[n]]
+        count = arrivals[n]
+        if place.joinlike:
+            per_source = [arrived_from.get((n, src), 0) for src in net.sources(place)]
+            for src, arrived in zip(net.sources(place), per_source, strict=True):
+                if arrived * entries <= 1:
+                    safe.add(("via", place.index, src))
+            if place.node.kind is NodeKind.JOIN:
+                count = min(per_source) if per_source else 0
+        inner = 0
+        for child in place.children:
+            if child >= 0:
+                moves = _flow_moves(net, child, safe, entries * count)
+                if moves is None:
+                    return None
+                inner = max(inner, moves)
+        total += count * (1 + inner)
+        if count * entries <= 1:
+            safe.add(("cnt", place.index))
+        for e in graph.outgoing(n):
+            arrivals[e.target] += count
+            arrived_from[(e.target, n)] = arrived_from.get((e.target, n), 0) + count
+    return total

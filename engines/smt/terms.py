@@ -1,0 +1,190 @@
+"""Expressions as solver terms, with the run errors their evaluation raises as conditions: exact
+arithmetic (an Integer stays an Integer under + - * and %, `/` is a Rational as the evaluator makes
+it), Booleans with the conditional `and`/`or`/`implies`, enumeration literals. Anything else refuses
+(NotCovered naming the node and the operation)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import z3
+
+from engines.smt.net import NotCovered, Sort
+from ir import syntax as s
+
+INT64 = 2 ** 63
+
+
+@dataclass(frozen=True)
+class Term:
+    """A value as a solver term: `kind` bool, int, real, or `enum:<name>`."""
+
+    value: Any
+    kind: str
+
+
+Reader = Callable[[str], Term | None]  # a name read where the expression stands: a feature, or None
+
+
+class Enums:
+    """One solver sort per enumeration, made once."""
+
+    def __init__(self) -> None:
+        self.sorts: dict[str, tuple[Any, dict[str, Any]]] = {}
+
+    def sort(self, sort: Sort) -> Any:
+        return self._get(sort.enum, sort.literals)[0]
+
+    def literal(self, enum: str, name: str) -> Any | None:
+        known = self.sorts.get(enum)
+        if known is None:
+            return None
+        return known[1].get(name)
+
+    def _get(self, enum: str, literals: tuple[str, ...]) -> tuple[Any, dict[str, Any]]:
+        known = self.sorts.get(enum)
+        if known is None:
+            made, consts = z3.EnumSort(f"enum_{enum}", [f"{enum}_{x}" for x in literals])
+            known = self.sorts[enum] = (made, dict(zip(literals, consts, strict=True)))
+        return known
+
+
+def variable(name: str, sort: Sort, enums: Enums) -> Any:
+    if sort.kind == "bool":
+        return z3.Bool(name)
+    if sort.kind == "int":
+        return z3.Int(name)
+    if sort.kind == "real":
+        return z3.Real(name)
+    return z3.Const(name, enums.sort(sort))
+
+
+def kind_of(sort: Sort) -> str:
+    return f"enum:{sort.enum}" if sort.kind == "enum" else sort.kind
+
+
+class Translator:
+    """Translates the expressions of one node (`where`), reading names through `read`, enumeration
+    literals through `literal` (a qualified name to (enum, literal) or None)."""
+
+    def __init__(self, enums: Enums, read: Reader, literal: Callable[[str], tuple[str, str] | None],
+                 where: str) -> None:
+        self.enums = enums
+        self.read = read
+        self.literal = literal
+        self.where = where
+
+    def refuse(self, what: str) -> NotCovered:
+        return NotCovered(self.where, what)
+
+    def eval(self, e: s.Expr) -> tuple[Term, Any]:
+        """The term and the condition under which evaluating it raises a run error."""
+        if isinstance(e, s.Literal):
+            if e.kind == "integer":
+                return Term(z3.IntVal(int(e.text)), "int"), z3.BoolVal(False)
+            if e.kind == "real":
+                from fractions import Fraction
+
+                exact = Fraction(e.text)
+                return Term(z3.RealVal(f"{exact.numerator}/{exact.denominator}"), "real"), z3.BoolVal(False)
+            if e.kind == "boolean":
+                return Term(z3.BoolVal(e.text == "true"), "bool"), z3.BoolVal(False)
+            raise self.refuse(f"a {e.kind} literal")
+        if isinstance(e, s.Name):
+            found = self.read(e.name)
+            if found is not None:
+                return found, z3.BoolVal(False)
+            lit = self.literal(e.name)
+            if lit is not None:
+                value = self.enums.literal(*lit)
+                if value is not None:
+                    return Term(value, f"enum:{lit[0]}"), z3.BoolVal(False)
+            raise self.refuse(f"the name '{e.name}'")
+        if isinstance(e, s.Unary):
+            term, err = self.eval(e.operand)
+            if e.op == "not":
+                self._need(term, "bool", "not")
+                return Term(z3.Not(term.value), "bool"), err
+            if e.op in ("-", "+") and term.kind in ("int", "real"):
+                return Term(-term.value if e.op == "-" else term.value, term.kind), err
+            raise self.refuse(f"the operator '{e.op}'")
+        if isinstance(e, s.Binary):
+            return self._binary(e)
+        if isinstance(e, s.Conditional):
+            cond, err_c = self.eval(e.condition)
+            self._need(cond, "bool", "if")
+            a, err_a = self.eval(e.then)
+            b, err_b = self.eval(e.otherwise)
+            a, b = self._unify(a, b, "if")
+            err = z3.Or(err_c, z3.And(z3.Not(err_c), z3.If(cond.value, err_a, err_b)))
+            return Term(z3.If(cond.value, a.value, b.value), a.kind), err
+        if isinstance(e, s.Call):
+            raise self.refuse("an invocation")
+        if isinstance(e, s.Chain):
+            raise self.refuse("a feature chain")
+        raise self.refuse(type(e).__name__.lower())
+
+    def _need(self, term: Term, kind: str, op: str) -> None:
+        if term.kind != kind:
+            raise self.refuse(f"'{op}' over {term.kind}")
+
+    def _unify(self, a: Term, b: Term, op: str) -> tuple[Term, Term]:
+        if a.kind == b.kind:
+            return a, b
+        if {a.kind, b.kind} == {"int", "real"}:
+            return (Term(z3.ToReal(a.value), "real") if a.kind == "int" else a,
+                    Term(z3.ToReal(b.value), "real") if b.kind == "int" else b)
+        raise self.refuse(f"'{op}' over {a.kind} and {b.kind}")
+
+    def _binary(self, e: s.Binary) -> tuple[Term, Any]:
+        op = e.op
+        left, err_l = self.eval(e.left)
+        right, err_r = self.eval(e.right)
+        if op in ("and", "or", "implies"):
+            self._need(left, "bool", op)
+            self._need(right, "bool", op)
+            lhs, rhs = left.value, right.value
+            # conditional: the right operand is evaluated only when the left does not decide
+            decides = z3.Not(lhs) if op == "and" else (lhs if op == "or" else z3.Not(lhs))
+            err = z3.Or(err_l, z3.And(z3.Not(err_l), z3.Not(decides), err_r))
+            value = z3.And(lhs, rhs) if op == "and" else (z3.Or(lhs, rhs) if op == "or" else z3.Implies(lhs, rhs))
+            return Term(value, "bool"), err
+        err = z3.Or(err_l, err_r)
+        if op in ("&", "|", "xor"):
+            self._need(left, "bool", op)
+            self._need(right, "bool", op)
+            lhs, rhs = left.value, right.value
+            value = z3.And(lhs, rhs) if op == "&" else (z3.Or(lhs, rhs) if op == "|" else z3.Xor(lhs, rhs))
+            return Term(value, "bool"), err
+        if op in ("==", "===", "!=", "!=="):
+            if left.kind != right.kind and {left.kind, right.kind} != {"int", "real"}:
+                raise self.refuse(f"'{op}' over {left.kind} and {right.kind}")
+            left, right = self._unify(left, right, op)
+            same = left.value == right.value
+            return Term(same if op in ("==", "===") else z3.Not(same), "bool"), err
+        if left.kind not in ("int", "real") or right.kind not in ("int", "real"):
+            raise self.refuse(f"the operator '{op}' over {left.kind} and {right.kind}")
+        if op in ("<", ">", "<=", ">="):
+            left, right = self._unify(left, right, op)
+            lhs, rhs = left.value, right.value
+            value = {"<": lhs < rhs, ">": lhs > rhs, "<=": lhs <= rhs, ">=": lhs >= rhs}[op]
+            return Term(value, "bool"), err
+        if op in ("+", "-", "*"):
+            left, right = self._unify(left, right, op)
+            lhs, rhs = left.value, right.value
+            value = lhs + rhs if op == "+" else (lhs - rhs if op == "-" else lhs * rhs)
+            return Term(value, left.kind), err
+        if op == "/":
+            lhs = left.value if left.kind == "real" else z3.ToReal(left.value)
+            rhs = right.value if right.kind == "real" else z3.ToReal(right.value)
+            return Term(lhs / rhs, "real"), z3.Or(err, rhs == 0)
+        if op == "%":
+            if left.kind != "int" or right.kind != "int":
+                raise self.refuse("'%' over a Rational")
+            lhs, rhs = left.value, right.value
+            quotient = z3.Abs(lhs) / z3.Abs(rhs)  # floor of non-negatives: the truncated magnitude
+            truncated = z3.If((lhs >= 0) == (rhs >= 0), quotient, -quotient)
+            return Term(lhs - rhs * truncated, "int"), z3.Or(err, rhs == 0)
+        raise self.refuse(f"the operator '{op}'")

@@ -1,0 +1,134 @@
+"""The query over k moves, built once per model, k and copy: the initial state (the values the model
+gives, the free inputs in their domains, the assumptions), k transitions, and the state predicates
+the questions ask (ended, completed, deadlocked, failed, cut)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from fractions import Fraction
+from typing import Any
+
+import z3
+
+from engines.runtime import Program
+from engines.runtime.values import UNSET, Deferred, EnumValue
+from engines.smt.encode import Builder, State
+from engines.smt.net import Feature, Net, NotCovered
+from ir import syntax as s
+
+
+def names_read(expr: s.Expr | None) -> Iterator[str]:
+    """The plain names an expression reads (what decides whether a feature with no value is an input)."""
+    if expr is None:
+        return
+    if isinstance(expr, s.Name):
+        yield expr.name
+        return
+    for value in vars(expr).values():
+        if isinstance(value, s.Expr):
+            yield from names_read(value)
+        elif isinstance(value, tuple):
+            for item in value:
+                if isinstance(item, s.Expr):
+                    yield from names_read(item)
+
+
+def read_anywhere(net: Net) -> set[str]:
+    out: set[str] = set()
+    for ctx in net.flows:
+        for e in ctx.graph.edges:
+            out.update(names_read(e.guard))
+    for place in net.places:
+        stmt = place.statement
+        if isinstance(stmt, s.Assign):
+            out.update(names_read(stmt.value))
+        elif isinstance(stmt, (s.If, s.While)):
+            out.update(names_read(stmt.condition))
+        elif isinstance(stmt, s.LoopUntil):
+            out.update(names_read(stmt.until))
+        elif isinstance(stmt, s.For):
+            out.update(names_read(stmt.collection))
+        for index in place.locals:
+            out.update(names_read(net.features[index].decl.value))
+    return out
+
+
+def initial_values(net: Net, program: Program, subject: str) -> dict[int, Any]:
+    """The values the model gives the action's features at its start, as the interpreter sets them."""
+    run = program.start_action(subject, fine=True)
+    values = run.root.frame.values
+    out: dict[int, Any] = {}
+    for f in net.features:
+        if f.owner is not None:
+            continue
+        v = values.get(f.local, UNSET)
+        if isinstance(v, Deferred):
+            raise NotCovered(net.action.name, f"feature '{f.local}' whose value is evaluated when first read")
+        if v is UNSET or v is None:
+            out[f.index] = None
+        elif isinstance(v, EnumValue):
+            out[f.index] = v.literal
+        elif isinstance(v, (bool, int, Fraction)):
+            out[f.index] = v
+        else:
+            raise NotCovered(net.action.name, f"feature '{f.local}' holding {type(v).__name__}")
+    return out
+
+
+class Unrolled:
+    """One copy (or two, sharing the initial state) of the run over k moves, on one incremental solver."""
+
+    def __init__(self, net: Net, program: Program, subject: str, k: int, inputs: Sequence[str] = (),
+                 copies: Sequence[str] = ("",), timeout_ms: int | None = None,
+                 safe: frozenset[Any] = frozenset()) -> None:
+        self.net = net
+        self.k = k
+        self.builder = Builder(net, k, safe=safe)
+        self.values = initial_values(net, program, subject)
+        read = read_anywhere(net)
+        known = {f.local for f in net.features if f.owner is None}
+        for name in inputs:
+            if name not in known:
+                raise NotCovered(net.action.name, f"input '{name}', which is no feature of the action")
+        self.free: list[Feature] = [f for f in net.features if f.owner is None and (
+            f.local in inputs or (self.values.get(f.index) is None and f.local in read))]
+        self.solver = z3.Solver()
+        if timeout_ms is not None:
+            self.solver.set("timeout", timeout_ms)
+        self.copies: dict[str, tuple[list[State], list[list[Any]]]] = {}
+        first = self.builder.state(0)
+        self.solver.add(*self.builder.initial(first, self.values, self.free))
+        for copy in copies:
+            states = [first] + [self.builder.state(i, copy) for i in range(1, k + 1)]
+            choices = [[z3.Bool(f"{copy}take@{i}#{j}") for j in range(len(self.builder.choices))]
+                       for i in range(k)]
+            for i in range(k):
+                self.solver.add(*self.builder.transitions(states[i], states[i + 1], choices[i]))
+                if i + 1 < k:
+                    # a run that stopped stays stopped
+                    self.solver.add(z3.Implies(z3.Not(z3.Or(choices[i])), z3.Not(z3.Or(choices[i + 1]))))
+            self.copies[copy] = (states, choices)
+
+    def last(self, copy: str = "") -> State:
+        return self.copies[copy][0][-1]
+
+    def ended(self, st: State) -> Any:
+        """No move is enabled: the run completed, failed, or waits on nothing that will come."""
+        return z3.Not(z3.Or([self.builder.enabled(st, ch) for ch in self.builder.choices]))
+
+    def completed(self, st: State) -> Any:
+        return self.builder.complete(st)
+
+    def failed(self, st: State) -> Any:
+        return st["err"] != 0
+
+    def deadlocked(self, st: State) -> Any:
+        return z3.And(self.ended(st), z3.Not(self.completed(st)), st["err"] == 0)
+
+    def cut(self, copy: str = "") -> Any:
+        """Some move is still enabled after k moves, or a slot overflowed: the bound was reached."""
+        st = self.last(copy)
+        return z3.Or(z3.Not(self.ended(st)), st["ovf"])
+
+    def check(self, *assumptions: Any) -> Any:
+        return self.solver.check(*assumptions)

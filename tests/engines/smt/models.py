@@ -1,0 +1,235 @@
+"""Small models of our own for the smt engine, each answer derived from the semantics (the comments)."""
+
+from __future__ import annotations
+
+import ir
+from engines.runtime import Program
+
+# A heater: the setpoint is an input the model leaves unbound, so it ranges over Integer. A setpoint
+# above 30 drives the temperature above 30 (NotTooHot fails); assuming Sane (setpoint <= 25) no
+# schedule and no setpoint breaks it.
+HEATER = """package ctl {
+	private import ScalarValues::*;
+	action def Heat {
+		in attribute setpoint : Integer;
+		attribute temp : Integer := 15;
+		attribute heater : Boolean := false;
+		first start;
+		then decide d;
+			if setpoint > temp then on;
+			else off;
+		action on { assign heater := true; assign temp := setpoint; }
+		then merge m;
+		action off { assign heater := false; }
+		then m;
+		merge m;
+		then done;
+	}
+	requirement NotTooHot { temp <= 30 }
+	constraint Sane { setpoint <= 25 }
+}
+"""
+
+# A booking race: two clerks each read the free seats into a local, then write back one fewer. Both
+# reads may come before either write (a lost update): seats ends 1 or 0, so it is schedule-sensitive.
+# The atomic version decrements in one assignment: seats ends 0 on every schedule.
+BOOKING = """package booking {
+	private import ScalarValues::*;
+	action def Race {
+		attribute seats : Integer := 2;
+		first start;
+		then fork f;
+		then a;
+		then b;
+		action a { attribute seen : Integer := seats; assign seats := seen - 1; }
+		then j;
+		action b { attribute seen : Integer := seats; assign seats := seen - 1; }
+		then j;
+		join j;
+		then done;
+	}
+	action def Atomic {
+		attribute seats : Integer := 2;
+		first start;
+		then fork f;
+		then a;
+		then b;
+		action a { assign seats := seats - 1; }
+		then j;
+		action b { assign seats := seats - 1; }
+		then j;
+		join j;
+		then done;
+	}
+}
+"""
+
+# A join that only one branch of a decision reaches: the join waits for a succession from a node no
+# token will reach, so every schedule deadlocks there.
+DEADLOCK = """package stuck {
+	private import ScalarValues::*;
+	action def Wait {
+		attribute go : Boolean := true;
+		attribute n : Integer := 0;
+		first start;
+		then decide d;
+			if go then left;
+			else right;
+		action left { assign n := n + 1; }
+		then j;
+		action right { assign n := n + 2; }
+		then j;
+		join j;
+		then done;
+	}
+}
+"""
+
+# A pipeline stage divides by a divisor it is given: a divisor 0 is a run error, the others not.
+# `Checked` routes 0 around the division through a decision, so no schedule and no input fails.
+DIVIDE = """package pipe {
+	private import ScalarValues::*;
+	action def Scale {
+		in attribute d : Integer;
+		attribute r : Rational := 0;
+		first start;
+		then action s { assign r := 12 / d; }
+		then done;
+	}
+	action def Checked {
+		in attribute d : Integer;
+		attribute r : Rational := 0;
+		first start;
+		then decide z;
+			if d == 0 then skip;
+			if d != 0 then s;
+		action skip;
+		then m;
+		action s { assign r := 12 / d; }
+		then m;
+		merge m;
+		then done;
+	}
+	action def NoBranch {
+		attribute level : Integer := 5;
+		first start;
+		then decide z;
+			if level > 10 then high;
+			if level < 0 then low;
+		action high;
+		then done;
+		action low;
+		then done;
+	}
+}
+"""
+
+# A merge loop counting to 5: one pass is three moves (the merge, the test, the increment), so 8
+# moves cannot finish it (no violation within 8 moves) while 30 can (proved). A body `while` loop
+# pass by pass, as a fine run performs it.
+LOOPS = """package loops {
+	private import ScalarValues::*;
+	action def Count {
+		attribute i : Integer := 0;
+		first start;
+		then merge m;
+		then decide test;
+			if i < 5 then inc;
+			else done;
+		action inc { assign i := i + 1; }
+		then m;
+	}
+	action def Pump {
+		attribute level : Integer := 0;
+		attribute strokes : Integer := 0;
+		first start;
+		then action fill {
+			while level < 3 {
+				assign level := level + 1;
+				assign strokes := strokes + 1;
+			}
+		}
+		then done;
+	}
+	requirement Bounded { i <= 5 }
+}
+"""
+
+# A fork whose two branches each write x: x ends 1 or 2 (sensitive); leftRan and rightRan end true
+# on every schedule (not sensitive).
+FORK = """package forked {
+	private import ScalarValues::*;
+	action def Write {
+		attribute x : Integer := 0;
+		attribute leftRan : Boolean := false;
+		attribute rightRan : Boolean := false;
+		first start;
+		then fork f;
+		then left;
+		then right;
+		action left { assign x := 1; assign leftRan := true; }
+		then j;
+		action right { assign x := 2; assign rightRan := true; }
+		then j;
+		join j;
+		then done;
+	}
+}
+"""
+
+# A node calling a calc: the encoding does not inline calls, so the question is refused naming it.
+CALLS = """package calls {
+	private import ScalarValues::*;
+	calc def Twice { in v : Integer; return : Integer = v * 2; }
+	action def Use {
+		attribute x : Integer := 1;
+		first start;
+		then action double { assign x := Twice(x); }
+		then done;
+	}
+}
+"""
+
+# Modes as an enumeration, chosen by a free input.
+MODES = """package modes {
+	private import ScalarValues::*;
+	enum def Mode { enum eco; enum fast; }
+	action def Drive {
+		in attribute mode : Mode;
+		attribute speed : Integer := 0;
+		first start;
+		then decide d;
+			if mode == Mode::fast then quick;
+			else slow;
+		action quick { assign speed := 120; }
+		then m;
+		action slow { assign speed := 80; }
+		then m;
+		merge m;
+		then done;
+	}
+	requirement Limit { speed <= 100 }
+}
+"""
+
+
+# A for loop over 1..n with n an input: the sum of 1..n is never negative. Unbounded n runs past any
+# k (no violation within k moves); assuming n <= 3 every schedule ends within k (proved).
+SUMS = """package sums {
+	private import ScalarValues::*;
+	action def Sum {
+		in attribute n : Integer;
+		attribute total : Integer := 0;
+		first start;
+		then action acc { for i in 1..n { assign total := total + i; } }
+		then done;
+	}
+	requirement NonNegative { total >= 0 }
+	requirement Small { total <= 5 }
+	constraint Few { n <= 3 }
+}
+"""
+
+
+def program(text: str) -> Program:
+    return Program(ir.resolve([ir.parse(text, "model.sysml")]))
