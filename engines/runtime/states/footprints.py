@@ -161,6 +161,9 @@ class MachineFootprints:
             fired = [self.transition(t) for t in state.outgoing if t.completion]
             return _union([base, Footprint(reads=self._active([state]) | {self.key(f"complete:{state.order}")},
                                            writes=frozenset({self.key("completions")})), *fired])
+        # a pool event, a timer or a change is dispatched only while no completion is pending: a move
+        # that queues one disables it
+        base = base | Footprint(reads=frozenset({self.key("completions")}))
         if label.startswith("time "):
             timer = next((tm for tm in machine.timers if str(tm.seq) == move.option), None)
             if timer is None:
@@ -219,8 +222,11 @@ class MachineFootprints:
         return Footprint(writes=frozenset({self.key("pool")}))
 
     def clock(self) -> Summary:
-        """Time passes to the next timer: the clock and which timers are due change."""
-        return Footprint(reads=frozenset({self.key("timers")}), writes=frozenset({CLOCK, self.key("timers")}))
+        """Time passes to the next timer: the clock and which timers are due change. It passes only
+        where the machine cannot move: an event sent disables it (the event is taken first), so it
+        reads the pool."""
+        return Footprint(reads=frozenset({self.key("timers"), self.key("pool")}),
+                         writes=frozenset({CLOCK, self.key("timers")}))
 
     def place(self, actor: int) -> tuple[object, ...]:
         """Where an actor stands, as far as its moves' footprints and its future depend on it: the

@@ -8,7 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from tests.corpus_cases import HAVE_CORPUS, NO_CORPUS
+import ir
+from engines.check.machine import check_machine
+from engines.framework import Bounds
+from engines.runtime import Program, Script
+from engines.runtime.states import events_from_json
+from tests.corpus_cases import HAVE_CORPUS, NO_CORPUS, Case, entry
 from tests.engines.check.machines_reduced import (
     REDUCTION_MACHINES,
     MachineModel,
@@ -17,6 +22,7 @@ from tests.engines.check.machines_reduced import (
     reduction_machine_models,
 )
 from tests.engines.check.models import final_states
+from tests.engines.runtime.states.test_machine_moves import MACHINE_CASES
 
 MODELS = reduction_machine_models() + machine_dependence_models()
 
@@ -51,6 +57,7 @@ def test_each_machine_dependence_reaches_the_orders_it_exists_for() -> None:
     assert _finals("machine_dependence/mdep_two_machines_part_feature", "alarm") == {"1", "2"}
     assert _finals("machine_dependence/mdep_timers_tie", "last") == {"1", "2"}
     assert len(_finals("machine_dependence/mdep_shared_counter_regions", "c")) > 1
+    assert _finals("machine_dependence/mdep_stop_against_timers", "cycles") == {"1", "2", "3"}
 
 
 def test_independent_machine_moves_are_taken_in_one_order() -> None:
@@ -58,3 +65,21 @@ def test_independent_machine_moves_are_taken_in_one_order() -> None:
     for name in ("machine_dependence/mdep_two_region_controller", "machine_dependence/mdep_env_and_completion"):
         m = next(x for x in MODELS if x.name == name)
         assert checked(m, reduce=True).stats.states < checked(m, reduce=False).stats.states, name
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("case", MACHINE_CASES, ids=lambda c: c.name)
+def test_every_machine_case_reduced_reaches_the_unreduced_final_states(case: Case) -> None:
+    """Each machine case of the corpus, checked with its events sent by the environment."""
+    try:
+        model = ir.resolve([ir.parse(case.text, case.name)])
+    except ir.SysmlError:
+        pytest.skip("the case is refused before any run")
+    program = Program(model)
+    script = Script(tuple(events_from_json(case.expected.get("events") or [])))
+    bounds = Bounds(depth=500, states=20_000)
+    reduced, full = (check_machine(program, entry(case, model), script, bounds, reduce=r) for r in (True, False))
+    assert final_states(reduced) == final_states(full)
+    assert reduced.verdict is full.verdict
+    assert {(v.kind, v.text) for v in reduced.violations} == {(v.kind, v.text) for v in full.violations}
+    assert reduced.stats.states <= full.stats.states
