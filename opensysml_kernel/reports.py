@@ -3,6 +3,7 @@ collapsible step table per witness, and as the JSON document the CLI's `--json` 
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 from collections.abc import Sequence
@@ -146,12 +147,28 @@ class Check:
                      for o in self.result.outcomes)
         return Table(("outcome", "linearizations", "witness"), rows)
 
+    def anchor(self, number: int | None) -> str:
+        """The id of witness `number`'s step table in this report's HTML ("" for none): the same for the
+        same answer, so a notebook's output does not change between runs."""
+        if number is None:
+            return ""
+        r = self.result
+        digest = hashlib.sha256("\n".join([r.engine, r.subject, *(w.text() for w in r.witnesses)]).encode())
+        return f"opensysml-{digest.hexdigest()[:12]}-w{number}"
+
+    def _links(self, references: Sequence[int], width: int) -> tuple[tuple[str, ...], ...]:
+        """Per row of a table whose last column names a witness: that cell linked to its step table."""
+        return tuple(("",) * (width - 1) + (("#" + self.anchor(self.number(index))) if self.number(index) else "",)
+                     for index in references)
+
     def outcome_html(self) -> str:
-        """The outcomes as a table; a machine's with its configuration and visits in columns of their own."""
+        """The outcomes as a table, each linked to its witness's step table; a machine's with its
+        configuration and visits in columns of their own."""
         count = "linearizations" if self.result.kind is QuestionKind.OUTCOMES else "schedules"
         outcomes = self.result.outcomes
         if not any(k in MACHINE_KEYS for o in outcomes for k, _ in o.values):
-            return Table(("outcome", count, "witness"), self.outcome_table().rows).html()
+            return Table(("outcome", count, "witness"), self.outcome_table().rows,
+                         links=self._links([o.witness for o in outcomes], 3)).html()
         rows = []
         for o in outcomes:
             values = dict(o.values)
@@ -159,7 +176,8 @@ class Check:
                            o.error, o.violates)
             rows.append((values.get("finalState", ""), values.get("stateVisits", ""),
                          self.outcome_text(rest, witness=False), str(o.schedules), self._ref(o.witness)))
-        return Table(("finalState", "stateVisits", "outcome", count, "witness"), tuple(rows)).html()
+        return Table(("finalState", "stateVisits", "outcome", count, "witness"), tuple(rows),
+                     links=self._links([o.witness for o in outcomes], 5)).html()
 
     # ------------------------------------------------------------ json
 
@@ -173,6 +191,8 @@ class Check:
             entry["claims"] = [c.line() for c in witness.claims]
             entry["choices"] = [c.line() for c in witness.choices]
             entry["ending"] = witness.ending
+            if index < len(self.steps) and self.steps[index]:
+                entry["steps"] = [step_document(row) for row in self.steps[index]]
             witnesses.append(entry)
         return {
             "subject": r.subject,
@@ -214,10 +234,12 @@ class Check:
             parts.append(self.outcome_html())
         if r.violations:
             found = tuple((v.kind, v.text, str(v.moves), self._ref(v.witness)) for v in r.violations)
-            parts.append(Table(("violation", "what", "after moves", "witness"), found).html())
+            parts.append(Table(("violation", "what", "after moves", "witness"), found,
+                               links=self._links([v.witness for v in r.violations], 4)).html())
         if r.divergent:
             values = tuple((feature, value, self._ref(index)) for feature, seen in r.divergent for value, index in seen)
-            parts.append(Table(("divergent feature", "value", "witness"), values).html())
+            indices = [index for _, seen in r.divergent for _, index in seen]
+            parts.append(Table(("divergent feature", "value", "witness"), values, links=self._links(indices, 3)).html())
         if r.verdict.solved:
             parts.append(solved_html(r))
         elif r.bounds:
@@ -233,14 +255,12 @@ class Check:
     def _witness_html(self, index: int, witness: Witness) -> str:
         what = witness.ending or self._outcome_of(index) or "a schedule"
         where = f" ({html.escape(self.paths[index])})" if index < len(self.paths) else ""
-        summary = f"witness {index + 1}: {html.escape(what)}{where}"
         steps = self.steps[index] if index < len(self.steps) else ()
-        if steps:
-            rows = tuple((str(s.step), s.taken, ", ".join(s.alternatives), s.changes()) for s in steps)
-            body = Table(("step", "move taken", "alternatives", "values changed"), rows).html()
-        else:
-            body = "<pre style='margin:0'>" + html.escape(witness.text()) + "</pre>"
-        return f"<details><summary>{summary}</summary>{body}</details>"
+        marked = next((row for row in steps if row.ending), None)
+        at = f" at step {marked.step}" if marked is not None else ""
+        summary = f"witness {index + 1}: {html.escape(what)}{at}{where}"
+        body = step_table_html(steps) if steps else "<pre style='margin:0'>" + html.escape(witness.text()) + "</pre>"
+        return f"<details id='{self.anchor(index + 1)}'><summary>{summary}</summary>{body}</details>"
 
     def _outcome_of(self, index: int) -> str:
         shown = [f"{feature} = {value}" for feature, values in self.result.divergent for value, i in values
@@ -248,6 +268,39 @@ class Check:
         shown += [self.outcome_text(o, witness=False) for o in self.result.outcomes
                   if self.number(o.witness) == index + 1]
         return "; ".join(shown)
+
+
+def step_document(row: StepRow) -> dict[str, Any]:
+    """One step of a replayed witness in the JSON document, numbered as the witness file numbers it."""
+    entry: dict[str, Any] = {"step": row.step, "taken": row.taken, "alternatives": list(row.alternatives),
+                             "changed": [{"feature": f, "before": b, "after": a} for f, b, a in row.changed]}
+    if row.ending:
+        entry["ending"] = row.ending
+        entry["state"] = dict(row.state)
+    return entry
+
+
+STEP_HEADER = ("step", "move taken", "alternatives", "values changed")
+
+
+def step_table_html(steps: Sequence[StepRow]) -> str:
+    """A witness's steps as a table; the step where its claim shows (a property false, a deadlock, a
+    failure) marked ✗ with that claim and the state there."""
+    head = "".join(f"<th style='text-align:left'>{html.escape(c)}</th>" for c in STEP_HEADER)
+    body = []
+    for row in steps:
+        cells = (str(row.step), row.taken, ", ".join(row.alternatives), row.changes())
+        tds = "".join(f"<td style='text-align:left'><code>{html.escape(c)}</code></td>" for c in cells)
+        if not row.ending:
+            body.append(f"<tr>{tds}</tr>")
+            continue
+        body.append(f"<tr class='opensysml-failing' style='background:rgba(207,34,46,0.12)'>{tds}</tr>")
+        shown = f"{row.ending.removeprefix('property: ')} is false" if row.ending.startswith("property: ") \
+            else row.ending.removeprefix("fails: ")
+        said = f"✗ step {row.step}: {shown}; state: {row.state_text() or '(no features)'}"
+        body.append(f"<tr class='opensysml-failing'><td colspan='{len(STEP_HEADER)}' style='text-align:left;"
+                    f"color:{MARKS['✗']}'>{html.escape(said)}</td></tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
 MACHINE_KEYS = ("finalState", "stateVisits")  # a machine's outcome: its configuration and the states it entered

@@ -28,6 +28,7 @@ class Table:
 
     header: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
+    links: tuple[tuple[str, ...], ...] = ()  # per row, per cell: where the cell links to in HTML ("" none)
 
     def lines(self) -> list[str]:
         widths = [max(len(row[i]) for row in (self.header, *self.rows)) for i in range(len(self.header))]
@@ -39,10 +40,15 @@ class Table:
     def html(self) -> str:
         head = "".join(f"<th style='text-align:left'>{html.escape(c)}</th>" for c in self.header)
         body = "".join(
-            "<tr>" + "".join(f"<td style='text-align:left'><code>{html.escape(c)}</code></td>" for c in row) + "</tr>"
-            for row in self.rows
+            "<tr>" + "".join(f"<td style='text-align:left'>{self._cell(r, i)}</td>" for i in range(len(row))) + "</tr>"
+            for r, row in enumerate(self.rows)
         )
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+    def _cell(self, row: int, column: int) -> str:
+        code = f"<code>{html.escape(self.rows[row][column])}</code>"
+        href = self.links[row][column] if row < len(self.links) else ""
+        return f"<a href='{html.escape(href)}'>{code}</a>" if href else code
 
 
 @dataclass(frozen=True)

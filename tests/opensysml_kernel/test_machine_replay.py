@@ -49,7 +49,7 @@ def lines(session: Session, line: str) -> list[str]:
 
 def test_the_replay_follows_the_witness_to_its_end(replaying: Session) -> None:
     assert lines(replaying, "%state Heater") == [
-        "▶ State machine heater::Heater started (replaying witness 1 of heater::Heater (through move 11;"
+        "▶ State machine heater::Heater started (replaying witness 2 of heater::Heater (through move 11;"
         " ends property: heater::oneCycle))", "idle", "● idle at t=0.0"]
     out = lines(replaying, "%continue")
     assert out[:2] == ["move 1: send Cold (chosen over completion idle)", "environment: send Cold"]

@@ -117,7 +117,7 @@ def test_html_has_header_tables_and_witness_steps() -> None:
     assert "color:#cf222e" in page and "divergent (21 states" in page
     assert "<th style='text-align:left'>divergent feature</th>" in page
     assert "<th style='text-align:left'>bound</th>" in page and "<code>reached</code>" not in page
-    assert page.count("<details>") == 2
+    assert page.count("<details") == 2
     assert "<summary>witness 1: c = 1</summary>" in page
     assert "<code>c: 0 → 1</code>" in page and "<code>3@b</code>" in page
     # A witness with no step table shows its text.
