@@ -57,6 +57,7 @@ class Check:
     unwritten: str | None = None  # why the witness files could not be written, said after the report
     kind: str = "Action"  # what was checked, as the head names it: Action, State machine
     environment: str | None = None  # a machine's: what its environment may send (Script.describe)
+    notes: tuple[str, ...] = ()  # what the faces say of the question asked (a property not applying)
 
     @property
     def subject(self) -> str:
@@ -97,6 +98,7 @@ class Check:
         lines = [self.head()]
         if self.environment is not None:
             lines.append(f"  environment: {self.environment}")
+        lines.extend(f"  {note}" for note in self.notes)
         if r.verdict.solved:
             lines.extend(solved_lines(r, self._ref))
         elif r.kind is QuestionKind.OUTCOMES:
@@ -211,6 +213,7 @@ class Check:
             "incomplete": r.incomplete,
             "witnessError": self.unwritten,
             **(solved_document(r) if r.verdict.solved else {}),
+            **({"notApplying": [note.removeprefix("not applying: ") for note in self.notes]} if self.notes else {}),
             "lines": self.lines(),
         } | self._machine_keys()
 
@@ -247,7 +250,7 @@ class Check:
             parts.append(Table(("bound", "value", "reached"), limits).html())
         for index, witness in enumerate(r.witnesses):
             parts.append(self._witness_html(index, witness))
-        kept = ("incomplete:", "note:", "standing:", "✗ witness files", "explore")
+        kept = ("incomplete:", "note:", "not applying:", "standing:", "✗ witness files", "explore")
         lines = [line.strip() for line in self.lines()[1:] if line.strip().startswith(kept)]
         parts.append("<pre style='margin:0'>" + "\n".join(html.escape(line) for line in lines) + "</pre>")
         return "".join(parts)
