@@ -106,7 +106,7 @@ def _list(session: Session, args: list[str]) -> Result:
     if not declarations:
         return Result.of(["no declarations"])
     rows = tuple((d.kind, d.qualified_name, f"{d.path}:{d.line}") for d in declarations)
-    return Result.of([], table=Table(("kind", "name", "where"), rows))
+    return Result.of([], table=Table(("kind", "name", "where"), rows, mono=(1, 2)))
 
 
 def _clear(session: Session, args: list[str]) -> Result:
@@ -337,7 +337,7 @@ def _engine(session: Session, args: list[str]) -> Result:
 
 def _engines(session: Session, args: list[str]) -> Result:
     _no_args("engines", args)
-    return Result.of([], table=Table(("engine", "answers", "strength", "status"), tuple(engine_rows())))
+    return Result.of([], table=Table(("engine", "answers", "strength", "status"), tuple(engine_rows()), mono=(0,)))
 
 
 def execute_quiet(session: Session, command: str) -> list[str]:
@@ -401,7 +401,7 @@ def _help(session: Session, args: list[str]) -> Result:
         command = lookup(args[0])
         return Result.of([f"usage: {command.usage}", f"  {command.help}", f"example: {command.example}"])
     rows = tuple((c.usage, c.help) for c in COMMANDS.values())
-    return Result.of(["commands (%help <command> for one, with an example):"], table=Table(("command", "what it does"), rows))
+    return Result.of(["commands (%help <command> for one, with an example):"], table=Table(("command", "what it does"), rows, mono=(0,)))
 
 
 COMMANDS: dict[str, Command] = {c.name: c for c in (

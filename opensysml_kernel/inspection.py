@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ir import syntax as s
 from ir.model import Element, Model
 from opensysml_kernel.commands import COMMANDS
+from opensysml_kernel.results import Tone, container
 from opensysml_kernel.session import Session
 
 _TOKEN = re.compile(r"%?[\w:-]+")
@@ -43,12 +44,12 @@ def inspect_at(session: Session, code: str, cursor: int) -> Inspection | None:
         if command is None:
             return None
         text = f"{command.usage}: {command.help}"
-        return Inspection(text, f"<code>{html.escape(command.usage)}</code>: {html.escape(command.help)}")
+        return Inspection(text, container(Tone.INFO, f"<code>{html.escape(command.usage)}</code>: {html.escape(command.help)}"))
     shown = [declaration(session.model, el) for el in found[:SHOWN]]
     more = len(found) - SHOWN
     text = "\n\n".join(lines for lines, _ in shown) + (f"\n\n({more} more named {token})" if more > 0 else "")
     page = "".join(page for _, page in shown) + (f"<p>({more} more named {html.escape(token)})</p>" if more > 0 else "")
-    return Inspection(text, f"<div class='opensysml-inspect'>{page}</div>")
+    return Inspection(text, container(Tone.INFO, f"<div class='opensysml-inspect'>{page}</div>"))
 
 
 def elements(model: Model, name: str) -> list[Element]:

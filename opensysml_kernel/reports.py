@@ -12,7 +12,7 @@ from typing import Any
 
 from engines.framework import Outcome, QuestionKind, Verdict, Witness
 from engines.framework import Result as EngineResult
-from opensysml_kernel.results import MARKS, Result, Table, Tone
+from opensysml_kernel.results import Result, Table, Tone, container
 from opensysml_kernel.solved import (
     answers_table,
     solved_document,
@@ -21,6 +21,7 @@ from opensysml_kernel.solved import (
     solved_standing,
     solver_comparison,
 )
+from opensysml_kernel.style import TONES, badge, mono
 from opensysml_kernel.witness import StepRow
 
 MARK = {
@@ -170,7 +171,7 @@ class Check:
         outcomes = self.result.outcomes
         if not any(k in MACHINE_KEYS for o in outcomes for k, _ in o.values):
             return Table(("outcome", count, "witness"), self.outcome_table().rows,
-                         links=self._links([o.witness for o in outcomes], 3)).html()
+                         links=self._links([o.witness for o in outcomes], 3), mono=(0,)).html()
         rows = []
         for o in outcomes:
             values = dict(o.values)
@@ -179,7 +180,7 @@ class Check:
             rows.append((values.get("finalState", ""), values.get("stateVisits", ""),
                          self.outcome_text(rest, witness=False), str(o.schedules), self._ref(o.witness)))
         return Table(("finalState", "stateVisits", "outcome", count, "witness"), tuple(rows),
-                     links=self._links([o.witness for o in outcomes], 5)).html()
+                     links=self._links([o.witness for o in outcomes], 5), mono=(0, 1, 2)).html()
 
     # ------------------------------------------------------------ json
 
@@ -232,27 +233,31 @@ class Check:
     def html(self) -> str:
         r = self.result
         mark = MARK.get(r.verdict, "?")
-        parts = [f"<div style='font-weight:bold;color:{MARKS[mark]}'>{html.escape(self.head())}</div>"]
+        word = r.said if r.kind is not QuestionKind.OUTCOMES else ("complete" if not r.incomplete else "incomplete")
+        head = self.head().removeprefix(mark).strip()
+        parts = [f"<div class='opensysml-head'>{badge(mark, word)}<span class='opensysml-{TONES[mark]}'>"
+                 f"{html.escape(head)}</span></div>"]
         if r.outcomes:
             parts.append(self.outcome_html())
         if r.violations:
             found = tuple((v.kind, v.text, str(v.moves), self._ref(v.witness)) for v in r.violations)
             parts.append(Table(("violation", "what", "after moves", "witness"), found,
-                               links=self._links([v.witness for v in r.violations], 4)).html())
+                               links=self._links([v.witness for v in r.violations], 4), mono=(1,)).html())
         if r.divergent:
             values = tuple((feature, value, self._ref(index)) for feature, seen in r.divergent for value, index in seen)
             indices = [index for _, seen in r.divergent for _, index in seen]
-            parts.append(Table(("divergent feature", "value", "witness"), values, links=self._links(indices, 3)).html())
+            parts.append(Table(("divergent feature", "value", "witness"), values, links=self._links(indices, 3),
+                               mono=(0, 1)).html())
         if r.verdict.solved:
             parts.append(solved_html(r))
         elif r.bounds:
             limits = tuple((b.name, b.limit, "reached" if b.reached else "no") for b in r.bounds)
-            parts.append(Table(("bound", "value", "reached"), limits).html())
+            parts.append(Table(("bound", "value", "reached"), limits, mono=(1,)).html())
         for index, witness in enumerate(r.witnesses):
             parts.append(self._witness_html(index, witness))
         kept = ("incomplete:", "note:", "not applying:", "standing:", "✗ witness files", "explore")
         lines = [line.strip() for line in self.lines()[1:] if line.strip().startswith(kept)]
-        parts.append("<pre style='margin:0'>" + "\n".join(html.escape(line) for line in lines) + "</pre>")
+        parts.append("<div class='opensysml-quiet'>" + "<br/>".join(html.escape(line) for line in lines) + "</div>")
         return "".join(parts)
 
     def _witness_html(self, index: int, witness: Witness) -> str:
@@ -289,21 +294,21 @@ STEP_HEADER = ("step", "move taken", "alternatives", "values changed")
 def step_table_html(steps: Sequence[StepRow]) -> str:
     """A witness's steps as a table; the step where its claim shows (a property false, a deadlock, a
     failure) marked ✗ with that claim and the state there."""
-    head = "".join(f"<th style='text-align:left'>{html.escape(c)}</th>" for c in STEP_HEADER)
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in STEP_HEADER)
     body = []
     for row in steps:
-        cells = (str(row.step), row.taken, ", ".join(row.alternatives), row.changes())
-        tds = "".join(f"<td style='text-align:left'><code>{html.escape(c)}</code></td>" for c in cells)
+        tds = "".join(f"<td>{cell}</td>" for cell in (
+            str(row.step), mono(row.taken), ", ".join(mono(a) for a in row.alternatives), mono(row.changes())))
         if not row.ending:
             body.append(f"<tr>{tds}</tr>")
             continue
-        body.append(f"<tr class='opensysml-failing' style='background:rgba(207,34,46,0.12)'>{tds}</tr>")
+        body.append(f"<tr class='opensysml-failing'>{tds}</tr>")
         shown = f"{row.ending.removeprefix('property: ')} is false" if row.ending.startswith("property: ") \
             else row.ending.removeprefix("fails: ")
-        said = f"✗ step {row.step}: {shown}; state: {row.state_text() or '(no features)'}"
-        body.append(f"<tr class='opensysml-failing'><td colspan='{len(STEP_HEADER)}' style='text-align:left;"
-                    f"color:{MARKS['✗']}'>{html.escape(said)}</td></tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        said = f"✗ step {row.step}: {shown}; state: "
+        body.append(f"<tr class='opensysml-failing'><td colspan='{len(STEP_HEADER)}'><b class='opensysml-mark-fail'>"
+                    f"{html.escape(said)}</b>{mono(row.state_text() or '(no features)')}</td></tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"  # in its own <details>
 
 
 MACHINE_KEYS = ("finalState", "stateVisits")  # a machine's outcome: its configuration and the states it entered
@@ -410,10 +415,10 @@ class CheckReport(Result):
     def html(self) -> str:
         parts = [f"<div class='opensysml-check'>{check.html()}</div>" for check in self.checks]
         if self.extra:
-            colour = MARKS["✗"] if self.disagree else "inherit"
-            parts.append(f"<pre style='margin:0;color:{colour}'>"
-                         + "\n".join(html.escape(line.strip()) for line in self.extra) + "</pre>")
-        return f"<div class='opensysml-result opensysml-{self.tone.value}'>" + "<hr/>".join(parts) + "</div>"
+            tone = "mark-fail" if self.disagree else "quiet"
+            parts.append(f"<div class='opensysml-{tone}'>"
+                         + "<br/>".join(html.escape(line.strip()) for line in self.extra) + "</div>")
+        return container(self.tone, "<hr/>".join(parts))
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         return {"text/plain": self.text, "text/html": self.html(), "application/json": self.document()}

@@ -84,7 +84,8 @@ def test_a_property_witness_has_one_step_numbering_everywhere(tmp_path: Path) ->
     table = page[page.index(f"id='{check.anchor(violation.witness)}'"):]
     table = table[:table.index("</details>")]
     assert table.count("<tr") == 1 + len(rows) + 1  # the header, each step, the line saying where it fails
-    assert f"✗ step {violation.moves}: bank::Solvent is false; state: balance = -1" in table
+    assert (f"<b class='opensysml-mark-fail'>✗ step {violation.moves}: bank::Solvent is false; state: </b>"
+            "<code>balance = -1</code>") in table
     document = report.document()["checks"][0]
     steps = document["witnesses"][violation.witness - 1]["steps"]
     assert [s["step"] for s in steps] == file_steps
@@ -98,7 +99,7 @@ def test_every_outcome_links_to_a_witness_that_ends_in_it() -> None:
     report = _check(session, "%action Desk")
     (check,) = report.checks
     page = report.html()
-    outcome_table = page[page.index("<th style='text-align:left'>outcome</th>"):]
+    outcome_table = page[page.index("<th>outcome</th>"):]
     outcome_table = outcome_table[:outcome_table.index("</table>")]
     assert "—" not in outcome_table
     for outcome in check.result.outcomes:
