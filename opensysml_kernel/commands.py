@@ -15,6 +15,7 @@ from engines.runtime.states import parse_send
 from ir.errors import SysmlError
 from opensysml_kernel.cells import CommandLine, split_cell
 from opensysml_kernel.checking import engine_choices, engine_rows
+from opensysml_kernel.diagrams import show_command
 from opensysml_kernel.errors import CellInterrupted, InternalError, UnknownCommandError, UsageError
 from opensysml_kernel.figures import configuration_figure
 from opensysml_kernel.machine_checks import Environment, parse_count
@@ -476,6 +477,10 @@ COMMANDS: dict[str, Command] = {c.name: c for c in (
             " machine's; smt: depth is k, unroll the loop bound L, solver the time per query); no argument:"
             " each, (default) where unset",
             "%check-bounds depth=50 timeout=10s"),
+    Command("show", show_command, "%show <action|machine> [witness <n>]",
+            "draw the action's graph (a machine's states and transitions) as a diagram; after a check of the"
+            " action, its witness's path on it: each move numbered on its edge, the failing node marked ✗",
+            "%show Fill"),
     Command("settings", settings_command, "%settings", "every setting the session holds, each as its own command shows it",
             "%settings"),
     Command("uncheck", uncheck_command, "%uncheck <property|feature|setting>...",

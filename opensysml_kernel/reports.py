@@ -59,6 +59,7 @@ class Check:
     kind: str = "Action"  # what was checked, as the head names it: Action, State machine
     environment: str | None = None  # a machine's: what its environment may send (Script.describe)
     notes: tuple[str, ...] = ()  # what the faces say of the question asked (a property not applying)
+    diagram: str = ""  # the action's graph in Mermaid, its witness's path drawn (diagrams.py)
 
     @property
     def subject(self) -> str:
@@ -215,6 +216,7 @@ class Check:
             "witnessError": self.unwritten,
             **(solved_document(r) if r.verdict.solved else {}),
             **({"notApplying": [note.removeprefix("not applying: ") for note in self.notes]} if self.notes else {}),
+            **({"diagram": self.diagram} if self.diagram else {}),
             "lines": self.lines(),
         } | self._machine_keys()
 

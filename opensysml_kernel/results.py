@@ -67,6 +67,7 @@ class Result:
     table: Table | None = None
     data: dict[str, Any] = field(default_factory=dict, compare=False)
     figure: str = field(default="", kw_only=True)  # HTML shown after the lines and table in a notebook (a machine's configuration)
+    markdown: str = field(default="", kw_only=True)  # shown instead of the HTML where a notebook renders it (a diagram)
 
     @classmethod
     def of(cls, lines: Sequence[str], tone: Tone = Tone.INFO, table: Table | None = None, figure: str = "",
@@ -95,6 +96,8 @@ class Result:
         return container(self.tone, "".join(parts))
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        if self.markdown:  # no HTML beside it: JupyterLab would rank the HTML first and draw no diagram
+            return {"text/plain": self.text, "text/markdown": self.markdown}
         return {"text/plain": self.text, "text/html": self.html()}
 
     def __str__(self) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ParamSpec, TypeVar
 
 import ir
@@ -29,6 +29,7 @@ from opensysml_kernel.checking import (
     unread,
 )
 from opensysml_kernel.debugger import DEFAULT_SCHEDULE, Debugger, DebuggerState, Progress, Replay, Token
+from opensysml_kernel.diagrams import action_diagram, chosen_witness, witness_path
 from opensysml_kernel.errors import NoWitnessError, RunFailedError, WitnessWriteError
 from opensysml_kernel.history import Stepped, Stepping
 from opensysml_kernel.machine_checks import Environment, ask_machine
@@ -313,7 +314,11 @@ class Session:
             paths, unwritten = self._witness_files(subject, result, engine if len(engines) > 1 else "")
             steps = tuple(witness_steps(program, subject, WitnessPlan.of(w, f"witness {i} of {subject}"), performer)
                           if i <= STEP_TABLES else () for i, w in enumerate(result.witnesses, 1))
-            checks.append(Check(result, paths, steps, unwritten, notes=tuple(notes)))
+            check = Check(result, paths, steps, unwritten, notes=tuple(notes))
+            number = chosen_witness(check, None)
+            path = witness_path(check, number) if number is not None else None
+            checks.append(replace(check, diagram=action_diagram(program.graph(program.action(subject)), subject,
+                                                                path).mermaid))
             if result.incomplete == "interrupted" or flag():
                 break
         report = CheckReport.build(checks)
