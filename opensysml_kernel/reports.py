@@ -277,7 +277,7 @@ class Check:
                  if self.number(i) == index + 1]
         shown += [self.outcome_text(o, witness=False) for o in self.result.outcomes
                   if self.number(o.witness) == index + 1]
-        return "; ".join(shown)
+        return "; ".join(dict.fromkeys(shown))  # a divergent value and the outcome it is said once
 
 
 def step_document(row: StepRow) -> dict[str, Any]:

@@ -168,6 +168,8 @@ def test_witness_step_tables_show_values_changed(race: Session) -> None:
     assert any(row.changed for row in rows)
     page = report.html()
     assert page.count("<details") == 2 and "values changed" in page
+    # each witness summarised once by the value it ends with (its divergent value is its outcome)
+    assert "<summary>witness 1: c = 2</summary>" in page and "<summary>witness 2: c = 1</summary>" in page
 
 
 def test_interrupt_reports_incomplete(race: Session, monkeypatch: pytest.MonkeyPatch) -> None:
