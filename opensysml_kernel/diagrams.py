@@ -5,13 +5,14 @@ where the witness's claim shows (a property false, a deadlock, a failure) marked
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engines.runtime import Program
 from ir.errors import SysmlError
-from ir.graphs import ActionGraph, NodeKind, StateGraph, StateKind
+from ir.graphs import ActionGraph, NodeKind, StateGraph, StateKind, Transition, TriggerKind
 from ir.lower.states import lower_state
 from opensysml_kernel.errors import UsageError
 from opensysml_kernel.results import Result, Tone
@@ -119,12 +120,48 @@ def action_diagram(graph: ActionGraph, subject: str, path: Path | None = None) -
     return Diagram("\n".join(out), tuple(lines))
 
 
-def machine_diagram(graph: StateGraph, subject: str) -> Diagram:
-    """The machine's states (composite ones nesting theirs, parallel regions side by side) and transitions."""
+_FIRED = re.compile(r"^transition: (\S+) -> (\S+)(?: \(event: (.*)\))?$")
+
+
+def fired(trace: Sequence[str]) -> tuple[str, ...]:
+    """The transitions a machine's witness fired, in order, as `source -> target (event)` (from its trace)."""
+    found = (_FIRED.match(line) for line in trace)
+    return tuple(f"{m.group(1)} -> {m.group(2)}" + (f" ({m.group(3)})" if m.group(3) else "")
+                 for m in found if m is not None)
+
+
+def _fits(transition: Transition, event: str) -> bool:
+    """Whether the transition's trigger is the event the trace names (`accept Cold`, `time`, ...)."""
+    kind = transition.trigger.kind
+    if event.startswith("accept "):
+        return kind in (TriggerKind.SIGNAL, TriggerKind.CALL) and \
+            event.removeprefix("accept ").split("(")[0] == str(transition.trigger.signal)
+    if event == "time":
+        return kind in (TriggerKind.AFTER, TriggerKind.AT)
+    return not event or kind.value == event.split()[0]
+
+
+def machine_diagram(graph: StateGraph, subject: str, path: Path | None = None) -> Diagram:
+    """The machine's states (composite ones nesting theirs, parallel regions side by side) and transitions;
+    a witness's path (its moves the transitions it fired, `source -> target`) numbered on them in order,
+    the state it ends in marked when it ends in a violation."""
     states = graph.states
     out = ["stateDiagram-v2"]
     lines = [f"state machine {subject}"]
     ids = {state.index: f"s{state.index}" for state in states}
+    numbers: dict[int, list[int]] = {}
+    last: int | None = None
+    for number, move in enumerate(path.moves if path is not None else (), 1):
+        found = _FIRED.match(f"transition: {move.replace(' (', ' (event: ', 1)}")
+        if found is None:
+            continue
+        left, right, event = found.group(1), found.group(2), found.group(3) or ""
+        between = [t for t in graph.transitions if left in (states[t.source].name, states[t.source].path)
+                   and right in (states[t.target].name, states[t.target].path)]
+        match = next((t for t in between if _fits(t, event)), between[0] if between else None)
+        if match is not None:
+            numbers.setdefault(match.index, []).append(number)
+            last = match.target
 
     def region(index: int, depth: int) -> None:
         pad = "    " * depth
@@ -151,9 +188,21 @@ def machine_diagram(graph: StateGraph, subject: str) -> Diagram:
     for transition in graph.transitions:
         trigger = transition.trigger.label()
         said = trigger + (" [guard]" if transition.guard is not None else "")
+        if transition.index in numbers:
+            said = ", ".join(str(n) for n in numbers[transition.index]) + (f" · {said}" if said else "")
         source, target = states[transition.source], states[transition.target]
         out.append(f"    {ids[source.index]} --> {ids[target.index]}" + (f" : {said}" if said else ""))
         lines.append(f"  {source.path or source.name} → {target.path or target.name}" + (f"  ({said})" if said else ""))
+    walked = sorted({i for t in graph.transitions if t.index in numbers for i in (t.source, t.target)})
+    if walked:
+        out.append("    classDef walked stroke-width:3px")
+        out.append("    class " + ",".join(ids[i] for i in walked) + " walked")
+    if path is not None:
+        if path.ending and last is not None:
+            out.append("    classDef failing stroke:#cf222e,stroke-width:3px,color:#cf222e")
+            out.append(f"    class {ids[last]} failing")
+        steps = ", ".join(f"{n} {m}" for n, m in enumerate(path.moves, 1)) or "no transition fired"
+        lines.append(f"witness {path.number}: {steps}" + (f" ✗ {path.ending}" if path.ending else ""))
     return Diagram("\n".join(out), tuple(lines))
 
 
@@ -161,7 +210,7 @@ def diagram_of(program: Program, name: str, kind: str, path: Path | None = None)
     """The diagram of the action (kind "action") or machine (kind "state") the modeler named."""
     if kind == "state":
         element = program.state(name)
-        return machine_diagram(lower_state(program.model, element), element.qualified_name)
+        return machine_diagram(lower_state(program.model, element), element.qualified_name, path)
     element = program.action(name)
     return action_diagram(program.graph(element), element.qualified_name, path)
 
@@ -188,7 +237,7 @@ def chosen_witness(check: Check, given: str | None) -> int | None:
 
 def show_command(session: Session, args: list[str]) -> Result:
     """`%show NAME [witness N]`: the action's graph (or the machine's states) as a diagram; after a check
-    of that action, its witness's path drawn on it (the violation's, unless another is named)."""
+    of that behavior, its witness's path drawn on it (the violation's, unless another is named)."""
     from opensysml_kernel.commands import COMMANDS
 
     usage = COMMANDS["show"].usage
@@ -207,12 +256,16 @@ def show_command(session: Session, args: list[str]) -> Result:
     report = session.last_check
     check = report.checks[0] if report is not None and report.checks else None
     path = None
-    if kind == "action" and check is not None and check.subject == subject:
+    if check is not None and check.subject == subject:
         number = chosen_witness(check, given)
         if given is not None and number is None:
             raise UsageError(f"the last check of {subject} has {len(check.result.witnesses)} witnesses, not {given}",
                              usage)
-        path = witness_path(check, number) if number is not None else None
+        if number is not None and kind == "state":
+            witness = check.result.witnesses[number - 1]
+            path = Path(number, fired(witness.trace), witness.ending)
+        elif number is not None:
+            path = witness_path(check, number)
     elif given is not None:
         raise UsageError(f"no check of {subject} to take witness {given} from: check it first", usage)
     drawn = diagram_of(program, subject, kind, path)

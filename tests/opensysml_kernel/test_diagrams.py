@@ -102,3 +102,23 @@ def test_a_named_witness_and_a_machine(boiler: Session) -> None:
     assert machine.text.splitlines() == ["state machine boiler::Burner", "  off → on  (Heat)", "  on → off  (Cool)"]
     with pytest.raises(UnknownBehaviorError, match="did you mean 'boiler::Cycle'"):
         execute(boiler, "%show Cycel")
+
+
+def test_a_machine_witness_numbers_the_transitions_it_fired() -> None:
+    from tests.opensysml_kernel.test_machine_replay import HEATER
+
+    session = Session()
+    session.submit(HEATER, "heater.sysml")
+    for line in ("%engine check", "%events alphabet Cold,Warm max=3", "%check-property heater::oneCycle"):
+        execute(session, line)
+    report = execute(session, "%state Heater")
+    assert isinstance(report, CheckReport)
+    number = report.checks[0].result.violations[0].witness
+    drawn = execute(session, "%show Heater")
+    # the witness heats on Cold, cools when its time is up, and heats again: the second cycle it forbids
+    assert drawn.text.splitlines()[1:] == [
+        "  idle → heat  (1, 3 · Cold)", "  heat → idle  (Warm)", "  heat → idle  (2 · after)",
+        f"witness {number}: 1 idle -> heat (accept Cold), 2 heat -> idle (time), 3 idle -> heat (accept Cold)"
+        " ✗ property: heater::oneCycle"]
+    heat = re.search(r"^    (s\d+) : heat$", drawn.markdown, re.M)
+    assert heat is not None and f"    class {heat.group(1)} failing" in drawn.markdown
