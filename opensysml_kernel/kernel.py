@@ -14,7 +14,6 @@ from opensysml_kernel import __version__
 from opensysml_kernel.cells import command_word, is_command_line, open_braces
 from opensysml_kernel.commands import COMMANDS
 from opensysml_kernel.complete import complete
-from opensysml_kernel.inspection import inspect_at
 from opensysml_kernel.magics import register
 
 _PYTHON = TransformerManager()
@@ -84,6 +83,8 @@ class SysmlKernel(IPythonKernel):
 
     def do_inspect(self, code: str, cursor_pos: int, detail_level: int = 0, omit_sections: Any = ()) -> Any:
         """A model element's declaration, or a % command's one-line help; IPython's inspection otherwise."""
+        from opensysml_kernel.inspection import inspect_at  # when first asked: a faster start
+
         found = inspect_at(self.sysml, code, cursor_pos)
         if found is None:
             return super().do_inspect(code, cursor_pos, detail_level, omit_sections)
