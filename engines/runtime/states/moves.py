@@ -32,13 +32,12 @@ from engines.runtime.evaluate import Frame
 from engines.runtime.snapshot import Snapshot, SnapshotError
 from engines.runtime.states.core import Event, Firing, Timer
 from engines.runtime.states.dispatch import Dispatch
+from engines.runtime.states.footprints import MachineFootprints
 from engines.runtime.states.layout import Transition, Vertex
 from engines.runtime.values import spell
 from engines.runtime.world import Context
 from ir import syntax as s
-from ir.graphs import Footprint
 
-_EVERYTHING: Summary = Footprint(dynamic=True)
 _DISPATCHER = 0  # the actor number of a dispatch; a do behavior's is 1 + its state's order
 _REGIONS = 1_000_000  # a completion event's: this + the order of its state's region
 
@@ -313,18 +312,31 @@ class MachineMoves(Dispatch):
         )
 
     def actors(self) -> list[Actor]:
-        out = [Actor(_DISPATCHER, ("dispatch",))]
-        out.extend(Actor(_completer(v), ("completion", v.order)) for v in self.completions)
-        out.extend(Actor(1 + v.order, ("do", v.order, r.index)) for v, r in sorted(self.dos.items(),
-                                                                                    key=lambda kv: kv[0].order))
-        return out
+        """The dispatcher, a region per pending completion of its (one actor however many), and each do
+        behavior; each placed where its moves' footprints and its future depend on (footprints.py)."""
+        prints = self.footprints()
+        ids = [_DISPATCHER]
+        for v in self.completions:
+            if _completer(v) not in ids:
+                ids.append(_completer(v))
+        ids.extend(1 + v.order for v in sorted(self.dos, key=lambda v: v.order))
+        return [Actor(i, prints.place(i)) for i in ids]
+
+    def footprints(self) -> MachineFootprints:
+        """What this machine's moves touch (computed from the lowered graph once per performance)."""
+        prints = self.__dict__.get("_footprints")
+        if prints is None:
+            prints = self.__dict__["_footprints"] = MachineFootprints(self)
+        return prints
 
     def footprint(self, move: Move) -> Summary:
-        """Every move of a machine may touch all of it (one machine's moves are pairwise dependent)."""
-        return _EVERYTHING
+        return self.footprints().footprint(move)
 
     def future(self, actor: Actor) -> Summary:
-        return self.footprint(Move(MoveKind.DISPATCH, actor.id, ""))
+        return self.footprints().future(actor)
+
+    def enablers(self, actor: Actor) -> list[int] | None:
+        return self.footprints().enablers(actor)
 
     def machine_outputs(self) -> dict[str, str]:
         """The machine's features, then `finalState` (as the corpus spells configurations)."""
@@ -372,6 +384,7 @@ class MachineMoves(Dispatch):
 
     def saved_fields(self) -> dict[str, object]:
         fields = dict(self.__dict__)
+        fields.pop("_footprints", None)  # derived from the graph alone: kept across restores
         for name in ("active", "complete", "stepped"):
             fields[name] = set(fields[name])
         for name in ("pool", "deferred", "completions", "timers", "visits", "unmatched", "due_batch",
@@ -385,8 +398,11 @@ class MachineMoves(Dispatch):
 
     def load_fields(self, saved: dict[str, object]) -> None:
         moves = self.moves_taken  # the snapshot cuts the behavior's own list back
+        prints = self.__dict__.get("_footprints")
         self.__dict__.clear()
         self.__dict__.update(_copy_fields(saved))
+        if prints is not None:
+            self.__dict__["_footprints"] = prints
         moves[:] = self.moves_taken
         self.moves_taken = moves
 
