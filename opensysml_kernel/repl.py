@@ -15,6 +15,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.lexers import PygmentsLexer
 from prompt_toolkit.output import Output
 from rich.console import Console, Group, RenderableType
 from rich.markup import escape
@@ -27,6 +28,7 @@ from opensysml_kernel.cells import open_braces
 from opensysml_kernel.commands import run_cell
 from opensysml_kernel.complete import complete
 from opensysml_kernel.errors import InternalError
+from opensysml_kernel.highlight import SysmlLexer
 from opensysml_kernel.magics import error_lines
 from opensysml_kernel.results import Result
 from opensysml_kernel.session import Session
@@ -162,7 +164,7 @@ class Repl:
             "sysml> ", multiline=Condition(braces_open), prompt_continuation="  ...  ",
             history=history(), completer=SysmlCompleter(self.session), complete_while_typing=False,
             key_bindings=submit_anyway(), bottom_toolbar=lambda: hint(get_app().current_buffer.text),
-            input=input, output=output)
+            lexer=PygmentsLexer(SysmlLexer), input=input, output=output)
 
     def loop(self, prompt: PromptSession[str] | None = None) -> None:
         """Read and run entries until Ctrl-D; Ctrl-C drops the entry being typed."""
