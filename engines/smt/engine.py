@@ -21,6 +21,7 @@ from engines.framework import (
     Strength,
     Violation,
     judge,
+    stable_numbers,
 )
 from engines.runtime import Program
 from engines.smt.answer import DEFAULT_DEPTH, DEFAULT_SOLVER_SECONDS, Answer, solve
@@ -89,10 +90,10 @@ def to_result(answer: Answer, question: Question, seconds: float = DEFAULT_SOLVE
         bounds_hit=answer.reached, proof=question.kind is not QuestionKind.OUTCOMES, refused=refused,
         stopped=refused and answer.reason is not None and answer.reason.startswith(("interrupted", "stopped")),
         induction=answer.induction))
-    return Result("smt", answer.subject, verdict, strength, Stats(0, 0, answer.k, answer.checks), outcomes,
+    return stable_numbers(Result("smt", answer.subject, verdict, strength, Stats(0, 0, answer.k, answer.checks), outcomes,
                   violations, answer.divergent, answer.witnesses, reports, notes=answer.notes, kind=question.kind,
                   inputs=tuple(Input(name, domain) for name, domain in answer.inputs),
-                  assumptions=answer.assumptions, arithmetic="exact", reason=answer.reason)
+                  assumptions=answer.assumptions, arithmetic="exact", reason=answer.reason))
 
 
 ENGINE = Smt()
