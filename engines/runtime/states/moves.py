@@ -336,6 +336,9 @@ class MachineMoves(Dispatch):
         return self.footprints().future(actor)
 
     def enablers(self, actor: Actor) -> list[int] | None:
+        if not self.finished and getattr(self, "front", None) is not None:
+            # a firing in progress: nothing else moves before one of its moves
+            return sorted({m.actor for m in self.enabled_moves()}) or None
         return self.footprints().enablers(actor)
 
     def machine_outputs(self) -> dict[str, str]:
