@@ -121,6 +121,7 @@ class MachineCore(ABC):
     error: RunError | None
     unmatched: list[Event]
     _entered_now: list[Vertex]
+    front_dos: set[Vertex]  # the do behaviors the present firing started (drawn against its units)
     shared: bool  # in a world with other behaviors: the world routes the messages sent
 
     @property

@@ -124,6 +124,8 @@ class Driven:
     def enabled_moves(self) -> list[Move]:
         if self.machine.finished:
             return []
+        if self.machine.front is not None:
+            return self.machine.enabled_moves()  # a firing in progress reads no pool: a send commutes with it
         # the environment first: the fixed policies' run has every scripted event in the pool at the start
         sends = self.environment_moves()
         own = self.machine.enabled_moves()

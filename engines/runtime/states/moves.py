@@ -8,8 +8,14 @@ Moves, each a `Move` of its own kind:
   drawn), a `when` condition that rose, and every timer due at the present instant: these are tied
   at the instant (ChoiceKind.DISPATCH_ORDER), one move each.
   A pool event that selects several transitions of one state (overlapping guards) is one move per
-  transition (ChoiceKind.TRANSITION); selected reactions in several regions fire whole, one after
-  another, in each order (ChoiceKind.REGION_ORDER), the dispatch one move per combination.
+  transition (ChoiceKind.TRANSITION). A machine stepped without `units` fires the reactions selected
+  in several regions whole, one after another, in each order (ChoiceKind.REGION_ORDER).
+- a unit (UNIT) of a firing in progress (`units`: check, explore): a dispatch, and the machine's start,
+  whose units may take other orders (units.py: regions entered or left, reactions in several regions,
+  a fork's branches, segments into a join) stays in progress; each chain offers its next unit, and
+  each do behavior the firing started offers its step (the oracle's entry front: the step falls
+  between the entries left). No dispatch and no send comes between the units of one firing
+  (run-to-completion). A chain that alone may move goes on without a move of its own.
 Time is no move: with nothing enabled the clock moves to the next timer (`let_time_pass`).
 
 The fixed policies' step (machine.py) is one path through these moves: every due do behavior steps
@@ -33,6 +39,7 @@ from engines.runtime.snapshot import Snapshot, SnapshotError
 from engines.runtime.states.core import Event, Firing, Timer
 from engines.runtime.states.dispatch import Dispatch
 from engines.runtime.states.layout import Transition, Vertex
+from engines.runtime.states.units import Front, Steps, Task, run_whole
 from engines.runtime.values import spell
 from engines.runtime.world import Context
 from ir import syntax as s
@@ -41,6 +48,7 @@ from ir.graphs import Footprint
 _EVERYTHING: Summary = Footprint(dynamic=True)
 _DISPATCHER = 0  # the actor number of a dispatch; a do behavior's is 1 + its state's order
 _REGIONS = 1_000_000  # a completion event's: this + the order of its state's region
+_UNITS = 2_000_000  # a chain of a firing in progress: this + its number in the firing
 
 
 def _completer(state: Vertex) -> int:
@@ -59,6 +67,11 @@ class MachineMoves(Dispatch):
     moves_taken: list[Move]
     stepped: set[Vertex]  # the do behaviors stepped since the last dispatch: the fixed policy's round
     due_batch: list[Timer]  # the timers the clock's last move made due, in the order they were armed
+    units: bool  # a firing is a move per unit where its units may be ordered otherwise (check, explore)
+    front: Front | None  # the firing in progress
+    applying: bool  # inside `apply`: a firing begun now may stay in progress
+    begun_key: tuple[object, ...]  # the state a dispatch began in (a firing in progress is keyed by it)
+    concurrent: bool  # whether the machine has a parallel state or a do behavior (a firing may be in progress)
 
     @abstractmethod
     def final_state(self) -> str: ...
@@ -72,6 +85,8 @@ class MachineMoves(Dispatch):
     def enabled_moves(self) -> list[Move]:
         if self.finished:
             return []
+        if self.front is not None:
+            return self._front_moves()
         fresh: list[Move] = []
         stepped: list[Move] = []
         for state in sorted(self.dos, key=lambda v: v.order):
@@ -127,7 +142,10 @@ class MachineMoves(Dispatch):
         out: list[list[Firing]] = []
         for selection in product(*per_state):
             ordered = sorted(selection, key=lambda f: f.transition.source.order)
-            out.extend(list(p) for p in permutations(ordered))
+            if self.units:
+                out.append(ordered)  # the order among them is drawn unit by unit, in the firing's moves
+            else:
+                out.extend(list(p) for p in permutations(ordered))
         return out
 
     def _select_all(self, event: Event) -> list[list[Firing]]:
@@ -181,6 +199,69 @@ class MachineMoves(Dispatch):
                 if now is not True:
                     self.change_seen[t.index] = False
 
+    # ------------------------------------------------------------ a firing in progress
+
+    def _front_moves(self) -> list[Move]:
+        """The next unit of each chain that may go on, in declaration order, then a step of each do
+        behavior the firing started that is due (drawn against the units left)."""
+        front = self.front
+        assert front is not None
+        out = [Move(MoveKind.UNIT, _UNITS + task.number, label, task.name, None, ChoiceKind.REGION_ORDER)
+               for task, label in front.labels()]
+        out.extend(Move(MoveKind.DO_STEP, 1 + state.order, f"do {state.name}", state.name, None, ChoiceKind.STEP_ORDER)
+                   for state in self._front_due())
+        return out
+
+    def _front_due(self) -> list[Vertex]:
+        out = []
+        for state in sorted(self.front_dos, key=lambda v: v.order):
+            run = self.dos.get(state)
+            if run is None or state not in self.active or run.done:
+                continue
+            if run.waiting is not None and not run.waiting.ready():
+                continue
+            out.append(state)
+        return out
+
+    def _firing(self, steps: Steps, name: str) -> None:
+        self.front_dos = set()
+        if not (self.units and self.applying):
+            run_whole(steps)
+            return
+        self._begin_front(steps, name, self.begun_key, quiet=False)
+
+    def _begin_front(self, steps: Steps, name: str, key: tuple[object, ...], quiet: bool) -> None:
+        self.front = Front.begin(steps, name, key, quiet)
+        self._settle_front()
+
+    def _settle_front(self) -> None:
+        """Go on while one chain alone may move (no other chain, no do behavior the firing started
+        due): the firing is in progress only where its units may take another order."""
+        while self.front is not None:
+            if self.front.done:
+                self.front = None
+                self.front_dos = set()
+                return
+            runnable = self.front.runnable()
+            if len(runnable) != 1 or self._front_due():
+                return
+            self._advance(runnable[0])
+
+    def _advance(self, task: Task) -> None:
+        front = self.front
+        assert front is not None
+        if front.quiet:
+            with self.ctx.trace.quiet():
+                front.advance(task)
+        else:
+            front.advance(task)
+
+    def _take_unit(self, move: Move) -> None:
+        front = self.front
+        assert front is not None
+        task = next(t for t, label in front.labels() if label == move.label)
+        self._advance(task)
+
     # ------------------------------------------------------------ making one happen
 
     def apply(self, move: Move) -> list[str]:
@@ -190,18 +271,35 @@ class MachineMoves(Dispatch):
                            move.at)
         self.moves_taken.append(move)
         try:
-            self.ctx.charge_step()
-            if move.kind is MoveKind.DO_STEP:
-                self._step_do(move)
+            if self.front is not None:
+                self.front.taken.append(move.label)
+                if move.kind is MoveKind.UNIT:
+                    self._take_unit(move)
+                else:
+                    self._step_do(move)
+                self._settle_front()
             else:
-                self._take(move)
-                self.stepped = set()
-            self._lower_latches()
+                self.ctx.charge_step()
+                if move.kind is MoveKind.DO_STEP:
+                    self._step_do(move)
+                else:
+                    if self.units and self.concurrent:
+                        self.begun_key = self.state_key()
+                    self.applying = True
+                    try:
+                        self._take(move)
+                    finally:
+                        self.applying = False
+                    self.stepped = set()
+            if self.front is None:
+                self._lower_latches()
         except Terminated:
             self.status = "terminated"
+            self.front = None
         except RunError as err:
             self.status = "failed"
             self.error = err
+            self.front = None
             raise
         return self.ctx.trace.since(mark)
 
@@ -253,7 +351,7 @@ class MachineMoves(Dispatch):
         if self._guard(t):
             route = self._route(t)
             if route is not None:
-                self._fire([Firing(t, Event("time", "time", None, t), route)])
+                self._firing(self._fire([Firing(t, Event("time", "time", None, t), route)]), "time")
 
     # ------------------------------------------------------------ time
 
@@ -310,6 +408,7 @@ class MachineMoves(Dispatch):
             tuple(sorted(k for k, v in self.change_seen.items() if v)),
             tuple(sorted((j.order, tuple(sorted(t.index for t in ts))) for j, ts in self.joined.items())),
             tuple(canon_frame),
+            (self.front.key, tuple(self.front.taken)) if self.front is not None else None,
         )
 
     def actors(self) -> list[Actor]:
@@ -317,6 +416,8 @@ class MachineMoves(Dispatch):
         out.extend(Actor(_completer(v), ("completion", v.order)) for v in self.completions)
         out.extend(Actor(1 + v.order, ("do", v.order, r.index)) for v, r in sorted(self.dos.items(),
                                                                                     key=lambda kv: kv[0].order))
+        if self.front is not None:
+            out.extend(Actor(_UNITS + task.number, ("unit", task.name)) for task in self.front.runnable())
         return out
 
     def footprint(self, move: Move) -> Summary:
@@ -354,6 +455,8 @@ class MachineMoves(Dispatch):
         return False
 
     def unjournaled(self) -> str | None:
+        if self.front is not None:
+            return "a firing is in progress: where its units stand cannot be snapshot"
         for state, run in self.dos.items():
             if run.current is not None:
                 return f"the do behavior of {state.name} is paused mid-statement: its state cannot be snapshot"
@@ -372,7 +475,7 @@ class MachineMoves(Dispatch):
 
     def saved_fields(self) -> dict[str, object]:
         fields = dict(self.__dict__)
-        for name in ("active", "complete", "stepped"):
+        for name in ("active", "complete", "stepped", "front_dos"):
             fields[name] = set(fields[name])
         for name in ("pool", "deferred", "completions", "timers", "visits", "unmatched", "due_batch",
                      "_entered_now", "moves_taken"):

@@ -33,7 +33,7 @@ def test_the_first_enabled_move_each_time_is_the_fixed_policies_run(case: Case) 
     want = default_run(case)
     try:
         model = ir.resolve([ir.parse(case.text, case.name)])
-        run = start_machine(Program(model), entry(case, model), case.expected.get("schedule") or "reverse")
+        run = start_machine(Program(model), entry(case, model), case.expected.get("schedule") or "reverse", units=True)
         for event in events_from_json(case.expected.get("events") or []):
             run.send(event)
     except ir.SysmlError:

@@ -1,0 +1,78 @@
+"""A firing's units drawn one at a time (engines/runtime/states/units.py and moves.py): each answer is
+the set of linearizations the semantics leaves open (the regions of a parallel state entered or left
+as chains no succession orders against each other, a fork's branches, a do behavior's steps against
+the entries of the firing that started it, completions in the order the entry drew), derived by hand
+for the models of machines/units.sysml."""
+
+from __future__ import annotations
+
+from itertools import permutations
+
+from engines.check.machine import check_machine
+from engines.framework import Verdict
+from engines.runtime import Script
+from engines.runtime.states import start_machine
+from tests.engines.check.test_machine_check import divergent, program, sends
+
+
+def _logs(result: object, feature: str = "log") -> set[str]:
+    return {v.strip('"') for v in divergent(result)[feature]}
+
+
+def _interleavings(a: list[str], b: list[str]) -> set[str]:
+    """Every merge of two chains, each kept in its order."""
+    out: set[str] = set()
+    for order in set(permutations([0] * len(a) + [1] * len(b))):
+        ia, ib, words = iter(a), iter(b), []
+        for side in order:
+            words.append(next(ia) if side == 0 else next(ib))
+        out.add("".join(words))
+    return out
+
+
+def test_the_motors_do_step_falls_anywhere_after_its_state_is_entered() -> None:
+    # motor's chain enters spinning (no write) and starts its do behavior; display's chain writes
+    # disp then lit; the step goes before, between or after them
+    result = check_machine(program("units.sysml"), "Pump", Script(sends("Start")))
+    assert result.verdict is Verdict.DIVERGENT
+    assert _logs(result) == {"spin disp lit ", "disp spin lit ", "disp lit spin "}
+
+
+def test_a_forks_branches_interleave_effect_by_entry_then_join() -> None:
+    # branch a: its effect then fetch's entry; branch b: its effect then decode's entry; the join after
+    result = check_machine(program("units.sysml"), "Pipeline", Script(sends("Go")))
+    want = {log + "J" for log in _interleavings(["a ", "F "], ["b ", "D "])}
+    assert len(want) == 6
+    assert _logs(result) == want
+
+
+def test_leaving_a_parallel_state_exits_its_regions_as_chains() -> None:
+    # lock's chain: unlock; light's: off then dark (the nested state first); three merges
+    result = check_machine(program("units.sysml"), "Door", Script(sends("Open")))
+    assert _logs(result) == _interleavings(["unlock "], ["off ", "dark "])
+    assert {dict(o.values)["finalState"] for o in result.outcomes} == {"closed"}
+
+
+def test_completions_follow_the_order_the_entry_drew() -> None:
+    # each region's start state completes as it is entered: the pool takes them in that order
+    result = check_machine(program("units.sysml"), "Sensors")
+    assert divergent(result) == {"code": ["12", "21"]}
+
+
+def test_the_first_move_each_time_is_the_fixed_run() -> None:
+    for name, events in (("Pump", ("Start",)), ("Pipeline", ("Go",)), ("Door", ("Open",)), ("Sensors", ())):
+        prog = program("units.sysml")
+        stepped = prog.start_driven(name, Script(sends(*events)))
+        while not stepped.finished:
+            moves = stepped.enabled_moves()
+            if not moves:
+                if not stepped.let_time_pass():
+                    break
+                continue
+            stepped.apply(moves[0])
+        whole = start_machine(prog, name)
+        for event in sends(*events):
+            whole.send(event)
+        whole.run_to_end()
+        assert stepped.outputs() == {**whole.outputs(), "finalState": whole.final_state(),
+                                     "stateVisits": "[" + ", ".join(whole.visits) + "]"}, name
