@@ -10,7 +10,7 @@ from engines.runtime.evaluate import Frame
 from engines.runtime.states.bodies import Bodies
 from engines.runtime.states.core import DoRun, Event, MachineError, Timer, transition_line
 from engines.runtime.states.layout import Behavior, Transition, Vertex, VertexKind
-from engines.runtime.states.units import UNIT, Par, Steps, run_whole
+from engines.runtime.states.units import HELD, UNIT, Par, Steps, run_whole
 from engines.runtime.values import Quantity, spell
 from ir import syntax as s
 
@@ -87,6 +87,10 @@ class Configuration(Bodies):
         state; a simple state (or one whose body is done) completes."""
         if v.kind is VertexKind.FINAL:
             return
+        if v.held:
+            yield HELD
+            if v not in self.active:
+                return  # a dispatch that came first left it
         if v.parallel:
             regions = [c for c in v.children if c.is_state and c not in self.active]
             if len(regions) > 1:

@@ -210,6 +210,8 @@ class MachineMoves(Dispatch):
                for task, label in front.labels()]
         out.extend(Move(MoveKind.DO_STEP, 1 + state.order, f"do {state.name}", state.name, None, ChoiceKind.STEP_ORDER)
                    for state in self._front_due())
+        if front.held():
+            out.extend(self._dispatch_moves())  # an entry not run to completion: a dispatch may come first
         return out
 
     def _front_due(self) -> list[Vertex]:
@@ -243,7 +245,7 @@ class MachineMoves(Dispatch):
                 self.front_dos = set()
                 return
             runnable = self.front.runnable()
-            if len(runnable) != 1 or self._front_due():
+            if len(runnable) != 1 or self._front_due() or (self.front.held() and self._dispatch_moves()):
                 return
             self._advance(runnable[0])
 
@@ -275,8 +277,13 @@ class MachineMoves(Dispatch):
                 self.front.taken.append(move.label)
                 if move.kind is MoveKind.UNIT:
                     self._take_unit(move)
-                else:
+                elif move.kind is MoveKind.DO_STEP:
                     self._step_do(move)
+                else:
+                    self.ctx.charge_step()
+                    self._take(move)  # at a held entry: this dispatch's firing runs whole
+                if self.finished:
+                    self.front = None
                 self._settle_front()
             else:
                 self.ctx.charge_step()
@@ -428,9 +435,11 @@ class MachineMoves(Dispatch):
         return self.footprint(Move(MoveKind.DISPATCH, actor.id, ""))
 
     def machine_outputs(self) -> dict[str, str]:
-        """The machine's features, then `finalState` (as the corpus spells configurations)."""
+        """The machine's features, then `finalState` (as the corpus spells configurations; `(terminated)`
+        once a terminate ended it)."""
         out = dict(self.host.outputs())
-        out["finalState"] = self.final_state()
+        # a terminated machine has no configuration left (the corpus reports `terminated`, not a state)
+        out["finalState"] = "(terminated)" if self.status == "terminated" else self.final_state()
         return out
 
     def own_outputs(self) -> dict[str, str]:

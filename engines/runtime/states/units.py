@@ -20,6 +20,7 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 
 UNIT = "unit"  # yielded just before a unit
+HELD = "held"  # yielded where a dispatch may come before the rest (an entry not run to completion)
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,7 @@ class Task:
     number: int
     waiting: int = 0  # chains of a Par this task waits for
     primed: bool = False
+    held: bool = False  # stands where a dispatch may come first
 
 
 @dataclass(eq=False)
@@ -85,6 +87,9 @@ class Front:
     def runnable(self) -> list[Task]:
         return [t for t in self.tasks if t.waiting == 0]
 
+    def held(self) -> bool:
+        return any(t.held for t in self.tasks)
+
     def labels(self) -> list[tuple[Task, str]]:
         """Each runnable chain and the label of its move (`unit left`; `unit left#2` where two alike)."""
         out: list[tuple[Task, str]] = []
@@ -98,6 +103,7 @@ class Front:
     def advance(self, task: Task) -> None:
         """Perform the task's next unit and what follows it up to its next unit (or its end, where the
         chain it ends lets its parent go on to its next unit)."""
+        task.held = False
         self._run(task, unit=not task.primed)
 
     def _run(self, task: Task, unit: bool) -> None:
@@ -106,6 +112,10 @@ class Front:
                 item = next(task.steps)
             except StopIteration:
                 self._finish(task)
+                return
+            if item == HELD:
+                task.primed = False  # going on from here performs the next unit
+                task.held = True
                 return
             if item == UNIT:
                 if unit:

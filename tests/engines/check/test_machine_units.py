@@ -76,3 +76,23 @@ def test_the_first_move_each_time_is_the_fixed_run() -> None:
         whole.run_to_end()
         assert stepped.outputs() == {**whole.outputs(), "finalState": whole.final_state(),
                                      "stateVisits": "[" + ", ".join(whole.visits) + "]"}, name
+
+
+def test_a_dispatch_may_come_before_an_entry_not_run_to_completion_goes_down() -> None:
+    # warming's entry sends Abort; Abort dispatched first leaves warming before heating is entered
+    result = check_machine(program("held.sysml"), "Printer")
+    assert divergent(result) == {"heats": ["0", "1"]}
+    assert {dict(o.values)["finalState"] for o in result.outcomes} == {"off"}
+
+
+def test_a_scoped_entry_lets_the_sibling_region_react_first() -> None:
+    # loading's entry sends Ready; the belt's transition may come before clamp's entry or after it
+    result = check_machine(program("held.sysml"), "Conveyor", Script(sends("Load")))
+    assert divergent(result) == {"order": ["12", "21"]}
+    assert {dict(o.values)["finalState"] for o in result.outcomes} == {"moving+clamp"}  # regions in name order
+
+
+def test_an_entry_run_to_completion_goes_down_before_any_dispatch() -> None:
+    result = check_machine(program("held.sysml"), "SteadyConveyor", Script(sends("Load")))
+    assert result.verdict is Verdict.EXHAUSTIVE
+    assert [dict(o.values)["order"] for o in result.outcomes] == ["12"]
