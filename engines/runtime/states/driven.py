@@ -243,7 +243,14 @@ class Driven:
         self._begin()
         self.world.trace.enabled = trace_on
         for move in history:  # type: ignore[attr-defined]
+            self._time_passes()
             self.apply(move)
+        self._time_passes()  # a snapshot is taken where a move is enabled
+
+    def _time_passes(self) -> None:
+        """Where nothing could move, time passed (no move of its own: not in the history)."""
+        while not self.machine.finished and not self.enabled_moves() and self.let_time_pass():
+            pass
 
 
 def replay_script(taken: list[str]) -> Script:

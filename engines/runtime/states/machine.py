@@ -71,6 +71,7 @@ class MachineRun(MachineMoves):
         self.stepped: set[Vertex] = set()
         self.due_batch: list[Timer] = []
         self.units = units
+        self.host.waits_on_clock = units
         self.front: Front | None = None
         self.front_dos: set[Vertex] = set()
         self.applying = False

@@ -36,7 +36,7 @@ from engines.runtime.actions.tokens import Terminated
 from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Summary
 from engines.runtime.evaluate import Frame
 from engines.runtime.snapshot import Snapshot, SnapshotError
-from engines.runtime.states.core import Event, Firing, Timer
+from engines.runtime.states.core import DoRun, Event, Firing, Timer
 from engines.runtime.states.dispatch import Dispatch
 from engines.runtime.states.layout import Transition, Vertex
 from engines.runtime.states.units import Front, Steps, Task, run_whole
@@ -67,7 +67,6 @@ class MachineMoves(Dispatch):
     moves_taken: list[Move]
     stepped: set[Vertex]  # the do behaviors stepped since the last dispatch: the fixed policy's round
     due_batch: list[Timer]  # the timers the clock's last move made due, in the order they were armed
-    units: bool  # a firing is a move per unit where its units may be ordered otherwise (check, explore)
     front: Front | None  # the firing in progress
     applying: bool  # inside `apply`: a firing begun now may stay in progress
     begun_key: tuple[object, ...]  # the state a dispatch began in (a firing in progress is keyed by it)
@@ -95,12 +94,20 @@ class MachineMoves(Dispatch):
                 continue
             if run.waiting is not None and not run.waiting.ready():
                 continue
-            move = Move(MoveKind.DO_STEP, 1 + state.order, f"do {state.name}", state.name, None, ChoiceKind.STEP_ORDER)
-            (stepped if state in self.stepped else fresh).append(move)
+            goes_on = run.woken or run.split
+            (stepped if state in self.stepped and not goes_on else fresh).extend(self._do_moves(state, run))
         dispatches = self._dispatch_moves()
         if not fresh and not dispatches:
             return stepped  # the round is over: the next begins
         return fresh + dispatches + stepped
+
+    def _do_moves(self, state: Vertex, run: DoRun) -> list[Move]:
+        """A do behavior's step (the fixed policies' round of its flow), then, where its flow has two
+        or more tokens that may move, each token's move alone."""
+        out = [Move(MoveKind.DO_STEP, 1 + state.order, f"do {state.name}", state.name, None, ChoiceKind.STEP_ORDER)]
+        out.extend(Move(MoveKind.DO_STEP, 1 + state.order, f"do {state.name} [token {token}]", state.name, str(token),
+                        ChoiceKind.STEP_ORDER) for token in self.lone_tokens(run))
+        return out
 
     def _dispatch_moves(self) -> list[Move]:
         if self.completions:
@@ -122,7 +129,8 @@ class MachineMoves(Dispatch):
 
     def _timer_move(self, timer: Timer) -> Move:
         t = timer.transition
-        return _dispatch_move(f"time {t.label()}", t.source.name, str(timer.seq), ChoiceKind.DISPATCH_ORDER)
+        # named as a witness can find it again: two timers alike in source and target by their numbers
+        return _dispatch_move(f"time {_transition_text(t)}", t.source.name, str(timer.seq), ChoiceKind.DISPATCH_ORDER)
 
     def _event_moves(self, event: Event) -> list[Move]:
         """The dispatch of the pool's head: one move per admissible selection and firing order."""
@@ -208,8 +216,8 @@ class MachineMoves(Dispatch):
         assert front is not None
         out = [Move(MoveKind.UNIT, _UNITS + task.number, label, task.name, None, ChoiceKind.REGION_ORDER)
                for task, label in front.labels()]
-        out.extend(Move(MoveKind.DO_STEP, 1 + state.order, f"do {state.name}", state.name, None, ChoiceKind.STEP_ORDER)
-                   for state in self._front_due())
+        for state in self._front_due():
+            out.extend(self._do_moves(state, self.dos[state]))
         if front.held():
             out.extend(self._dispatch_moves())  # an entry not run to completion: a dispatch may come first
         return out
@@ -318,7 +326,9 @@ class MachineMoves(Dispatch):
         if state in self.stepped:
             self.stepped = set()  # a do behavior stepping again: the next round has begun
         self.stepped.add(state)
-        self._do_once(run)
+        self._do_once(run, int(move.option) if move.option is not None else None)
+        if run.waiting is None or run.waiting.reason != "do round":
+            run.woken = False  # parked again, or ended: its rounds at this instant are over
         if run.done and state in self.dos:
             del self.dos[state]
             self._completed(state)
@@ -365,6 +375,8 @@ class MachineMoves(Dispatch):
     def next_wake(self) -> Fraction | None:
         now = self.ctx.clock.now
         dues = [tm.due for tm in self.timers if tm.transition.source in self.active and tm.due > now]
+        dues.extend(run.wake for state, run in self.dos.items()
+                    if state in self.active and run.wake is not None and run.wake > now)
         return min(dues) if dues else None
 
     def let_time_pass(self) -> bool:
@@ -372,6 +384,9 @@ class MachineMoves(Dispatch):
         if wake is None:
             return False
         self.ctx.clock.advance_to(wake)
+        self.stepped = set()  # a new instant: a new round of the do behaviors
+        for run in self.dos.values():
+            run.woken = run.wake == wake
         self.due_batch = sorted((tm for tm in self.timers if tm.due == wake and tm.transition.source in self.active),
                                 key=lambda tm: tm.seq)
         return True

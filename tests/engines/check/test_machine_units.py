@@ -96,3 +96,21 @@ def test_an_entry_run_to_completion_goes_down_before_any_dispatch() -> None:
     result = check_machine(program("held.sysml"), "SteadyConveyor", Script(sends("Load")))
     assert result.verdict is Verdict.EXHAUSTIVE
     assert [dict(o.values)["order"] for o in result.outcomes] == ["12"]
+
+
+def test_each_token_of_a_do_flow_is_a_move_the_dispatch_may_cut_after() -> None:
+    # Stop cuts the flow before the zones, after either alone, or after both
+    result = check_machine(program("dosteps.sysml"), "Sprinkler", Script(sends("Stop")))
+    assert divergent(result) == {"wet": ["0", "1", "10", "11"]}
+
+
+def test_a_do_flows_time_wait_and_a_timer_due_at_one_instant_are_drawn() -> None:
+    # at 2 s the boil's next step and the timeout are both due: the timeout may cut the boil
+    result = check_machine(program("dosteps.sysml"), "Kettle")
+    assert _logs(result) == {"boiled timeout ", "timeout "}
+
+
+def test_a_do_flow_woken_earlier_goes_first() -> None:
+    result = check_machine(program("dosteps.sysml"), "QuickKettle")
+    assert result.verdict is Verdict.EXHAUSTIVE
+    assert [dict(o.values)["log"] for o in result.outcomes] == ['"boiled timeout "']

@@ -15,11 +15,7 @@ from tests.engines.runtime.states.conformance import default_run
 
 MACHINE_CASES = [c for c in state_cases() if c.kind != "instance" and "instantiate" not in c.expected]
 # Cases whose stepped run does not yet follow the fixed run, with why (a strict xfail each).
-STEPPED_DIFFERS = {
-    "state_do_step_or_tied_dispatch": "a do behavior written as a flow now steps one round of its flow in the"
-    " fixed run (do flows run as flows of their own), while the machine's DO_STEP move still takes one"
-    " statement: the stepped run dispatches the tied event one statement earlier",
-}
+STEPPED_DIFFERS: dict[str, str] = {}
 
 
 def _marked(case: Case) -> object:
