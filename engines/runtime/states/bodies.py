@@ -4,7 +4,8 @@ round, and the messages they send, taken into the pool."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from fractions import Fraction
 
 from engines.errors import GuardNotBoolean
 from engines.runtime.actions.tokens import BodyRun, Flow, FlowKind, Wait
@@ -13,6 +14,7 @@ from engines.runtime.evaluate import Frame
 from engines.runtime.states.core import DoRun, Event, MachineCore, MachineError, signal_name
 from engines.runtime.states.layout import Behavior, Transition, Vertex
 from engines.runtime.values import Signal, Value, spell
+from engines.runtime.world import Context
 from ir import syntax as s
 from ir.graphs import NodeKind
 from ir.inherit import effective_members
@@ -108,8 +110,8 @@ class Bodies(MachineCore):
                 if self.units and wakes:
                     # only time can move it: under check it waits for the machine's clock, so what else
                     # is due when it wakes (the machine's timers) is drawn against its next steps
-                    wake = run.wake = min(wakes)
-                    yield Wait("do flow waits for time", lambda: self.ctx.clock.now >= wake)
+                    run.wake = min(wakes)
+                    yield Wait("do flow waits for time", _at(self.ctx, run.wake))
                     run.wake = None
                     moved = False
                     continue
@@ -251,3 +253,8 @@ class Bodies(MachineCore):
     def post(self, payload: Value) -> None:
         """A message another behavior of the world sent to this machine: into its pool."""
         self.pool.append(Event("signal", signal_name(payload, self.ctx), payload))
+
+
+def _at(ctx: Context, wake: Fraction) -> Callable[[], bool]:
+    """Whether the clock has reached `wake`."""
+    return lambda: ctx.clock.now >= wake
