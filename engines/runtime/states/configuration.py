@@ -51,7 +51,7 @@ class Configuration(Bodies):
             if v.parallel and lca in v.ancestors():
                 regions = [r for r in v.children if r.is_state and r not in self.active]
                 if regions:
-                    yield Par(tuple((r.name, self._enter_region(r)) for r in regions))
+                    yield Par(tuple((r.name, self._enter_region(r), r) for r in regions))
 
     def _enter_region(self, region: Vertex) -> Steps:
         yield from self._enter_one(region)
@@ -97,7 +97,7 @@ class Configuration(Bodies):
                 labels = [self._entry_label(r) for r in regions]
                 self.ctx.trace.flush_left(f"choice entering {v.name}: next {', '.join(labels)} "
                                           f"(unordered; took {labels[0]} first)")
-            yield Par(tuple((r.name, self._enter_region(r)) for r in regions))
+            yield Par(tuple((r.name, self._enter_region(r), r) for r in regions))
             return
         if v.substates() or v.initial is not None:
             if any(c in self.active for c in v.children):
@@ -139,7 +139,7 @@ class Configuration(Bodies):
             if c.kind in (VertexKind.HISTORY, VertexKind.DEEP_HISTORY):
                 self.histories[c] = self._leaves(v) if c.kind is VertexKind.DEEP_HISTORY else inner[:]
         if v.parallel:
-            yield Par(tuple((c.name, self._exit(c)) for c in inner))
+            yield Par(tuple((c.name, self._exit(c), c) for c in inner))
         else:
             for c in inner:
                 yield from self._exit(c)
@@ -188,7 +188,7 @@ class Configuration(Bodies):
             labels = [f"{b.label()}(effect)" for b in branches]
             self.ctx.trace.flush_left(f"choice fork {fork.name}: next {', '.join(labels)} "
                                       f"(unordered; took {labels[0]} first)")
-        yield Par(tuple((b.label(), self._branch(b, lca, frame)) for b in branches))
+        yield Par(tuple((b.label(), self._branch(b, lca, frame), b) for b in branches))
         for b in branches:
             yield from self._enter_other_regions(b.target, lca)
 
@@ -252,7 +252,7 @@ class Configuration(Bodies):
             names = ", ".join(x.source.name for x in segments)
             self.ctx.trace.flush_left(f"choice join {join.name}: states {names} react "
                                       f"(unordered; took {segments[0].source.name} first)")
-        yield Par(tuple((x.source.name, self._join_segment(x)) for x in segments))
+        yield Par(tuple((x.source.name, self._join_segment(x), x) for x in segments))
         self.joined.pop(join, None)
         yield from self._leave_join(join, segments[0].source)
         self._requeue_deferred()

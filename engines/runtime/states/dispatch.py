@@ -189,7 +189,8 @@ class Dispatch(Configuration):
         """Fire the selected transitions, each a chain of its units (the source's exit, the effect,
         the target's entry) ordered against the others' by nothing; run whole, one firing after
         another in region declaration order."""
-        chains = tuple((_transition_name(f.transition), self._fire_chain(firings, i)) for i, f in enumerate(firings))
+        chains = tuple((_transition_name(f.transition), self._fire_chain(firings, i), f.transition)
+                       for i, f in enumerate(firings))
         yield Par(chains)
         if self.finished:
             return

@@ -26,6 +26,7 @@ from engines.runtime.states.environment import EnvEvent, EnvironmentInputError
 from engines.runtime.states.machine import MachineRun
 from engines.runtime.values import spell
 from engines.runtime.world import Context
+from ir.graphs import Footprint
 
 ENVIRONMENT = -1  # the environment's actor number
 
@@ -195,13 +196,30 @@ class Driven:
         return (self.machine.state_key(readable), self.sent, self.drawn)
 
     def actors(self) -> list[Actor]:
-        return [Actor(ENVIRONMENT, ("environment", self.sent, self.drawn)), *self.machine.actors()]
+        """The machine's actors, and the environment while it may still send."""
+        own = self.machine.actors()
+        if not self._may_send():
+            return own
+        return [Actor(ENVIRONMENT, (self.machine.footprints().place(ENVIRONMENT), self.sent, self.drawn)), *own]
+
+    def _may_send(self) -> bool:
+        return not self.machine.finished and (self.sent < len(self.script.events)
+                                              or self.drawn < self.script.max_events)
 
     def footprint(self, move: Move) -> Summary:
+        """A send writes the machine's pool; time passing its timers and the clock; STOP touches only
+        the environment's own count (it is the environment's one move then: nothing to order)."""
+        if move == STOP:
+            return Footprint()
         return self.machine.footprint(move)
 
     def future(self, actor: Actor) -> Summary:
+        if actor.id == ENVIRONMENT and not self._may_send():
+            return Footprint()
         return self.machine.future(actor)
+
+    def enablers(self, actor: Actor) -> list[int] | None:
+        return self.machine.enablers(actor)
 
     def outputs(self) -> dict[str, str]:
         out = self.machine.machine_outputs()

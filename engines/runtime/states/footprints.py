@@ -40,10 +40,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engines.runtime.behavior import Actor, Move, MoveKind, Summary, dependent
-from engines.runtime.states.layout import Transition, Vertex, VertexKind
+from engines.runtime.states.layout import Transition, Vertex, VertexKind, state_graph
 from ir import syntax as s
 from ir.graphs import Footprint, StateGraph, TriggerKind
-from ir.lower.states import lower_state
 
 if TYPE_CHECKING:
     from engines.runtime.states.core import MachineCore
@@ -61,7 +60,7 @@ class MachineFootprints:
 
     def __init__(self, machine: MachineCore, graph: StateGraph | None = None) -> None:
         self.machine = machine
-        self.graph = graph if graph is not None else lower_state(machine.program.model, machine.element)
+        self.graph = graph if graph is not None else state_graph(machine.program.model, machine.element)
         self.name = machine.element.qualified_name
         shape = machine.shape
         watched = [t for t in self.graph.transitions if t.trigger.kind is TriggerKind.WHEN]
@@ -162,6 +161,9 @@ class MachineFootprints:
             fired = [self.transition(t) for t in state.outgoing if t.completion]
             return _union([base, Footprint(reads=self._active([state]) | {self.key(f"complete:{state.order}")},
                                            writes=frozenset({self.key("completions")})), *fired])
+        # a pool event, a timer or a change is dispatched only while no completion is pending: a move
+        # that queues one disables it
+        base = base | Footprint(reads=frozenset({self.key("completions")}))
         if label.startswith("time "):
             timer = next((tm for tm in machine.timers if str(tm.seq) == move.option), None)
             if timer is None:
@@ -220,8 +222,11 @@ class MachineFootprints:
         return Footprint(writes=frozenset({self.key("pool")}))
 
     def clock(self) -> Summary:
-        """Time passes to the next timer: the clock and which timers are due change."""
-        return Footprint(reads=frozenset({self.key("timers")}), writes=frozenset({CLOCK, self.key("timers")}))
+        """Time passes to the next timer: the clock and which timers are due change. It passes only
+        where the machine cannot move: an event sent disables it (the event is taken first), so it
+        reads the pool."""
+        return Footprint(reads=frozenset({self.key("timers"), self.key("pool")}),
+                         writes=frozenset({CLOCK, self.key("timers")}))
 
     def place(self, actor: int) -> tuple[object, ...]:
         """Where an actor stands, as far as its moves' footprints and its future depend on it: the

@@ -3,6 +3,7 @@ vertices (a parallel state's regions are its children), each with the transition
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -141,9 +142,22 @@ def _runs(behavior: GraphBehavior | None, kind: str) -> list[Behavior]:
     return [Behavior(kind, behavior.statements, behavior.action, behavior.wrapped)]
 
 
+_GRAPHS: weakref.WeakKeyDictionary[Model, dict[str, StateGraph]] = weakref.WeakKeyDictionary()
+
+
+def state_graph(model: Model, machine: Element) -> StateGraph:
+    """The machine's lowered StateGraph, lowered once per model (a model and its graphs are immutable;
+    a check starts the machine afresh for every witness it replays)."""
+    graphs = _GRAPHS.setdefault(model, {})
+    graph = graphs.get(machine.qualified_name)
+    if graph is None:
+        graph = graphs[machine.qualified_name] = lower_state(model, machine)
+    return graph
+
+
 def shape_of(model: Model, machine: Element) -> Shape:
     """The machine's lowered StateGraph (ir/lower/states.py) as the tree the runtime walks."""
-    return shape_from_graph(lower_state(model, machine))
+    return shape_from_graph(state_graph(model, machine))
 
 
 def shape_from_graph(graph: StateGraph) -> Shape:

@@ -38,6 +38,7 @@ from engines.runtime.evaluate import Frame
 from engines.runtime.snapshot import Snapshot, SnapshotError
 from engines.runtime.states.core import DoRun, Event, Firing, Timer
 from engines.runtime.states.dispatch import Dispatch
+from engines.runtime.states.footprints import MachineFootprints
 from engines.runtime.states.layout import Transition, Vertex
 from engines.runtime.states.units import Front, Steps, Task, run_whole
 from engines.runtime.values import spell
@@ -434,20 +435,58 @@ class MachineMoves(Dispatch):
         )
 
     def actors(self) -> list[Actor]:
-        out = [Actor(_DISPATCHER, ("dispatch",))]
-        out.extend(Actor(_completer(v), ("completion", v.order)) for v in self.completions)
-        out.extend(Actor(1 + v.order, ("do", v.order, r.index)) for v, r in sorted(self.dos.items(),
-                                                                                    key=lambda kv: kv[0].order))
+        """The dispatcher, a region per pending completion of its (one actor however many), each do
+        behavior, and each chain of a firing in progress; each placed where its moves' footprints and
+        its future depend on (footprints.py)."""
+        prints = self.footprints()
+        ids = [_DISPATCHER]
+        for v in self.completions:
+            if _completer(v) not in ids:
+                ids.append(_completer(v))
+        ids.extend(1 + v.order for v in sorted(self.dos, key=lambda v: v.order))
+        out = [Actor(i, prints.place(i)) for i in ids]
         if self.front is not None:
-            out.extend(Actor(_UNITS + task.number, ("unit", task.name)) for task in self.front.runnable())
+            # a chain stands where it is named and how far it has gone (a unit move's option is None)
+            out.extend(Actor(_UNITS + task.number, ("unit", task.name, task.taken, task.number))
+                       for task in self.front.runnable())
         return out
 
+    def footprints(self) -> MachineFootprints:
+        """What this machine's moves touch (computed from the lowered graph once per performance)."""
+        prints = self.__dict__.get("_footprints")
+        if prints is None:
+            prints = self.__dict__["_footprints"] = MachineFootprints(self)
+        return prints
+
     def footprint(self, move: Move) -> Summary:
-        """Every move of a machine may touch all of it (one machine's moves are pairwise dependent)."""
-        return _EVERYTHING
+        if move.kind is MoveKind.UNIT:
+            return _EVERYTHING  # sound; what each chain touches (unit_scope) is for footprints.py to map
+        return self.footprints().footprint(move)
 
     def future(self, actor: Actor) -> Summary:
-        return self.footprint(Move(MoveKind.DISPATCH, actor.id, ""))
+        if actor.id >= _UNITS:
+            return _EVERYTHING
+        return self.footprints().future(actor)
+
+    def enablers(self, actor: Actor) -> list[int] | None:
+        if self.front is not None:
+            # nothing but the firing in progress moves until it ends: its chains, the do behaviors it began
+            return [_UNITS + t.number for t in self.front.runnable()] + [1 + v.order for v in self._front_due()]
+        return self.footprints().enablers(actor)
+
+    def unit_scope(self, move: Move) -> list[Vertex | Transition | None] | None:
+        """What a unit move's chain works on, then what each chain it is part of works on (whose rest
+        may run at the end of this one: the chain that ends last goes on with its parent's); None
+        stands for the firing's own rest (deferred events back to the pool, messages delivered, timers
+        armed, the final state checked). None for a move that is no unit of the firing in progress."""
+        if move.kind is not MoveKind.UNIT or self.front is None:
+            return None
+        task = next((t for t in self.front.runnable() if _UNITS + t.number == move.actor), None)
+        out: list[Vertex | Transition | None] = []
+        while task is not None:
+            out.append(task.what)
+            task = task.parent
+        return out or None
 
     def machine_outputs(self) -> dict[str, str]:
         """The machine's features, then `finalState` (as the corpus spells configurations; `(terminated)`
@@ -499,6 +538,7 @@ class MachineMoves(Dispatch):
 
     def saved_fields(self) -> dict[str, object]:
         fields = dict(self.__dict__)
+        fields.pop("_footprints", None)  # derived from the graph alone: kept across restores
         for name in ("active", "complete", "stepped", "front_dos"):
             fields[name] = set(fields[name])
         for name in ("pool", "deferred", "completions", "timers", "visits", "unmatched", "due_batch",
@@ -512,8 +552,11 @@ class MachineMoves(Dispatch):
 
     def load_fields(self, saved: dict[str, object]) -> None:
         moves = self.moves_taken  # the snapshot cuts the behavior's own list back
+        prints = self.__dict__.get("_footprints")
         self.__dict__.clear()
         self.__dict__.update(_copy_fields(saved))
+        if prints is not None:
+            self.__dict__["_footprints"] = prints
         moves[:] = self.moves_taken
         self.moves_taken = moves
 

@@ -18,6 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engines.runtime.states.layout import Transition, Vertex
 
 UNIT = "unit"  # yielded just before a unit
 HELD = "held"  # yielded where a dispatch may come before the rest (an entry not run to completion)
@@ -27,7 +31,9 @@ HELD = "held"  # yielded where a dispatch may come before the rest (an entry not
 class Par:
     """Chains that start together and are ordered against nothing but what follows them all."""
 
-    chains: tuple[tuple[str, Steps], ...]  # (what a move names the chain by, its steps)
+    # (what a move names the chain by, its steps, what it works on: a region entered or left, a
+    # transition fired, a fork's branch, a segment into a join)
+    chains: tuple[tuple[str, Steps, Vertex | Transition], ...]
 
 
 Steps = Generator["str | Par", None, None]
@@ -41,7 +47,7 @@ def run_whole(steps: Generator[str | Par, None, object]) -> object:
         except StopIteration as stop:
             return stop.value
         if isinstance(item, Par):
-            for _, chain in item.chains:
+            for _, chain, _ in item.chains:
                 run_whole(chain)
 
 
@@ -54,6 +60,8 @@ class Task:
     steps: Steps
     parent: Task | None
     number: int
+    what: Vertex | Transition | None  # what the chain works on (None: the firing itself)
+    taken: int = 0  # units it has performed
     waiting: int = 0  # chains of a Par this task waits for
     primed: bool = False
     held: bool = False  # stands where a dispatch may come first
@@ -73,12 +81,12 @@ class Front:
     @classmethod
     def begin(cls, steps: Steps, name: str, key: tuple[object, ...], quiet: bool) -> Front:
         front = cls(key, quiet)
-        front.tasks.append(front._task(name, steps, None))
+        front.tasks.append(front._task(name, steps, None, None))
         return front
 
-    def _task(self, name: str, steps: Steps, parent: Task | None) -> Task:
+    def _task(self, name: str, steps: Steps, parent: Task | None, what: Vertex | Transition | None) -> Task:
         self.made += 1
-        return Task(name, steps, parent, self.made)
+        return Task(name, steps, parent, self.made, what)
 
     @property
     def done(self) -> bool:
@@ -104,6 +112,7 @@ class Front:
         """Perform the task's next unit and what follows it up to its next unit (or its end, where the
         chain it ends lets its parent go on to its next unit)."""
         task.held = False
+        task.taken += 1
         self._run(task, unit=not task.primed)
 
     def _run(self, task: Task, unit: bool) -> None:
@@ -125,7 +134,7 @@ class Front:
                 return
             assert isinstance(item, Par)
             task.primed = False
-            chains = [self._task(name, steps, task) for name, steps in item.chains]
+            chains = [self._task(name, steps, task, what) for name, steps, what in item.chains]
             if not chains:
                 continue
             task.waiting = len(chains)

@@ -17,9 +17,6 @@ HERE = Path(__file__).resolve().parent
 DEPENDENCE = HERE / "dependence"
 REDUCTION = CORPUS / "reduction"
 
-STATE_MACHINES = "state machines are the next issue's"
-
-
 @dataclass(frozen=True)
 class Model:
     """One model file of a corpus: its name (`corpus/file stem`), its path, and the action it checks."""

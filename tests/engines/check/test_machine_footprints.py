@@ -109,12 +109,15 @@ def test_a_completion_commutes_with_an_environment_send_but_a_pool_event_does_no
     assert dependent(fp.footprint(_dispatch("accept Go")), send)
 
 
-def test_time_passing_is_dependent_on_a_timer_s_dispatch_and_not_on_a_do_step() -> None:
+def test_time_passing_is_dependent_on_a_timer_s_dispatch_and_on_a_send_not_on_a_do_step() -> None:
+    """Time passes only where the machine cannot move: a send disables it (the event is taken before
+    time moves on), so the two are dependent though neither writes what the other writes."""
     machine, fp = _machine("Controller")
     clock = fp.footprint(Move(MoveKind.CLOCK, ENVIRONMENT, "time passes to 2s", "clock", "2"))
     timed = _state(machine, "rrest").outgoing[0]
     machine.timers.append(Timer(Fraction(2), 1, timed))
     assert dependent(clock, fp.footprint(_dispatch(f"time {timed.label()}", "rrest", "1")))
+    assert dependent(clock, fp.footprint(Move(MoveKind.SEND, ENVIRONMENT, "send Go", "environment", "Go")))
     assert not dependent(clock, fp.footprint(_do(machine, "lwork")))
 
 

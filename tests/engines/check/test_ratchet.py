@@ -17,6 +17,8 @@ import pytest
 import ir
 from engines.runtime import Program
 from tests.corpus_cases import CONFORMANCE, HAVE_CORPUS, NO_CORPUS, cases, entry
+from tests.engines.check.machines_reduced import checked as machine_checked
+from tests.engines.check.machines_reduced import machine_dependence_models, reduction_machine_models
 from tests.engines.check.models import REDUCTION, checked, dependence_models, reduction_models
 
 UPDATE = os.environ.get("OPENSYSML_UPDATE_RATCHET")
@@ -50,13 +52,19 @@ def _subjects() -> dict[str, tuple[Program, str]]:
 
 
 SUBJECTS = _subjects()
+# the machine models (a machine with its environment, or machines and actions on one clock)
+MACHINES = {m.name: m for m in reduction_machine_models() + machine_dependence_models()}
 
 
 @cache
 def figures(name: str) -> Figures:
-    program, subject = SUBJECTS[name]
-    reduced = checked(program, subject, reduce=True)
-    full = checked(program, subject, reduce=False)
+    if name in MACHINES:
+        reduced = machine_checked(MACHINES[name], reduce=True)
+        full = machine_checked(MACHINES[name], reduce=False)
+    else:
+        program, subject = SUBJECTS[name]
+        reduced = checked(program, subject, reduce=True)
+        full = checked(program, subject, reduce=False)
     return (reduced.stats.states, reduced.stats.moves, full.stats.states, full.stats.moves)
 
 
@@ -74,7 +82,7 @@ def read_ratchet(path: Path = RATCHET) -> dict[str, Figures]:
 
 
 def write_ratchet(path: Path = RATCHET) -> None:
-    rows = [f"{name}\t" + "\t".join(str(n) for n in figures(name)) for name in sorted(SUBJECTS)]
+    rows = [f"{name}\t" + "\t".join(str(n) for n in figures(name)) for name in sorted({*SUBJECTS, *MACHINES})]
     path.write_text(HEADER + "\n".join(rows) + "\n", encoding="utf-8")
 
 
@@ -86,7 +94,7 @@ def pinned() -> dict[str, Figures]:
     return read_ratchet()
 
 
-@pytest.mark.parametrize("name", sorted(SUBJECTS))
+@pytest.mark.parametrize("name", sorted({*SUBJECTS, *MACHINES}))
 def test_states_and_moves_are_as_pinned(name: str, pinned: dict[str, Figures]) -> None:
     assert name in pinned, f"{name} has no row in ratchet.tsv; {HOW}"
     now = figures(name)
@@ -97,7 +105,7 @@ def test_states_and_moves_are_as_pinned(name: str, pinned: dict[str, Figures]) -
 
 @pytest.mark.corpus
 def test_the_ratchet_names_no_model_that_is_gone(pinned: dict[str, Figures]) -> None:
-    stale = sorted(set(pinned) - set(SUBJECTS))
+    stale = sorted(set(pinned) - set(SUBJECTS) - set(MACHINES))
     assert not stale, f"ratchet.tsv pins models no longer checked: {stale}; {HOW}"
 
 
@@ -119,11 +127,11 @@ def test_reduction_corpus_beside_the_reference_figures(capsys: pytest.CaptureFix
     not asserted); asserted only that reducing never searches more states than not reducing."""
     expected = read_expected()
     lines = [f"{'model':<22} {'ours reduced':>14} {'ours unreduced':>15} {'ref reduced':>12} {'ref unreduced':>14}"]
-    models = [m for m in reduction_models() if m.action is not None]
-    assert models
-    for m in models:
-        name = m.name.removeprefix("reduction/")
-        rs, rm, us, um = figures(m.name)
+    names = [m.name for m in reduction_models() if m.action is not None] + [m.name for m in reduction_machine_models()]
+    assert names
+    for full_name in names:
+        name = full_name.removeprefix("reduction/")
+        rs, rm, us, um = figures(full_name)
         ref = expected.get(name)
         ref_text = (f"{ref[0]:>5}/{ref[1]:<6} {ref[2]:>6}/{ref[3]:<7}" if ref else "(not listed)")
         lines.append(f"{name:<22} {rs:>7}/{rm:<6} {us:>7}/{um:<7} {ref_text}")
