@@ -57,6 +57,7 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
         self.mover_token: Token | None = None
         self.only_token: int | None = None  # a round that moves this token alone (a machine's do step, checked)
         self.waits_on_clock = False  # a checked machine's bodies: a time wait waits for the machine's clock
+        self.step_nested = False  # a checked machine's do step: a nested performance pauses after each step
         self._live: list[Token] | None = None
         graph = ctx.program.graph(action)
         frame = Frame(action.name, action)

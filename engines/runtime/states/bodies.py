@@ -196,12 +196,12 @@ class Bodies(MachineCore):
     def _do_once(self, run: DoRun, token: int | None = None) -> None:
         trace = self.ctx.trace
         mark = trace.mark()
+        split, run.split = run.split, False
         retry = run.action is not None and run.started
         if run.action is not None:
             # a flow of its own: one do step is one round of it (see _do_flow)
-            if run.wake is None and not run.split:  # a flow woken by time, or split before a round of
+            if run.wake is None and not split:  # a flow woken by time, or split before a round of
                 trace.flush_left(f"do: {run.state.name}")  # several tokens, goes on in the step that began it
-            run.split = False
             if not run.started:
                 run.started = True
                 trace.at(0, "stmt action body")
@@ -218,6 +218,7 @@ class Bodies(MachineCore):
         if run.current is None:
             return  # a flow cut off already (a dispatch left its state)
         self.host.only_token = token
+        self.host.step_nested = self.units and run.action is None  # a do flow's performs step in its rounds
         try:
             run.waiting = next(run.current)
         except StopIteration:
@@ -225,6 +226,9 @@ class Bodies(MachineCore):
             run.waiting = None
         finally:
             self.host.only_token = None
+            self.host.step_nested = False
+        if run.waiting is not None and run.waiting.reason == "nested step":
+            run.split = True  # the fixed policies' step goes on: first, and with no header of its own
         if retry and run.waiting is not None and run.waiting.reason == STILL:
             del trace.lines[mark:]  # a do step that moved nothing writes nothing
 

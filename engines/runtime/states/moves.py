@@ -491,7 +491,7 @@ class MachineMoves(Dispatch):
     def machine_outputs(self) -> dict[str, str]:
         """The machine's features, then `finalState` (as the corpus spells configurations; `(terminated)`
         once a terminate ended it)."""
-        out = dict(self.host.outputs())
+        out = dict(self.host.own_outputs())  # not a do behavior's performance's own (it ends with it)
         # a terminated machine has no configuration left (the corpus reports `terminated`, not a state)
         out["finalState"] = "(terminated)" if self.status == "terminated" else self.final_state()
         return out

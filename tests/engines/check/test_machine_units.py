@@ -114,3 +114,20 @@ def test_a_do_flow_woken_earlier_goes_first() -> None:
     result = check_machine(program("dosteps.sysml"), "QuickKettle")
     assert result.verdict is Verdict.EXHAUSTIVE
     assert [dict(o.values)["log"] for o in result.outcomes] == ['"boiled timeout "']
+
+
+def test_a_typed_do_writes_back_over_a_sibling_entry_that_lands_inside_it() -> None:
+    # gauge's +100 before stir binds turns (111), between binding and write-back (overwritten: 11), after (111)
+    result = check_machine(program("typed.sysml"), "Mixer", Script(sends("Go")))
+    assert divergent(result) == {"total": ["11", "111"]}
+
+
+def test_a_dispatch_cuts_a_typed_do_before_its_write_back() -> None:
+    result = check_machine(program("typed.sysml"), "Cutter", Script(sends("Stop")))
+    assert divergent(result) == {"length": ["0", "11"]}
+
+
+def test_a_do_behaviors_own_features_are_no_outcome_column() -> None:
+    # the performance's `turns` ends with it: the outcomes hold the machine's features and finalState
+    result = check_machine(program("typed.sysml"), "Cutter", Script(sends("Stop")))
+    assert {k for o in result.outcomes for k, _ in o.values} == {"length", "finalState"}
