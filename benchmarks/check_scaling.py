@@ -15,10 +15,12 @@ Each of our checks runs in a fresh process so its peak memory is its own.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -87,9 +89,10 @@ def peer_command() -> str | None:
     return f"{binary} -connection-file {{connection_file}}"
 
 
-def peer_cells(cells: list[str]) -> list[dict[str, object]] | None:
+def peer_cells(cells: list[str], timeout: float = 3600) -> list[dict[str, object]] | None:
     """The peer kernel run over `cells` in one fresh kernel: one record per cell (outputs, wall_s), or
-    None when no peer is installed."""
+    None when no peer is installed. Past `timeout` seconds the driver and the kernel it started (one
+    process group) are killed: the records of the cells that finished are returned."""
     command = peer_command()
     if command is None:
         return None
@@ -97,9 +100,37 @@ def peer_cells(cells: list[str]) -> list[dict[str, object]] | None:
         path = Path(tmp) / "m.cells"
         path.write_text("\n//%%\n".join(cells) + "\n", encoding="utf-8")
         record = Path(tmp) / "m.jsonl"
-        subprocess.run([sys.executable, str(BENCH / "peer_kernel.py"), "--cmd", command, "--quiet-src",
-                        "-f", str(path), "--jsonl", str(record)], capture_output=True, text=True, timeout=3600)
+        driver = subprocess.Popen([sys.executable, str(BENCH / "peer_kernel.py"), "--cmd", command, "--quiet-src",
+                                   "-f", str(path), "--jsonl", str(record)], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            driver.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            for pid in [*_descendants(driver.pid), driver.pid]:  # the kernel runs in a session of its own
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            driver.wait()
+        if not record.exists():
+            return []
         return [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes `pid` started, and theirs (Linux: read from /proc)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text(encoding="utf-8").rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    out: list[int] = []
+    todo = list(children.get(pid, []))
+    while todo:
+        child = todo.pop()
+        out.append(child)
+        todo.extend(children.get(child, []))
+    return out
 
 
 def peer_figures(cell: dict[str, object]) -> dict[str, object]:

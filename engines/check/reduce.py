@@ -13,26 +13,9 @@ oldest it matches); an accept's `when` condition is a read of the features it na
 but no clause relies on it: a `via` send is dynamic. An accept node moves once, taking its message:
 its move is the accept's footprint, never a body's start shot (`Node.starts_with_a_shot`).
 
-State machines (engines/runtime/states/footprints.py spells these as features of the machine: the
-activity of each state, its pool, completion queue, timers, status, and the clock):
-- a dispatch touches what its transitions touch (trigger, guard, the exits of what it leaves, the
-  effect, the entries of what it enters, onward through choices, junctions, forks and joins), reads
-  its source's activity and writes the activity of every state it may leave or enter; so dispatches
-  of two machines commute unless one writes what the other reads or writes (a part feature in an
-  effect and a guard), or one sends while the other sends or accepts; completion steps of regions
-  that keep to their own states and data commute; a transition leaving a composite depends on every
-  move inside it;
-- a do step reads its state's activity: it depends on a dispatch that may leave that state, not on
-  another region's do step over other data, unless both may end their behaviors (both then append
-  to the completion queue, whose order is state);
-- a pool event's dispatch reads and writes the pool: it depends on every environment send to that
-  machine and on every send; a completion's dispatch reads no pool (completion events come first),
-  so it commutes with an environment send;
-- a timer's dispatch and time passing read and write the timers and the clock: time depends on every
-  timed waiter; in a machine with a `when` trigger every move reads its condition (the latches);
-- a move into a final state or a terminate writes the machine's status, which all its moves read.
-An actor's future is what it can still reach from the states active now, and its place (what the
-sets are remembered by) includes them.
+State machines: engines/runtime/states/footprints.py spells a machine's shared state (the activity
+of each state, its pool, completion queue, timers, status, and the clock) as features of the machine
+and writes down the dependence clauses of machine moves, each with its test.
 
 A persistent set is grown from one actor: every actor whose future moves could depend on a
 member's move joins it; an actor that must join but cannot move now joins with the actors one of

@@ -219,6 +219,10 @@ class Driven:
         return self.machine.future(actor)
 
     def enablers(self, actor: Actor) -> list[int] | None:
+        """The environment, when it may send but cannot now, waits for the machine (a firing in
+        progress): one of the machine's moving actors must move first."""
+        if actor.id == ENVIRONMENT:
+            return sorted({m.actor for m in self.machine.enabled_moves()}) or None
         return self.machine.enablers(actor)
 
     def outputs(self) -> dict[str, str]:

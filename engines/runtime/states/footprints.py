@@ -1,38 +1,71 @@
-"""What a machine's moves touch, for partial-order reduction (engines/check/reduce.py).
+"""What a machine's moves touch, for partial-order reduction (engines/check/reduce.py): the one place
+the dependence of machine moves is written down.
 
 A machine's moves share more than features: its configuration, its pool, its completion queue, its
-timers. Each is a pseudo-feature here, named under the machine (`<machine>\\0active:<state>` ...), read
-and written as the dispatch, do step or environment move does, beside the features the lowered
+timers. Each is a pseudo-feature here, named under the machine (`<machine>\\0active:<state>`,
+`pool`, `deferred`, `completions`, `complete:<state>`, `timers`, `do:<state>` (a do behavior's
+progress), `join:<state>`, `history:<state>`, `status`, `latches`; the world's `\\0clock`), read and
+written as the dispatch, do step or environment move does, beside the features the lowered
 transitions and state behaviors read and write (ir/lower/states.py). Two moves are then dependent by
-the one relation of reduce.py. The clauses this yields:
+the one relation of engines/runtime/behavior.py (`dependent`): one writes what the other reads or
+writes, both send or accept, or either is dynamic. The clauses this yields, each with the test that
+holds it (tests/engines/check/test_machine_footprints.py, `test_` + the words in brackets):
 
-- Two dispatches of one machine are one actor's moves (never reordered by the reduction). A dispatch
-  and a dispatch of another machine commute unless one's transitions (guard, exits, effect, entries,
-  a route through choices and junctions) write what the other's read or write, or one sends while the
-  other sends or accepts (the bus is one list; a send may reach the other's pool).
-- A dispatch writes the activity of every state under the child of the transition's least common
-  ancestor on the source side (what it exits) and on the target side (what it enters, other regions
-  of an entered parallel state included), and reads the activity of its source. Completion steps of
-  regions that keep to their own states and data therefore commute; a transition leaving a composite
-  is dependent on every move inside it.
-- A do step reads its state's activity and writes its own progress: it is dependent on a dispatch
-  that may exit its state (do step vs dispatch of the same machine), independent of another region's
-  do step over other data, except that two do steps that may each end their behavior both append to
-  the completion queue, whose order is state.
-- A pool event's dispatch reads and writes the pool (and the deferred events, and the progress of a
-  do behavior waiting at an accept): it is dependent on every environment send to that machine and
-  on every move that sends. A completion dispatch does not read the pool (completion events precede
-  pool events), so it commutes with an environment send.
-- A timer's dispatch, and time passing, read and write the machine's timers and the clock: time is
-  dependent on every timed waiter. A transition entering or leaving a state with a timed transition
-  writes the timers. When-triggers are read after every move (their latches): in a machine with
-  one, every move reads their conditions and writes the latches.
-- A transition into a final state or a terminate writes the machine's status, which every move of
-  the machine reads (an ended machine moves no more). A dynamic footprint (a target the lowering
-  cannot resolve) is dependent on everything.
-- A machine on a world other behaviors act on, which does not route messages, takes every message
-  on the bus into its pool after each move: each of its moves accepts, so it depends on every send
-  another behavior (an action) makes.
+ 1. Activity. A dispatch reads its source's activity and writes the activity of every state it may
+    leave or enter (everything under the child of the transition's least common ancestor on each
+    side; an entered parallel state's other regions; all a history's owner holds). So the moves of
+    regions that keep to their own states and data commute, and a transition leaving a composite is
+    dependent on every move inside it [a transition leaving a composite depends on every move inside it].
+ 2. Data. A fired transition touches what its lowered footprint does: trigger, guard, the exits of
+    what it leaves, the effect, the entries of what it enters, onward through choices, junctions,
+    forks and joins. Dispatches of two machines commute unless one writes what the other reads or
+    writes [a transition writing a part feature is dependent on a guard another machine reads].
+ 3. Do steps. A do step reads its state's activity and writes its own progress: do steps of two
+    regions over their own data commute [do steps of two regions over their own data commute], and a
+    do step is dependent on a dispatch that may leave its state [a do step and a dispatch that may
+    leave its state are dependent].
+ 4. The completion queue. A step that may end a do behavior, and a transition entering a state, may
+    queue a completion: two last do steps are dependent, since the queue's order is state [two last
+    do steps both complete their states so their order is the queue s].
+ 5. The pool. A pool event's dispatch reads and writes the pool and the deferred events (and the
+    progress of a do behavior waiting at an accept) and reads the whole configuration: it is dependent
+    on every environment send to the machine. A completion's dispatch reads no pool (completion
+    events come first), so it commutes with a send [a completion commutes with an environment send
+    but a pool event does not].
+ 6. Completions first. A pool event's, a timer's or a change's dispatch waits while a completion is
+    pending, so it reads the completion queue (a move queuing one disables it), and the dispatcher's
+    enablers are the region of the first pending completion [the dispatcher waits for the pending
+    completions whose region must move first].
+ 7. Time. A timer's dispatch reads the clock and writes the timers; a transition entering or leaving
+    a timed state writes the timers. Time passing (the environment's CLOCK move) reads the timers and
+    the pool and writes the clock and the timers: it passes only where the machine cannot move, so a
+    send, which disables it, is dependent on it [time passing is dependent on a timer s dispatch and
+    on a send not on a do step].
+ 8. Change. In a machine with a `when` trigger every move re-reads the conditions and writes their
+    latches: all its moves are dependent [in a machine with a when trigger every move reads its
+    condition and writes the latches].
+ 9. Status. A move into a final state or a terminate writes the machine's status, which every move of
+    the machine reads (an ended machine moves no more) [a move into a terminate writes the status
+    every move of the machine reads].
+10. The bus. A transition or do step that sends writes the machine's own pool (a message to itself
+    lands there) and sends. A machine on a world other behaviors send on, which does not route
+    messages, takes every message on the bus into its pool after each move: each of its moves accepts
+    [a machine takes the bus only where another behavior may send].
+11. Unknown. A move of a kind this module does not spell, or of an actor it does not know, is
+    dynamic: dependent on everything (sound, no reduction) [a move of a kind not spelled here is
+    dependent on everything].
+
+What the reducer asks besides a move's footprint:
+- futures: the dispatcher's is the triggered transitions reachable from the active configuration and
+  everything after them; a region's completions what its active states can reach; a do behavior's
+  its steps and what its state's completion leads to; the environment's its sends and time passing,
+  while it may still send [a machine s future is what it can still reach];
+- places: what persistent and sleep sets are keyed by; an actor's place changes whenever its
+  footprints or future may (the configuration, pending completions, pool non-empty, timers) [an
+  actor s place changes with what its footprints depend on];
+- groups of units: the orders of several reactions or entered regions that can matter are those
+  within a group of dependent units [regions over their own data are groups of one and a shared
+  counter one group].
 """
 
 from __future__ import annotations
@@ -50,8 +83,10 @@ if TYPE_CHECKING:
 DISPATCHER = 0  # the actor of a pool event's, a timer's or a change's dispatch
 REGIONS = 1_000_000  # a completion event's actor: this + the order of its state's parent (its region)
 ENVIRONMENT = -1  # the environment's sends and time passing
+UNITS = 2 * REGIONS  # from here on: actors this module does not know (their moves are dynamic)
 # a do behavior's actor is 1 + its state's order
 CLOCK = "\0clock"  # the world's clock: read by timers, written by time passing
+_UNKNOWN: Summary = Footprint(dynamic=True)
 
 
 class MachineFootprints:
@@ -148,7 +183,9 @@ class MachineFootprints:
             return self.send()
         if move.kind is MoveKind.CLOCK:
             return self.clock()
-        return self._dispatch(move)
+        if move.kind is MoveKind.DISPATCH:
+            return self._dispatch(move)
+        return _UNKNOWN  # a kind of move this module does not know yet: dependent on everything
 
     def _dispatch(self, move: Move) -> Summary:
         machine = self.machine
@@ -236,6 +273,8 @@ class MachineFootprints:
         if actor == ENVIRONMENT:
             return ("environment",)
         active = tuple(sorted(v.order for v in machine.active))
+        if actor >= UNITS:
+            return ("other", actor)
         if actor == DISPATCHER:
             return ("dispatch", machine.status, active, bool(machine.pool),
                     tuple(sorted(tm.transition.index for tm in machine.timers)))
@@ -250,7 +289,9 @@ class MachineFootprints:
         known). The dispatcher waits while completion events are pending (they come first), and only
         their regions' moves take them: the first pending one's region must move before it."""
         machine = self.machine
-        if actor.id == DISPATCHER and machine.completions and not machine.finished:
+        if machine.finished:
+            return None
+        if actor.id == DISPATCHER and machine.completions:
             return [REGIONS + _region(machine.completions[0])]
         return None
 
@@ -302,6 +343,8 @@ class MachineFootprints:
             return self.send() | self.clock()
         if actor.id == DISPATCHER:
             return self.dispatcher()
+        if actor.id >= UNITS:
+            return _UNKNOWN
         vertices = self.machine.shape.vertices
         if actor.id >= REGIONS:  # the region's completions: what its active states may still fire
             inside = _subtree(vertices[actor.id - REGIONS])

@@ -469,9 +469,10 @@ class MachineMoves(Dispatch):
         return self.footprints().future(actor)
 
     def enablers(self, actor: Actor) -> list[int] | None:
-        if self.front is not None:
-            # nothing but the firing in progress moves until it ends: its chains, the do behaviors it began
-            return [_UNITS + t.number for t in self.front.runnable()] + [1 + v.order for v in self._front_due()]
+        if not self.finished and self.front is not None:
+            # a firing in progress: nothing else moves before one of its moves (its chains, the do
+            # behaviors it began, a dispatch at an entry not run to completion)
+            return sorted({m.actor for m in self.enabled_moves()}) or None
         return self.footprints().enablers(actor)
 
     def unit_scope(self, move: Move) -> list[Vertex | Transition | None] | None:

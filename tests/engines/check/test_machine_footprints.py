@@ -11,7 +11,7 @@ from engines.runtime import Program
 from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind
 from engines.runtime.states import MachineRun, start_machine
 from engines.runtime.states.core import Event, Timer
-from engines.runtime.states.footprints import DISPATCHER, ENVIRONMENT, REGIONS, MachineFootprints
+from engines.runtime.states.footprints import DISPATCHER, ENVIRONMENT, REGIONS, UNITS, MachineFootprints
 from engines.runtime.states.layout import Vertex
 
 # Two regions, each with a do behavior over its own attribute; the right one waits for Go, then for a
@@ -46,6 +46,34 @@ package ctl {
     state idle;
     state lit;
     transition first idle if panel.shown > 0 do assign seen := 1 then lit;
+  }
+  state def Session {
+    attribute k : Integer := 0;
+    attribute m : Integer := 0;
+    entry; then work;
+    state work parallel {
+      state x { entry; then x1; state x1 { do { assign k := k + 1; assign k := k + 1; } } }
+      state y {
+        entry; then y1;
+        state y1 { do { assign m := m + 1; } }
+        action stop terminate;
+        transition first y1 then stop;
+      }
+    }
+    state idle;
+    transition first work accept Go then idle;
+  }
+  state def Watch parallel {
+    attribute temp : Integer := 0;
+    attribute u : Integer := 0;
+    attribute w : Integer := 0;
+    state p {
+      entry; then p1;
+      state p1 { do { assign u := u + 1; } }
+      state p2;
+      transition first p1 accept when temp > 20 then p2;
+    }
+    state q { entry; then q1; state q1 { do { assign w := w + 1; assign temp := 30; } } }
   }
   state def Counter {
     attribute n : Integer := 0;
@@ -97,6 +125,28 @@ def test_a_do_step_and_a_dispatch_that_may_leave_its_state_are_dependent() -> No
     go = _state(machine, "rwork").outgoing[0]
     assert dependent(step, fp.transition(go))  # accept Go leaves rwork: the do behavior is cut
     assert not dependent(fp.footprint(_do(machine, "lwork")), fp.transition(go))
+
+
+def test_a_transition_leaving_a_composite_depends_on_every_move_inside_it() -> None:
+    machine, fp = _machine("Session")
+    leave = _state(machine, "work").outgoing[0]  # accept Go leaves both regions
+    assert dependent(fp.transition(leave), fp.footprint(_do(machine, "x1")))
+    assert dependent(fp.transition(leave), fp.footprint(_do(machine, "y1")))
+    # the regions' own moves keep to their own states and data
+    assert not dependent(fp.footprint(_do(machine, "x1")), fp.footprint(_do(machine, "y1")))
+
+
+def test_a_move_into_a_terminate_writes_the_status_every_move_of_the_machine_reads() -> None:
+    machine, fp = _machine("Session")
+    ends = _state(machine, "y1").outgoing[0]  # y1's completion into the terminate
+    assert dependent(fp.transition(ends), fp.footprint(_do(machine, "x1")))
+
+
+def test_in_a_machine_with_a_when_trigger_every_move_reads_its_condition_and_writes_the_latches() -> None:
+    machine, fp = _machine("Watch")
+    assert dependent(fp.footprint(_do(machine, "p1")), fp.footprint(_do(machine, "q1")))
+    _, plain = _machine("Controller")  # no `when`: its regions' do steps commute (as above)
+    assert not plain.latches.writes
 
 
 def test_a_completion_commutes_with_an_environment_send_but_a_pool_event_does_not() -> None:
@@ -160,6 +210,9 @@ def test_the_dispatcher_waits_for_the_pending_completions_whose_region_must_move
     lrest = _state(machine, "lrest")
     machine.completions.append(lrest)
     assert fp.enablers(dispatcher) == [REGIONS + _state(machine, "left").order]
+    machine.pool.append(Event("signal", "Go"))
+    # a pool event is dispatched only with no completion pending: it reads the queue a move may fill
+    assert fp.key("completions") in fp.footprint(_dispatch("accept Go")).reads
 
 
 def test_a_machine_takes_the_bus_only_where_another_behavior_may_send() -> None:
@@ -191,3 +244,11 @@ def test_regions_over_their_own_data_are_groups_of_one_and_a_shared_counter_one_
     assert cfp.groups(units) == [[0, 1], [2]]
     firings = [cfp.firing_unit(_state(counter, name).outgoing[0]) for name in ("p1", "q1")]
     assert cfp.groups(firings) == [[0, 1]]
+
+
+def test_a_move_of_a_kind_not_spelled_here_is_dependent_on_everything() -> None:
+    _, fp = _machine("Counter")
+    stranger = Move(MoveKind.TOKEN, UNITS + 1, "unit", "one")
+    assert fp.footprint(stranger).dynamic
+    assert fp.future(Actor(UNITS + 1, fp.place(UNITS + 1))).dynamic
+    assert not fp.footprint(_dispatch("completion one", "one", actor=REGIONS)).dynamic
