@@ -130,8 +130,11 @@ class MachineMoves(Dispatch):
 
     def _timer_move(self, timer: Timer) -> Move:
         t = timer.transition
-        # named as a witness can find it again: two timers alike in source and target by their numbers
-        return _dispatch_move(f"time {_transition_text(t)}", t.source.name, str(timer.seq), ChoiceKind.DISPATCH_ORDER)
+        # named as a witness can find it again: two timed transitions alike in source and target by their numbers
+        timed = [x for x in t.source.outgoing if x.target is t.target and x.trigger is not None
+                 and x.trigger.kind in (s.TriggerKind.AFTER, s.TriggerKind.AT)]
+        text = f"{t.label()}#{t.index}" if len(timed) > 1 else t.label()
+        return _dispatch_move(f"time {text}", t.source.name, str(timer.seq), ChoiceKind.DISPATCH_ORDER)
 
     def _event_moves(self, event: Event) -> list[Move]:
         """The dispatch of the pool's head: one move per admissible selection and firing order."""
