@@ -14,6 +14,7 @@ from opensysml_kernel import __version__
 from opensysml_kernel.cells import command_word, is_command_line, open_braces
 from opensysml_kernel.commands import COMMANDS
 from opensysml_kernel.complete import complete
+from opensysml_kernel.highlight import LEXER_NAME
 from opensysml_kernel.magics import register
 
 _PYTHON = TransformerManager()
@@ -64,8 +65,11 @@ class SysmlKernel(IPythonKernel):
             "version": "2.0",
             "mimetype": "text/x-sysml",
             "file_extension": ".sysml",
-            "pygments_lexer": "text",
-            "codemirror_mode": "text/plain",
+            "pygments_lexer": LEXER_NAME,
+            # CodeMirror has no SysML mode; Scala's (C-like comments, strings and numbers, and the
+            # words def, abstract, package, import, if, else, while, true, false, null in common)
+            # colours a cell more rightly than plain text; few of its other words (val, object) are SysML names.
+            "codemirror_mode": "text/x-scala",
         }
         assert self.shell is not None
         self.sysml = register(self.shell)
@@ -80,6 +84,16 @@ class SysmlKernel(IPythonKernel):
             return super().do_complete(code, cursor_pos)
         return {"matches": list(found.matches), "cursor_start": found.start, "cursor_end": cursor,
                 "metadata": {}, "status": "ok"}
+
+    def do_inspect(self, code: str, cursor_pos: int, detail_level: int = 0, omit_sections: Any = ()) -> Any:
+        """A model element's declaration, or a % command's one-line help; IPython's inspection otherwise."""
+        from opensysml_kernel.inspection import inspect_at  # when first asked: a faster start
+
+        found = inspect_at(self.sysml, code, cursor_pos)
+        if found is None:
+            return super().do_inspect(code, cursor_pos, detail_level, omit_sections)
+        return {"status": "ok", "found": True, "data": {"text/plain": found.text, "text/html": found.html},
+                "metadata": {}}
 
     def do_is_complete(self, code: str) -> Any:
         """Incomplete while braces are open; a SysML cell is complete otherwise."""
