@@ -8,7 +8,7 @@ Integer specializes Rational specializes Real), so mixed operands need no conver
 | operator | operands | result | rule |
 |---|---|---|---|
 | `+` `-` `*` | numbers | Integer if both are, else Rational, else Real | exact arithmetic |
-| `+` | Strings | String | concatenation |
+| `+` | Strings | String | concatenation; more than MAX_STRING characters is a run error |
 | `/` | numbers | Rational (Real if either is) | exact: `22 / 4` is 11/2 (IntegerFunctions::'/' returns Rational); `x / 0` is a run error |
 | `%` | numbers | as `+` | truncating, the sign of the dividend: `x - y * trunc(x / y)`, so `-13 % 4` is -1 and `13 % -4` is 1; `x % 0` is a run error |
 | `**` `^` | number, Integer | Integer if the base is and the exponent >= 0, else Rational | exact; `0 ** -1` is a run error |
@@ -45,6 +45,7 @@ _COMPARE = frozenset(("<", ">", "<=", ">="))
 _MAX_EXPONENT = 100_000  # beyond it an exact power of a base other than 0, 1, -1 takes unbounded time
 MAX_DIGITS = 4_000  # an exact number's digits (under Python's own 4,300-digit limit on spelling an int)
 MAX_SEQUENCE = 1_000_000  # elements of a sequence a range or a concatenation builds
+MAX_STRING = 10_000_000  # characters of a String a concatenation builds (a loop doubling one filled the memory)
 _LIMIT = 10 ** MAX_DIGITS
 _LIMIT_BITS = _LIMIT.bit_length()
 
@@ -76,6 +77,9 @@ def binary(op: str, left: Value, right: Value) -> Value:
         return Sequence(tuple(range(left, right + 1)))  # type: ignore[arg-type,operator]
     if isinstance(left, str) and isinstance(right, str):
         if op == "+":
+            if len(left) + len(right) > MAX_STRING:
+                raise NumberTooLarge(f"a String of {len(left) + len(right):,} characters, more than the "
+                                     f"{MAX_STRING:,} a String may hold")
             return left + right
         if op in _COMPARE:
             return _compare(op, left, right)

@@ -1,6 +1,7 @@
 """Runs that would recurse without end or build numbers without end stop with a typed error naming
 what went too far: performances and calculations nested past their limit, numbers past MAX_DIGITS,
-Reals past the floating-point range, ranges past MAX_SEQUENCE (a `for` walks any range lazily)."""
+Reals past the floating-point range, ranges past MAX_SEQUENCE (a `for` walks any range lazily), Strings
+past MAX_STRING."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import ir
 from engines.errors import DivisionByZero, NestingTooDeep, NumberTooLarge, RunError
 from engines.runtime import Program
 from engines.runtime.limits import MAX_CALC_DEPTH, MAX_PERFORMANCE_DEPTH, chain_text
-from engines.runtime.operators import MAX_DIGITS
+from engines.runtime.operators import MAX_DIGITS, MAX_STRING
 
 CALCS = """
 package Calcs {
@@ -112,6 +113,7 @@ package Numbers {
     action ZeroPower { attribute x : Real := 0; first start; then s; action s { assign x := 0 ** -1; } }
     action Range { attribute x : Integer := 0; first start; then s; action s { assign x := size(1..2000000); } }
     action Largest { attribute x : Integer := 0; first start; then s; action s { assign x := 10 ** 3999 + 1; } }
+    action Doubling { attribute t : String := "ab"; first start; then s; action s { while true { assign t := t + t; } } }
 }
 """
 
@@ -124,6 +126,8 @@ package Numbers {
     ("Modulo", DivisionByZero, "modulo 0"),
     ("ZeroPower", DivisionByZero, "0 raised to a negative power"),
     ("Range", NumberTooLarge, "has 2,000,000 elements"),
+    # the slow fuzzer's run of a mutant doubling a String grew past the machine's 24 GB and was killed
+    ("Doubling", NumberTooLarge, f"more than the {MAX_STRING:,} a String may hold"),
 ])
 def test_arithmetic_out_of_range_is_a_typed_error(action: str, kind: type[RunError], words: str) -> None:
     text = ARITHMETIC.replace("size(", "SequenceFunctions::size(")
