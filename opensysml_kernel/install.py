@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import tempfile
+from importlib import resources
 
 KERNEL_NAME = "opensysml"
 DISPLAY_NAME = "SysML v2 (opensysml-kernel)"
+LOGOS = ("logo-32x32.png", "logo-64x64.png")
 
 
 def kernel_json() -> dict[str, object]:
@@ -28,5 +31,9 @@ def install(user: bool = False, prefix: str | None = None) -> str:
     with tempfile.TemporaryDirectory() as source:
         with open(os.path.join(source, "kernel.json"), "w", encoding="utf-8") as handle:
             json.dump(kernel_json(), handle, indent=1)
+        shipped = resources.files("opensysml_kernel") / "kernelspec"
+        for logo in LOGOS:
+            with resources.as_file(shipped / logo) as path:
+                shutil.copyfile(path, os.path.join(source, logo))
         return str(KernelSpecManager().install_kernel_spec(
             source, kernel_name=KERNEL_NAME, user=user, prefix=prefix))

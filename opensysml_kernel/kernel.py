@@ -14,6 +14,7 @@ from opensysml_kernel import __version__
 from opensysml_kernel.cells import command_word, is_command_line, open_braces
 from opensysml_kernel.commands import COMMANDS
 from opensysml_kernel.complete import complete
+from opensysml_kernel.highlight import LEXER_NAME
 from opensysml_kernel.magics import register
 
 _PYTHON = TransformerManager()
@@ -64,8 +65,11 @@ class SysmlKernel(IPythonKernel):
             "version": "2.0",
             "mimetype": "text/x-sysml",
             "file_extension": ".sysml",
-            "pygments_lexer": "text",
-            "codemirror_mode": "text/plain",
+            "pygments_lexer": LEXER_NAME,
+            # CodeMirror has no SysML mode; Scala's (C-like comments, strings and numbers, and the
+            # words def, abstract, package, import, if, else, while, true, false, null in common)
+            # colours a cell more rightly than plain text; few of its other words (val, object) are SysML names.
+            "codemirror_mode": "text/x-scala",
         }
         assert self.shell is not None
         self.sysml = register(self.shell)

@@ -14,6 +14,7 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input
+from prompt_toolkit.lexers import PygmentsLexer
 from prompt_toolkit.output import Output
 from rich.console import Console, Group, RenderableType
 from rich.status import Status
@@ -25,6 +26,7 @@ from opensysml_kernel.cells import open_braces
 from opensysml_kernel.commands import run_cell
 from opensysml_kernel.complete import complete
 from opensysml_kernel.errors import InternalError
+from opensysml_kernel.highlight import SysmlLexer
 from opensysml_kernel.magics import error_lines
 from opensysml_kernel.results import Result
 from opensysml_kernel.session import Session
@@ -137,7 +139,7 @@ class Repl:
         return PromptSession(
             "sysml> ", multiline=Condition(braces_open), prompt_continuation="  ...  ",
             history=history(), completer=SysmlCompleter(self.session), complete_while_typing=False,
-            input=input, output=output)
+            lexer=PygmentsLexer(SysmlLexer), input=input, output=output)
 
     def loop(self, prompt: PromptSession[str] | None = None) -> None:
         """Read and run entries until Ctrl-D; Ctrl-C drops the entry being typed."""

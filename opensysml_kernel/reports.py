@@ -36,6 +36,9 @@ CLAIM = {
     Verdict.COMPLETED: "completed",
 }
 STATUS = {0: "passed", 1: "failed", 2: "undecided"}
+# The --json document in a display bundle goes under a type of its own: JupyterLab's JSON viewer ranks
+# `application/json` above `text/html`, and would show a collapsed tree instead of the report.
+REPORT_MIME = "application/vnd.opensysml.report+json"
 
 
 def _plural(count: int, word: str) -> str:
@@ -360,7 +363,7 @@ class CheckReport(Result):
         return f"<div class='opensysml-result opensysml-{self.tone.value}'>" + "<hr/>".join(parts) + "</div>"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        return {"text/plain": self.text, "text/html": self.html(), "application/json": self.document()}
+        return {"text/plain": self.text, "text/html": self.html(), REPORT_MIME: self.document()}
 
 
 def check_document(reports: Sequence[CheckReport], error: str | None = None) -> dict[str, Any]:

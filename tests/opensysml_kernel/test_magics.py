@@ -68,4 +68,4 @@ def test_check_commands_as_magics(shell: InteractiveShell) -> None:
     assert shell.run_cell("r = %action Race").success
     report = shell.user_ns["r"]
     assert isinstance(report, CheckReport) and report.verdict.value == "divergent"
-    assert "application/json" in report._repr_mimebundle_()
+    assert "application/vnd.opensysml.report+json" in report._repr_mimebundle_()

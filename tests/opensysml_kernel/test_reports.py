@@ -17,7 +17,7 @@ from engines.framework import (
 )
 from engines.framework import Result as EngineResult
 from engines.witness import Claim, ClaimKind
-from opensysml_kernel.reports import Check, CheckReport, check_document
+from opensysml_kernel.reports import REPORT_MIME, Check, CheckReport, check_document
 from opensysml_kernel.witness import StepRow
 
 W1 = Witness("race::Race", "sha256:0123456789abcdef", "check", (Claim(ClaimKind.VALUE, "c", "2"),),
@@ -139,7 +139,8 @@ def test_json_document_shape() -> None:
     assert check["witnessError"] is None
     assert check["witnesses"][1]["index"] == 2
     assert check["lines"] == report.text.splitlines()
-    assert report._repr_mimebundle_()["application/json"] == document
+    assert report._repr_mimebundle_()[REPORT_MIME] == document
+    assert "application/json" not in report._repr_mimebundle_()  # JupyterLab would show it, not the HTML
     assert json.loads(report.to_json()) == document
     assert check_document([], "no such file 'x'") == {"status": "error", "exit": 2, "checks": [],
                                                       "error": "no such file 'x'"}
