@@ -26,6 +26,7 @@ from engines.framework import (
     Witness,
     fixed_inputs_only,
     judge,
+    stable_numbers,
 )
 from engines.runtime import Program
 from engines.runtime.behavior import Behavior, Move
@@ -110,8 +111,8 @@ def explore_behavior(start: Callable[[], Behavior], subject: str, bounds: Bounds
     verdict, strength = judge(Claims(QuestionKind.OUTCOMES, stopped=incomplete is not None))
     report = (BoundReport("runs", str(bounds.runs), runs >= bounds.runs and bool(stack)),
               BoundReport("depth", str(bounds.depth), incomplete is not None and "depth" in incomplete))
-    return Result("explore", subject, verdict, strength, Stats(0, moves_total, deepest, runs), outcomes, (), (),
-                  tuple(witnesses), report, incomplete, kind=QuestionKind.OUTCOMES)
+    return stable_numbers(Result("explore", subject, verdict, strength, Stats(0, moves_total, deepest, runs), outcomes,
+                                 (), (), tuple(witnesses), report, incomplete, kind=QuestionKind.OUTCOMES))
 
 
 def _explore(start: Callable[[], Behavior], header: tuple[str, str, str | None], bounds: Bounds,

@@ -210,6 +210,48 @@ class Result:
         return self.verdict.spell(depth.limit if depth is not None else "k")
 
 
+def _schedule_key(witness: Witness) -> tuple[int, ...]:
+    """A witness's schedule as the position of the move taken among those enabled at each step (a step
+    with no choice line took the first): the same schedule gives the same key in every engine."""
+    taken = {c.step: c.enabled.index(c.taken) for c in witness.choices}
+    return tuple(taken.get(step, 0) for step in range(1, witness.last_step + 1))
+
+
+def _matches(outcome: Outcome, witness: Witness) -> bool:
+    """Whether the witness ends in the outcome: it claims values, each one the outcome's."""
+    claimed = [(c.subject, c.value) for c in witness.claims if c.kind.value == "value"]
+    values = dict(outcome.values)
+    return outcome.error is None and bool(claimed) and all(values.get(k) == v for k, v in claimed)
+
+
+def stable_numbers(result: Result) -> Result:
+    """The result with its witnesses numbered by a stable order of their schedules (the moves chosen,
+    step by step; a prefix first), not by the order a search found them, so one schedule has one number
+    under every engine; every reference renumbered, and an outcome without a witness given the first
+    witness that ends in it."""
+    if not result.witnesses:
+        return result
+    order = sorted(range(len(result.witnesses)),
+                   key=lambda i: (_schedule_key(result.witnesses[i]),
+                                  tuple(c.line() for c in result.witnesses[i].claims), i))
+    number = {old + 1: new for new, old in enumerate(order, 1)}
+    witnesses = tuple(result.witnesses[i] for i in order)
+
+    def renumbered(index: int) -> int:
+        return number.get(index, 0)
+
+    def linked(outcome: Outcome) -> Outcome:
+        index = renumbered(outcome.witness)
+        if index == 0:
+            index = next((n for n, w in enumerate(witnesses, 1) if _matches(outcome, w)), 0)
+        return replace(outcome, witness=index)
+
+    return replace(result, witnesses=witnesses, outcomes=tuple(linked(o) for o in result.outcomes),
+                   violations=tuple(replace(v, witness=renumbered(v.witness)) for v in result.violations),
+                   divergent=tuple((feature, tuple((value, renumbered(i)) for value, i in values))
+                                   for feature, values in result.divergent))
+
+
 # ---------------------------------------------------------------- the verdict policy
 
 

@@ -474,7 +474,15 @@ def function_declarations() -> str:
 
 @functools.lru_cache(maxsize=1)
 def library_document() -> s.Document:
-    """The library's syntax tree, parsed once per process."""
-    from ir.parse import parse
+    """The library's syntax tree: once per process, from the user's cache when a process before kept it."""
+    from ir import library_cache
 
-    return parse(LIBRARY_TEXT + function_declarations(), LIBRARY_PATH)
+    text = LIBRARY_TEXT + function_declarations()
+    digest = library_cache.key(text)
+    document = library_cache.load(digest)
+    if document is None:
+        from ir.parse import parse
+
+        document = parse(text, LIBRARY_PATH)
+        library_cache.save(digest, document)
+    return document

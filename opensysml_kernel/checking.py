@@ -31,6 +31,7 @@ from engines.framework import engines as registered
 from engines.framework import names as engine_names
 from engines.runtime import Program
 from engines.runtime.watch import spell_bytes
+from ir.errors import SysmlError
 from opensysml_kernel.errors import EngineUnavailableError, SettingNotReadError
 
 DETERMINISTIC = "OPENSYSML_KERNEL_DETERMINISTIC"
@@ -283,6 +284,51 @@ def question_for(chosen: Engine, subject: str, settings: CheckSettings, performe
         return Question(QuestionKind.OUTCOMES, subject, diverge=settings.diverge, performer=performer)
     return Question(kind, subject, settings.properties, settings.diverge, performer, settings.inputs,
                     settings.assumptions, settings.induction)
+
+
+def applying(program: Program, subject: str, settings: CheckSettings, kind: str = "action") -> tuple[CheckSettings, tuple[str, ...]]:
+    """The settings with only the properties that apply to the behavior `subject` (an action, or with
+    `kind` "state" a machine): those whose every name is a feature of it or a name the model resolves;
+    and for each left out, a line saying why. A property that applies to no behavior of the model at all
+    is refused as it stands (a name misspelt is an error, not a property for another action)."""
+    from engines.check.properties import resolve_properties
+    from ir.errors import ResolveError
+
+    def find(name: str) -> Any:
+        return program.state(name) if kind == "state" else program.action(name)
+
+    kept: list[str] = []
+    notes: list[str] = []
+    for name in settings.properties:
+        try:
+            resolve_properties(program, find(subject), (name,))
+        except ResolveError as missing:
+            others = [b for k, b in _outermost(program) if b != subject and _applies(program, b, k, name)]
+            if not others:
+                raise
+            shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+            notes.append(f"not applying: {name} reads '{missing.name}', which {subject} does not have"
+                         f" (it applies to {shown})")
+            continue
+        kept.append(name)
+    return settings.with_(properties=tuple(kept)), tuple(notes)
+
+
+def _outermost(program: Program) -> list[tuple[str, str]]:
+    """The actions and machines a modeler runs: (kind, name), those nested in another left out."""
+    found = [(k, b) for k in ("action", "state") for b in program.model.behaviors(k)]
+    names = {b for _, b in found}
+    return [(k, b) for k, b in found if b.rpartition("::")[0] not in names]
+
+
+def _applies(program: Program, behavior: str, kind: str, name: str) -> bool:
+    from engines.check.properties import resolve_properties
+
+    try:
+        resolve_properties(program, program.state(behavior) if kind == "state" else program.action(behavior), (name,))
+    except SysmlError:
+        return False
+    return True
 
 
 def not_asked(name: str, subject: str, why: str) -> Result:

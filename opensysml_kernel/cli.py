@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import cast
+from typing import NoReturn, cast
 
 from engines.errors import ClaimNotReproduced
 from engines.framework import names as engine_names
@@ -33,8 +33,35 @@ EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 
 
+class ArgumentsRefused(Exception):
+    """A command line argparse refuses: what is wrong, and the usage of the command it was for."""
+
+    def __init__(self, message: str, usage: str, prog: str) -> None:
+        super().__init__(message)
+        self.usage = usage
+        self.prog = prog
+
+
+class Parser(argparse.ArgumentParser):
+    """Refusals raised, not printed, so that `main` says them as text or, under --json, as a JSON document."""
+
+    def error(self, message: str) -> NoReturn:
+        raise ArgumentsRefused(message, self.format_usage().strip(), self.prog)
+
+
+def _refused(refusal: ArgumentsRefused, as_json: bool) -> int:
+    """A command line refused: argparse's usage and error on stderr, or one JSON error document."""
+    if as_json:
+        usage = " ".join(refusal.usage.removeprefix("usage: ").split())
+        print(json.dumps({"status": "error", "exit": EXIT_BAD_INPUT, "error": f"{refusal.prog}: {refusal}",
+                          "usage": usage}, indent=2, ensure_ascii=False))
+    else:
+        print(f"{refusal.usage}\n{refusal.prog}: error: {refusal}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="opensysml-kernel", description="Run and step SysML v2 actions.")
+    parser = Parser(prog="opensysml-kernel", description="Run and step SysML v2 actions.")
     parser.add_argument("--version", action="version", version=f"opensysml-kernel {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="{install,repl,run,check,replay}")
 
@@ -43,6 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     where.add_argument("--user", action="store_true", help="for the current user (the default)")
     where.add_argument("--sys-prefix", action="store_true", help="in this Python's environment")
     where.add_argument("--prefix", metavar="DIR", help="under DIR/share/jupyter/kernels")
+    install.add_argument("--json", action="store_true", help="print one JSON document instead of text")
 
     repl = commands.add_parser("repl", help="the terminal REPL")
     repl.add_argument("files", nargs="*", metavar="FILE", help="SysML files to load first")
@@ -111,6 +139,8 @@ def _parser() -> argparse.ArgumentParser:
     replay.add_argument("--on", metavar="PART", help="the part usage the checked run was performed on"
                         " (default: the one the witness names)")
     replay.add_argument("--trace", action="store_true", help="print the trace of every move")
+    replay.add_argument("--json", action="store_true", help="print one JSON document: the replayed run (its"
+                        " outputs, trace and whether the witness's claim was reproduced)")
     return parser
 
 
@@ -121,9 +151,17 @@ def _install(args: argparse.Namespace) -> int:
     try:
         directory = install(user=prefix is None, prefix=prefix)
     except OSError as error:
-        print(f"error: cannot install the kernelspec: {error}", file=sys.stderr)
+        said = f"error: cannot install the kernelspec: {error}"
+        if args.json:
+            print(json.dumps({"status": "error", "exit": EXIT_BAD_INPUT, "error": said}, indent=2))
+        else:
+            print(said, file=sys.stderr)
         return EXIT_BAD_INPUT
-    print(f"installed kernelspec '{KERNEL_NAME}' in {directory}")
+    if args.json:
+        print(json.dumps({"status": "installed", "exit": 0, "kernel": KERNEL_NAME, "directory": str(directory)},
+                         indent=2, ensure_ascii=False))
+    else:
+        print(f"installed kernelspec '{KERNEL_NAME}' in {directory}")
     return 0
 
 
@@ -336,6 +374,21 @@ def _environment(args: argparse.Namespace) -> Environment:
     return Environment.of(args.send, args.events, args.advance, args.alphabet, args.max_events)
 
 
+def _replay_document(args: argparse.Namespace, lines: list[str], code: int, **fields: object) -> int:
+    """A replay's answer: its lines (the refusal on stderr), or under --json one document with them."""
+    error = fields.get("error")
+    if args.json:
+        status = {EXIT_COMPLETED: "completed", EXIT_FAILED: "reproduced"}.get(code, "refused")
+        document = {"status": status, "exit": code, "witness": args.witness, **fields, "lines": lines}
+        print(json.dumps(document, indent=2, ensure_ascii=False))
+        return code
+    if lines:
+        print("\n".join(lines))
+    if error is not None:
+        print(error, file=sys.stderr)
+    return code
+
+
 def _replay_state(args: argparse.Namespace) -> int:
     """`replay FILE --witness W --state M`: the machine with the witness's sends, move by move."""
     from engines.check.machine import replay_machine, unreproduced_machine
@@ -355,17 +408,19 @@ def _replay_state(args: argparse.Namespace) -> int:
         if found is not None:
             raise ClaimNotReproduced(f"replay refused: {args.witness}: {found}")
     except SysmlError as bad:
-        print(bad, file=sys.stderr)
-        return EXIT_BAD_INPUT
-    lines = list(run.world.trace.lines) if args.trace else []
+        return _replay_document(args, [], EXIT_BAD_INPUT, subject=args.state, reproduced=False, error=str(bad))
+    trace = list(run.world.trace.lines)
+    lines = list(trace) if args.trace else []
     values = [f"  {path} = {value}" for path, value in run.outputs().items()]
     moves = len(run.moves_taken)
     if witness.ending:
         lines.append(f"✗ State machine {witness.behavior}: witness reproduced after {moves} moves: {witness.ending}")
     else:
         lines.append(f"✓ State machine {witness.behavior}: replayed {moves} moves")
-    print("\n".join([*lines, *values]))
-    return EXIT_FAILED if witness.ending else EXIT_COMPLETED
+    code = EXIT_FAILED if witness.ending else EXIT_COMPLETED
+    return _replay_document(args, [*lines, *values], code, subject=witness.behavior,
+                            claims=[c.line() for c in witness.claims], reproduced=True, moves=moves,
+                            outputs=run.outputs(), trace=trace, error=None)
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -375,6 +430,8 @@ def _replay(args: argparse.Namespace) -> int:
     session.trace = args.trace
     lines: list[str] = []
     failure: RunFailedError | None = None
+    subject = args.action
+    claims: list[str] = []
     try:
         session.load(args.files)
         # `last` or a number would name a witness of the session's last check: here it is always a file.
@@ -382,6 +439,7 @@ def _replay(args: argparse.Namespace) -> int:
         replay = session.install_replay(target)
         assert replay is not None
         witness = replay.plan.witness
+        claims = [c.line() for c in witness.claims]
         subject = session.start_action(args.action or witness.behavior, args.on).subject
         lines.append(f"▶ Action {subject}: replaying {replay.describe()}")
         try:
@@ -395,10 +453,11 @@ def _replay(args: argparse.Namespace) -> int:
         if found is not None:
             raise ClaimNotReproduced(f"replay refused: {replay.plan.name}: {found}")
     except SysmlError as bad:
-        if lines:
-            print("\n".join(lines))
-        print(bad, file=sys.stderr)
-        return EXIT_BAD_INPUT
+        run = session.run
+        return _replay_document(args, lines, EXIT_BAD_INPUT, subject=subject, claims=claims, reproduced=False,
+                                moves=len(run.moves_taken) if run is not None else 0,
+                                outputs=session.outputs() if run is not None else {},
+                                trace=session.full_trace() if run is not None else [], error=str(bad))
     values = [f"  {path} = {value}" for path, value in session.outputs().items()]
     code = EXIT_FAILED if witness.ending else EXIT_COMPLETED
     if failure is not None:
@@ -410,8 +469,9 @@ def _replay(args: argparse.Namespace) -> int:
                       *values])
     else:
         lines.extend([f"✓ Action {subject} completed after {progress.step} moves", *values])
-    print("\n".join(lines))
-    return code
+    moves = len(session.run.moves_taken) if session.run is not None else 0
+    return _replay_document(args, lines, code, subject=subject, claims=claims, reproduced=True, moves=moves,
+                            outputs=session.outputs(), trace=session.full_trace(), error=None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -421,7 +481,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     # line itself (imports, the grammar and loading the model count), else from this call.
     started = process_started() if argv is None else time.monotonic()
     parser = _parser()
-    args = parser.parse_args(argv)
+    words = list(argv) if argv is not None else sys.argv[1:]
+    try:
+        args = parser.parse_args(words)
+    except ArgumentsRefused as refusal:
+        return _refused(refusal, "--json" in words)
     args.started = started
     handlers = {"install": _install, "repl": _repl, "run": _run, "check": _check, "replay": _replay}
     if args.command not in handlers:

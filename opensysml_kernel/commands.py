@@ -12,15 +12,25 @@ from typing import TYPE_CHECKING
 
 from engines.runtime.states import parse_duration as parse_time
 from engines.runtime.states import parse_send
-from engines.runtime.watch import parse_bytes
 from ir.errors import SysmlError
 from opensysml_kernel.cells import CommandLine, split_cell
-from opensysml_kernel.checking import engine_choices, engine_rows, parse_duration
+from opensysml_kernel.checking import engine_choices, engine_rows
+from opensysml_kernel.diagrams import show_command
 from opensysml_kernel.errors import CellInterrupted, InternalError, UnknownCommandError, UsageError
 from opensysml_kernel.figures import configuration_figure
 from opensysml_kernel.machine_checks import Environment, parse_count
 from opensysml_kernel.machines import RESTING, read_events, split_target
 from opensysml_kernel.results import Result, Table, Tone
+from opensysml_kernel.settings import (
+    check_assume,
+    check_bounds,
+    check_diverge,
+    check_input,
+    check_property,
+    check_witness,
+    settings_command,
+    uncheck_command,
+)
 
 if TYPE_CHECKING:
     from opensysml_kernel.machines import Driven
@@ -97,7 +107,7 @@ def _list(session: Session, args: list[str]) -> Result:
     if not declarations:
         return Result.of(["no declarations"])
     rows = tuple((d.kind, d.qualified_name, f"{d.path}:{d.line}") for d in declarations)
-    return Result.of([], table=Table(("kind", "name", "where"), rows))
+    return Result.of([], table=Table(("kind", "name", "where"), rows, mono=(1, 2)))
 
 
 def _clear(session: Session, args: list[str]) -> Result:
@@ -112,14 +122,18 @@ def _action(session: Session, args: list[str]) -> Result:
     if not 1 <= len(args) <= 2 or args[-1] == "on":
         raise UsageError("%action needs an action name and at most one part (`on <part>`)", COMMANDS["action"].usage)
     performer = args[1] if len(args) == 2 else None
+    notes: tuple[str, ...] = ()
     if session.replay is None and session.settings.engines():
-        return session.check(args[0], performer)
+        settings, notes = session.applying(args[0], performer)
+        if settings.engines():
+            return session.check(args[0], performer, settings, notes)
+        # under auto, properties that do not apply were the only check setting: a stepping run, said so
     replay = session.replay
     progress = session.start_action(args[0], performer)
     by = f" performed by {performer}" if performer else ""
     how = f"replaying {replay.describe()}" if replay is not None else f"schedule {session.schedule}"
     head = f"▶ Action {progress.subject}{by} started ({how})"
-    return _with_tokens(session, _run_result(session, progress, [head]))
+    return _with_tokens(session, _run_result(session, progress, [head, *(f"  {note}" for note in notes)]))
 
 
 # ---------------------------------------------------------------- state machines
@@ -157,7 +171,7 @@ def _state(session: Session, args: list[str]) -> Result:
         if len(args) == 2:
             raise UsageError("a machine check drives the machine itself (its environment is what %send and %events"
                              " queued): `on <part>` is for a stepping run", COMMANDS["state"].usage)
-        return session.check_state(args[0])
+        return session.check_state(args[0], applying_only=True)
     replay = session.replay
     machine = session.start_machine(args[0], args[1] if len(args) == 2 else None)
     how = f"replaying {replay.describe()}" if machine.fine and replay is not None else f"schedule {session.schedule}"
@@ -204,7 +218,7 @@ def _advance(session: Session, args: list[str]) -> Result:
         session.environment = replace(session.environment, horizon=parse_time(" ".join(args)))
         if session.checked_machine is None:
             return Result.of(session.environment.describe(), Tone.PAUSED)
-        return session.check_state(session.checked_machine)
+        return session.check_state(session.checked_machine, applying_only=True)
     session.debugger.driven("advance")
     progress = session.advance(" ".join(args))
     machine = session.machine
@@ -324,69 +338,12 @@ def _engine(session: Session, args: list[str]) -> Result:
 
 def _engines(session: Session, args: list[str]) -> Result:
     _no_args("engines", args)
-    return Result.of([], table=Table(("engine", "answers", "strength", "status"), tuple(engine_rows())))
+    return Result.of([], table=Table(("engine", "answers", "strength", "status"), tuple(engine_rows()), mono=(0,)))
 
 
-def _names_setting(session: Session, args: list[str], command: str, field: str, off: object,
-                   off_text: str) -> Result:
-    """A check setting that is a list of names: set (each once, in order), `off`, or shown."""
-    if args == ["off"]:
-        session.settings = session.settings.with_(**{field: off})
-    elif args:
-        session.settings = session.settings.with_(**{field: tuple(dict.fromkeys(args))})
-    names = getattr(session.settings, field)
-    return Result.of([f"{command} " + (", ".join(names) if names != off else off_text)])
-
-
-def _check_property(session: Session, args: list[str]) -> Result:
-    return _names_setting(session, args, "check-property", "properties", (), "off")
-
-
-def _check_diverge(session: Session, args: list[str]) -> Result:
-    return _names_setting(session, args, "check-diverge", "diverge", None, "off (every attribute of the action)")
-
-
-def _check_input(session: Session, args: list[str]) -> Result:
-    return _names_setting(session, args, "check-input", "inputs", (), "off (the inputs the model binds)")
-
-
-def _check_assume(session: Session, args: list[str]) -> Result:
-    return _names_setting(session, args, "check-assume", "assumptions", (), "off")
-
-
-def _check_witness(session: Session, args: list[str]) -> Result:
-    if len(args) > 1:
-        raise UsageError("%check-witness takes one directory or off", COMMANDS["check-witness"].usage)
-    if args:
-        session.settings = session.settings.with_(witness_dir=None if args[0] == "off" else args[0])
-    directory = session.settings.witness_dir
-    return Result.of([f"check-witness {directory}" if directory else "check-witness off"])
-
-
-def _check_bounds(session: Session, args: list[str]) -> Result:
-    usage = COMMANDS["check-bounds"].usage
-    if args == ["off"]:
-        session.settings = session.settings.with_(depth=None, states=None, timeout=None, memory=None, unroll=None,
-                                                  solver_timeout=None)
-    elif args:
-        changes: dict[str, int | float] = {}
-        for arg in args:
-            key, sep, value = arg.partition("=")
-            if not sep or key not in ("depth", "states", "timeout", "memory", "unroll", "solver"):
-                raise UsageError(f"'{arg}' is not a bound: depth=N, states=N, timeout=D, memory=M, unroll=N or"
-                                 " solver=D", usage)
-            if key in ("timeout", "memory", "solver"):
-                try:
-                    changes["solver_timeout" if key == "solver" else key] = (
-                        parse_bytes(value) if key == "memory" else parse_duration(value))
-                except ValueError as error:
-                    raise UsageError(str(error), usage) from None
-            elif value.isdigit() and int(value) > 0:
-                changes[key] = int(value)
-            else:
-                raise UsageError(f"{key} needs a positive whole number, not '{value}'", usage)
-        session.settings = session.settings.with_(**changes)
-    return Result.of(["check-bounds " + " ".join(session.settings.bounds_lines())])
+def execute_quiet(session: Session, command: str) -> list[str]:
+    """What `%command` with no argument says: the setting it holds."""
+    return lookup(command).handler(session, []).text.splitlines()
 
 
 def _replay(session: Session, args: list[str]) -> Result:
@@ -445,7 +402,7 @@ def _help(session: Session, args: list[str]) -> Result:
         command = lookup(args[0])
         return Result.of([f"usage: {command.usage}", f"  {command.help}", f"example: {command.example}"])
     rows = tuple((c.usage, c.help) for c in COMMANDS.values())
-    return Result.of(["commands (%help <command> for one, with an example):"], table=Table(("command", "what it does"), rows))
+    return Result.of(["commands (%help <command> for one, with an example):"], table=Table(("command", "what it does"), rows, mono=(0,)))
 
 
 COMMANDS: dict[str, Command] = {c.name: c for c in (
@@ -500,25 +457,36 @@ COMMANDS: dict[str, Command] = {c.name: c for c in (
             "%engine check"),
     Command("engines", _engines, "%engines", "the engines: what each answers, its strength, its status",
             "%engines"),
-    Command("check-property", _check_property, "%check-property [<name>...|off]",
-            "constraints/requirements the check engine evaluates at every stable state",
+    Command("check-property", check_property, "%check-property [<name>...|off|--clear [<name>...]]",
+            "constraints/requirements the check engine evaluates at every stable state of the actions (and"
+            " machines) whose features they read; for another one they are said not to apply",
             "%check-property demo::NeverEmpty"),
-    Command("check-diverge", _check_diverge, "%check-diverge [<feature>...|off]",
+    Command("check-diverge", check_diverge, "%check-diverge [<feature>...|off|--clear [<feature>...]]",
             "features whose final value must not depend on the schedule (off: every attribute of the action)",
             "%check-diverge level"),
-    Command("check-input", _check_input, "%check-input [<feature>...|off]",
+    Command("check-input", check_input, "%check-input [<feature>...|off]",
             "features the smt engine leaves free in their declared domains (off: the values the model binds;"
             " a feature with no value is free anyway)", "%check-input demand"),
-    Command("check-assume", _check_assume, "%check-assume [<constraint>...|off]",
+    Command("check-assume", check_assume, "%check-assume [<constraint>...|off]",
             "constraints the smt engine assumes over the initial state", "%check-assume demo::SaneDemand"),
-    Command("check-witness", _check_witness, "%check-witness [<dir>|off]",
+    Command("check-witness", check_witness, "%check-witness [<dir>|off]",
             "write each witness of the next checks as <dir>/<action>-<n>.witness", "%check-witness witnesses"),
-    Command("check-bounds", _check_bounds,
+    Command("check-bounds", check_bounds,
             "%check-bounds [depth=N] [states=N] [timeout=D] [memory=M] [unroll=N] [solver=D] | off",
             "the search's bounds (a timeout like 10s or 500ms, a memory like 2G: by default half the"
             " machine's; smt: depth is k, unroll the loop bound L, solver the time per query); no argument:"
             " each, (default) where unset",
             "%check-bounds depth=50 timeout=10s"),
+    Command("show", show_command, "%show <action|machine> [witness <n>]",
+            "draw the action's graph (a machine's states and transitions) as a diagram; after a check of the"
+            " action, its witness's path on it: each move numbered on its edge, the failing node marked ✗",
+            "%show Fill"),
+    Command("settings", settings_command, "%settings", "every setting the session holds, each as its own command shows it",
+            "%settings"),
+    Command("uncheck", uncheck_command, "%uncheck <property|feature|setting>...",
+            "remove a property (or a diverge feature, input, assumption) from the setting that holds it, or"
+            " reset a setting (engine, check-property, check-bounds, ...) to what a new session has",
+            "%uncheck demo::NeverEmpty"),
     Command("replay", _replay, "%replay [<witness file>|last|<n>|off]",
             "the next %action follows the witness move by move, driven by %step, %continue and %back; last"
             " (a violation's witness, else the first) or n names a witness of the last check",

@@ -85,6 +85,16 @@ class SysmlKernel(IPythonKernel):
         return {"matches": list(found.matches), "cursor_start": found.start, "cursor_end": cursor,
                 "metadata": {}, "status": "ok"}
 
+    def do_inspect(self, code: str, cursor_pos: int, detail_level: int = 0, omit_sections: Any = ()) -> Any:
+        """A model element's declaration, or a % command's one-line help; IPython's inspection otherwise."""
+        from opensysml_kernel.inspection import inspect_at  # when first asked: a faster start
+
+        found = inspect_at(self.sysml, code, cursor_pos)
+        if found is None:
+            return super().do_inspect(code, cursor_pos, detail_level, omit_sections)
+        return {"status": "ok", "found": True, "data": {"text/plain": found.text, "text/html": found.html},
+                "metadata": {}}
+
     def do_is_complete(self, code: str) -> Any:
         """Incomplete while braces are open; a SysML cell is complete otherwise."""
         depth = open_braces(code)

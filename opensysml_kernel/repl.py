@@ -14,9 +14,11 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.lexers import PygmentsLexer
 from prompt_toolkit.output import Output
 from rich.console import Console, Group, RenderableType
+from rich.markup import escape
 from rich.status import Status
 from rich.table import Table
 from rich.text import Text
@@ -92,11 +94,33 @@ def render(result: Result) -> RenderableType:
     """A Result for the terminal: verdict lines coloured by their mark, tables as rich tables."""
     parts: list[RenderableType] = [Text(line, style=_STYLES.get(line[:1], "")) for line in result.lines]
     if result.table is not None:
-        table = Table(*result.table.header, box=None, show_edge=False, pad_edge=False, header_style="bold")
+        # every cell as Text: a usage's `[n]` or `[on <part>]` is text, not rich markup
+        table = Table(*(escape(h) for h in result.table.header), box=None, show_edge=False, pad_edge=False,
+                      header_style="bold")
         for row in result.table.rows:
-            table.add_row(*row)
+            table.add_row(*(Text(cell) for cell in row))
         parts.append(table)
     return Group(*parts)
+
+
+def hint(text: str) -> str | None:
+    """The line under the prompt while an entry has braces open: Enter goes on, Esc-Enter submits."""
+    depth = open_braces(text)
+    if depth <= 0:
+        return None
+    braces = "1 brace" if depth == 1 else f"{depth} braces"
+    return f" {braces} open: Enter adds a line; Esc-Enter (or Alt-Enter) submits the entry as it is"
+
+
+def submit_anyway() -> KeyBindings:
+    """Esc-Enter (Alt-Enter) submits the entry whatever its braces: an unbalanced one then says its error."""
+    bindings = KeyBindings()
+
+    @bindings.add("escape", "enter")
+    def _(event: KeyPressEvent) -> None:
+        event.current_buffer.validate_and_handle()
+
+    return bindings
 
 
 class Repl:
@@ -139,6 +163,7 @@ class Repl:
         return PromptSession(
             "sysml> ", multiline=Condition(braces_open), prompt_continuation="  ...  ",
             history=history(), completer=SysmlCompleter(self.session), complete_while_typing=False,
+            key_bindings=submit_anyway(), bottom_toolbar=lambda: hint(get_app().current_buffer.text),
             lexer=PygmentsLexer(SysmlLexer), input=input, output=output)
 
     def loop(self, prompt: PromptSession[str] | None = None) -> None:

@@ -3,6 +3,7 @@ collapsible step table per witness, and as the JSON document the CLI's `--json` 
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 from collections.abc import Sequence
@@ -11,7 +12,7 @@ from typing import Any
 
 from engines.framework import Outcome, QuestionKind, Verdict, Witness
 from engines.framework import Result as EngineResult
-from opensysml_kernel.results import MARKS, Result, Table, Tone
+from opensysml_kernel.results import Result, Table, Tone, container
 from opensysml_kernel.solved import (
     answers_table,
     solved_document,
@@ -20,6 +21,7 @@ from opensysml_kernel.solved import (
     solved_standing,
     solver_comparison,
 )
+from opensysml_kernel.style import TONES, badge, mono
 from opensysml_kernel.witness import StepRow
 
 MARK = {
@@ -59,6 +61,8 @@ class Check:
     unwritten: str | None = None  # why the witness files could not be written, said after the report
     kind: str = "Action"  # what was checked, as the head names it: Action, State machine
     environment: str | None = None  # a machine's: what its environment may send (Script.describe)
+    notes: tuple[str, ...] = ()  # what the faces say of the question asked (a property not applying)
+    diagram: str = ""  # the action's graph in Mermaid, its witness's path drawn (diagrams.py)
 
     @property
     def subject(self) -> str:
@@ -99,6 +103,7 @@ class Check:
         lines = [self.head()]
         if self.environment is not None:
             lines.append(f"  environment: {self.environment}")
+        lines.extend(f"  {note}" for note in self.notes)
         if r.verdict.solved:
             lines.extend(solved_lines(r, self._ref))
         elif r.kind is QuestionKind.OUTCOMES:
@@ -149,12 +154,28 @@ class Check:
                      for o in self.result.outcomes)
         return Table(("outcome", "linearizations", "witness"), rows)
 
+    def anchor(self, number: int | None) -> str:
+        """The id of witness `number`'s step table in this report's HTML ("" for none): the same for the
+        same answer, so a notebook's output does not change between runs."""
+        if number is None:
+            return ""
+        r = self.result
+        digest = hashlib.sha256("\n".join([r.engine, r.subject, *(w.text() for w in r.witnesses)]).encode())
+        return f"opensysml-{digest.hexdigest()[:12]}-w{number}"
+
+    def _links(self, references: Sequence[int], width: int) -> tuple[tuple[str, ...], ...]:
+        """Per row of a table whose last column names a witness: that cell linked to its step table."""
+        return tuple(("",) * (width - 1) + (("#" + self.anchor(self.number(index))) if self.number(index) else "",)
+                     for index in references)
+
     def outcome_html(self) -> str:
-        """The outcomes as a table; a machine's with its configuration and visits in columns of their own."""
+        """The outcomes as a table, each linked to its witness's step table; a machine's with its
+        configuration and visits in columns of their own."""
         count = "linearizations" if self.result.kind is QuestionKind.OUTCOMES else "schedules"
         outcomes = self.result.outcomes
         if not any(k in MACHINE_KEYS for o in outcomes for k, _ in o.values):
-            return Table(("outcome", count, "witness"), self.outcome_table().rows).html()
+            return Table(("outcome", count, "witness"), self.outcome_table().rows,
+                         links=self._links([o.witness for o in outcomes], 3), mono=(0,)).html()
         rows = []
         for o in outcomes:
             values = dict(o.values)
@@ -162,7 +183,8 @@ class Check:
                            o.error, o.violates)
             rows.append((values.get("finalState", ""), values.get("stateVisits", ""),
                          self.outcome_text(rest, witness=False), str(o.schedules), self._ref(o.witness)))
-        return Table(("finalState", "stateVisits", "outcome", count, "witness"), tuple(rows)).html()
+        return Table(("finalState", "stateVisits", "outcome", count, "witness"), tuple(rows),
+                     links=self._links([o.witness for o in outcomes], 5), mono=(0, 1, 2)).html()
 
     # ------------------------------------------------------------ json
 
@@ -176,6 +198,8 @@ class Check:
             entry["claims"] = [c.line() for c in witness.claims]
             entry["choices"] = [c.line() for c in witness.choices]
             entry["ending"] = witness.ending
+            if index < len(self.steps) and self.steps[index]:
+                entry["steps"] = [step_document(row) for row in self.steps[index]]
             witnesses.append(entry)
         return {
             "subject": r.subject,
@@ -194,6 +218,8 @@ class Check:
             "incomplete": r.incomplete,
             "witnessError": self.unwritten,
             **(solved_document(r) if r.verdict.solved else {}),
+            **({"notApplying": [note.removeprefix("not applying: ") for note in self.notes]} if self.notes else {}),
+            **({"diagram": self.diagram} if self.diagram else {}),
             "lines": self.lines(),
         } | self._machine_keys()
 
@@ -212,45 +238,82 @@ class Check:
     def html(self) -> str:
         r = self.result
         mark = MARK.get(r.verdict, "?")
-        parts = [f"<div style='font-weight:bold;color:{MARKS[mark]}'>{html.escape(self.head())}</div>"]
+        word = r.said if r.kind is not QuestionKind.OUTCOMES else ("complete" if not r.incomplete else "incomplete")
+        head = self.head().removeprefix(mark).strip()
+        parts = [f"<div class='opensysml-head'>{badge(mark, word)}<span class='opensysml-{TONES[mark]}'>"
+                 f"{html.escape(head)}</span></div>"]
         if r.outcomes:
             parts.append(self.outcome_html())
         if r.violations:
             found = tuple((v.kind, v.text, str(v.moves), self._ref(v.witness)) for v in r.violations)
-            parts.append(Table(("violation", "what", "after moves", "witness"), found).html())
+            parts.append(Table(("violation", "what", "after moves", "witness"), found,
+                               links=self._links([v.witness for v in r.violations], 4), mono=(1,)).html())
         if r.divergent:
             values = tuple((feature, value, self._ref(index)) for feature, seen in r.divergent for value, index in seen)
-            parts.append(Table(("divergent feature", "value", "witness"), values).html())
+            indices = [index for _, seen in r.divergent for _, index in seen]
+            parts.append(Table(("divergent feature", "value", "witness"), values, links=self._links(indices, 3),
+                               mono=(0, 1)).html())
         if r.verdict.solved:
             parts.append(solved_html(r))
         elif r.bounds:
             limits = tuple((b.name, b.limit, "reached" if b.reached else "no") for b in r.bounds)
-            parts.append(Table(("bound", "value", "reached"), limits).html())
+            parts.append(Table(("bound", "value", "reached"), limits, mono=(1,)).html())
         for index, witness in enumerate(r.witnesses):
             parts.append(self._witness_html(index, witness))
-        kept = ("incomplete:", "note:", "standing:", "✗ witness files", "explore")
+        kept = ("incomplete:", "note:", "not applying:", "standing:", "✗ witness files", "explore")
         lines = [line.strip() for line in self.lines()[1:] if line.strip().startswith(kept)]
-        parts.append("<pre style='margin:0'>" + "\n".join(html.escape(line) for line in lines) + "</pre>")
+        parts.append("<div class='opensysml-quiet'>" + "<br/>".join(html.escape(line) for line in lines) + "</div>")
         return "".join(parts)
 
     def _witness_html(self, index: int, witness: Witness) -> str:
         what = witness.ending or self._outcome_of(index) or "a schedule"
         where = f" ({html.escape(self.paths[index])})" if index < len(self.paths) else ""
-        summary = f"witness {index + 1}: {html.escape(what)}{where}"
         steps = self.steps[index] if index < len(self.steps) else ()
-        if steps:
-            rows = tuple((str(s.step), s.taken, ", ".join(s.alternatives), s.changes()) for s in steps)
-            body = Table(("step", "move taken", "alternatives", "values changed"), rows).html()
-        else:
-            body = "<pre style='margin:0'>" + html.escape(witness.text()) + "</pre>"
-        return f"<details><summary>{summary}</summary>{body}</details>"
+        marked = next((row for row in steps if row.ending), None)
+        at = f" at step {marked.step}" if marked is not None else ""
+        summary = f"witness {index + 1}: {html.escape(what)}{at}{where}"
+        body = step_table_html(steps) if steps else "<pre style='margin:0'>" + html.escape(witness.text()) + "</pre>"
+        return f"<details id='{self.anchor(index + 1)}'><summary>{summary}</summary>{body}</details>"
 
     def _outcome_of(self, index: int) -> str:
         shown = [f"{feature} = {value}" for feature, values in self.result.divergent for value, i in values
                  if self.number(i) == index + 1]
         shown += [self.outcome_text(o, witness=False) for o in self.result.outcomes
                   if self.number(o.witness) == index + 1]
-        return "; ".join(shown)
+        return "; ".join(dict.fromkeys(shown))  # a divergent value and the outcome it is said once
+
+
+def step_document(row: StepRow) -> dict[str, Any]:
+    """One step of a replayed witness in the JSON document, numbered as the witness file numbers it."""
+    entry: dict[str, Any] = {"step": row.step, "taken": row.taken, "alternatives": list(row.alternatives),
+                             "changed": [{"feature": f, "before": b, "after": a} for f, b, a in row.changed]}
+    if row.ending:
+        entry["ending"] = row.ending
+        entry["state"] = dict(row.state)
+    return entry
+
+
+STEP_HEADER = ("step", "move taken", "alternatives", "values changed")
+
+
+def step_table_html(steps: Sequence[StepRow]) -> str:
+    """A witness's steps as a table; the step where its claim shows (a property false, a deadlock, a
+    failure) marked ✗ with that claim and the state there."""
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in STEP_HEADER)
+    body = []
+    for row in steps:
+        tds = "".join(f"<td>{cell}</td>" for cell in (
+            str(row.step), mono(row.taken), ", ".join(mono(a) for a in row.alternatives), mono(row.changes())))
+        if not row.ending:
+            body.append(f"<tr>{tds}</tr>")
+            continue
+        body.append(f"<tr class='opensysml-failing'>{tds}</tr>")
+        shown = f"{row.ending.removeprefix('property: ')} is false" if row.ending.startswith("property: ") \
+            else row.ending.removeprefix("fails: ")
+        said = f"✗ step {row.step}: {shown}; state: "
+        body.append(f"<tr class='opensysml-failing'><td colspan='{len(STEP_HEADER)}'><b class='opensysml-mark-fail'>"
+                    f"{html.escape(said)}</b>{mono(row.state_text() or '(no features)')}</td></tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"  # in its own <details>
 
 
 MACHINE_KEYS = ("finalState", "stateVisits")  # a machine's outcome: its configuration and the states it entered
@@ -357,10 +420,10 @@ class CheckReport(Result):
     def html(self) -> str:
         parts = [f"<div class='opensysml-check'>{check.html()}</div>" for check in self.checks]
         if self.extra:
-            colour = MARKS["✗"] if self.disagree else "inherit"
-            parts.append(f"<pre style='margin:0;color:{colour}'>"
-                         + "\n".join(html.escape(line.strip()) for line in self.extra) + "</pre>")
-        return f"<div class='opensysml-result opensysml-{self.tone.value}'>" + "<hr/>".join(parts) + "</div>"
+            tone = "mark-fail" if self.disagree else "quiet"
+            parts.append(f"<div class='opensysml-{tone}'>"
+                         + "<br/>".join(html.escape(line.strip()) for line in self.extra) + "</div>")
+        return container(self.tone, "<hr/>".join(parts))
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         return {"text/plain": self.text, "text/html": self.html(), REPORT_MIME: self.document()}

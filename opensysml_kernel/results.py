@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from opensysml_kernel.style import STYLE, folded, mono, tone_of
+
 
 class Tone(Enum):
     """How a result reads at a glance; the notebook colours the head line by it."""
@@ -19,7 +21,12 @@ class Tone(Enum):
     FAILED = "failed"
 
 
-MARKS = {"▶": "#1f6feb", "⏸": "#9a6700", "✓": "#1a7f37", "✗": "#cf222e", "?": "#9a6700"}
+MARKS = {"▶": "#1f6feb", "⏸": "#9a6700", "✓": "#1a7f37", "✗": "#cf222e", "?": "#9a6700"}  # the terminal's and figures'
+
+
+def container(tone: Tone, body: str) -> str:
+    """A result's HTML: the stylesheet, then the body in a div its tone names."""
+    return f"<div class='opensysml-result opensysml-{tone.value}'>{STYLE}{body}</div>"
 
 
 @dataclass(frozen=True)
@@ -28,6 +35,8 @@ class Table:
 
     header: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
+    links: tuple[tuple[str, ...], ...] = ()  # per row, per cell: where the cell links to in HTML ("" none)
+    mono: tuple[int, ...] = ()  # the columns that hold values or names, shown in the code font
 
     def lines(self) -> list[str]:
         widths = [max(len(row[i]) for row in (self.header, *self.rows)) for i in range(len(self.header))]
@@ -37,12 +46,16 @@ class Table:
         return out
 
     def html(self) -> str:
-        head = "".join(f"<th style='text-align:left'>{html.escape(c)}</th>" for c in self.header)
-        body = "".join(
-            "<tr>" + "".join(f"<td style='text-align:left'><code>{html.escape(c)}</code></td>" for c in row) + "</tr>"
-            for row in self.rows
-        )
-        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in self.header)
+        rows = ["<tr>" + "".join(f"<td>{self._cell(r, i)}</td>" for i in range(len(row))) + "</tr>"
+                for r, row in enumerate(self.rows)]
+        return folded(head, rows)
+
+    def _cell(self, row: int, column: int) -> str:
+        text = self.rows[row][column]
+        shown = mono(text) if column in self.mono else html.escape(text)
+        href = self.links[row][column] if row < len(self.links) else ""
+        return f"<a href='{html.escape(href)}'>{shown}</a>" if href else shown
 
 
 @dataclass(frozen=True)
@@ -54,6 +67,7 @@ class Result:
     table: Table | None = None
     data: dict[str, Any] = field(default_factory=dict, compare=False)
     figure: str = field(default="", kw_only=True)  # HTML shown after the lines and table in a notebook (a machine's configuration)
+    markdown: str = field(default="", kw_only=True)  # shown instead of the HTML where a notebook renders it (a diagram)
 
     @classmethod
     def of(cls, lines: Sequence[str], tone: Tone = Tone.INFO, table: Table | None = None, figure: str = "",
@@ -71,17 +85,19 @@ class Result:
         """The lines in a <pre>, a verdict line (one starting with a mark) bold in its colour."""
         rendered = []
         for line in self.lines:
-            colour = MARKS.get(line[:1])
+            tone = tone_of(line)
             text = html.escape(line)
-            rendered.append(f"<b style='color:{colour}'>{text}</b>" if colour else text)
-        parts = ["<pre style='margin:0'>" + "\n".join(rendered) + "</pre>"] if rendered else []
+            rendered.append(f"<b class='opensysml-{tone}'>{text}</b>" if tone else text)
+        parts = ["<pre>" + "\n".join(rendered) + "</pre>"] if rendered else []
         if self.table is not None:
             parts.append(self.table.html())
         if self.figure:
             parts.append(self.figure)
-        return f"<div class='opensysml-result opensysml-{self.tone.value}'>" + "".join(parts) + "</div>"
+        return container(self.tone, "".join(parts))
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        if self.markdown:  # no HTML beside it: JupyterLab would rank the HTML first and draw no diagram
+            return {"text/plain": self.text, "text/markdown": self.markdown}
         return {"text/plain": self.text, "text/html": self.html()}
 
     def __str__(self) -> str:

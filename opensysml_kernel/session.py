@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ParamSpec, TypeVar
 
 import ir
@@ -21,6 +21,7 @@ from opensysml_kernel.checking import (
     Interrupt,
     ProgressMeter,
     ProgressSink,
+    applying,
     interruptible,
     not_asked,
     refuse_unread,
@@ -28,6 +29,7 @@ from opensysml_kernel.checking import (
     unread,
 )
 from opensysml_kernel.debugger import DEFAULT_SCHEDULE, Debugger, DebuggerState, Progress, Replay, Token
+from opensysml_kernel.diagrams import action_diagram, chosen_witness, witness_path
 from opensysml_kernel.errors import NoWitnessError, RunFailedError, WitnessWriteError
 from opensysml_kernel.history import Stepped, Stepping
 from opensysml_kernel.machine_checks import Environment, ask_machine
@@ -282,29 +284,41 @@ class Session:
 
     # ------------------------------------------------------------ checks
 
+    def applying(self, name: str, performer: str | None = None) -> tuple[CheckSettings, tuple[str, ...]]:
+        """The check settings as they apply to the action: the properties that read features it does not
+        have left out (a session's %check-property is for the actions it is about), with why."""
+        return applying(self.program(), self.action_name(name, performer), self.settings)
+
     @_atomic
-    def check(self, name: str, performer: str | None = None) -> CheckReport:
-        """Ask the selected engines about the action over every schedule; the report, kept as the last check."""
+    def check(self, name: str, performer: str | None = None, settings: CheckSettings | None = None,
+              notes: Sequence[str] = ()) -> CheckReport:
+        """Ask the selected engines about the action over every schedule (under `settings`, by default the
+        session's; `notes` said with each engine's answer); the report, kept as the last check."""
         subject = self.action_name(name, performer)
-        engines = self.settings.engines() or (engine_named("auto").name,)
+        settings = settings if settings is not None else self.settings
+        engines = settings.engines() or (engine_named("auto").name,)
         if len(engines) == 1:
-            refuse_unread(self.settings, engines[0])
+            refuse_unread(settings, engines[0])
         program = self.program()
         checks: list[Check] = []
         for engine in engines:
             if len(engines) > 1:
                 # side by side, an engine that cannot take this question is shown as not asked
                 status = engine_named(engine).status()
-                why = unread(self.settings, engine, asking_only=True) if status.ready else status.text
+                why = unread(settings, engine, asking_only=True) if status.ready else status.text
                 if why is not None:
                     checks.append(Check(not_asked(engine, subject, why)))
                     continue
             result, flag = self._asked(
-                subject, functools.partial(run_engine, engine, program, subject, self.settings, performer))
+                subject, functools.partial(run_engine, engine, program, subject, settings, performer))
             paths, unwritten = self._witness_files(subject, result, engine if len(engines) > 1 else "")
             steps = tuple(witness_steps(program, subject, WitnessPlan.of(w, f"witness {i} of {subject}"), performer)
                           if i <= STEP_TABLES else () for i, w in enumerate(result.witnesses, 1))
-            checks.append(Check(result, paths, steps, unwritten))
+            check = Check(result, paths, steps, unwritten, notes=tuple(notes))
+            number = chosen_witness(check, None)
+            path = witness_path(check, number) if number is not None else None
+            checks.append(replace(check, diagram=action_diagram(program.graph(program.action(subject)), subject,
+                                                                path).mermaid))
             if result.incomplete == "interrupted" or flag():
                 break
         report = CheckReport.build(checks)
@@ -330,20 +344,22 @@ class Session:
         except WitnessWriteError as error:
             return (), str(error)
 
-    def check_state(self, name: str, environment: Environment | None = None) -> CheckReport:
+    def check_state(self, name: str, environment: Environment | None = None, applying_only: bool = False) -> CheckReport:
         """Ask the selected engines about the state machine over every schedule of its moves and of the
-        environment's sends (the queue %send and %events gathered, when none is given); kept as the last check."""
+        environment's sends (the queue %send and %events gathered, when none is given); kept as the last
+        check. With `applying_only`, the properties that read features the machine lacks are left out, said."""
         program = self.program()
         subject = program.state(name).qualified_name
         self.checked_machine = subject
         script = (environment if environment is not None else self.environment).script()
+        settings, notes = applying(program, subject, self.settings, "state") if applying_only else (self.settings, ())
         checks: list[Check] = []
-        engines = self.settings.engines() or ("check",)
+        engines = settings.engines() or ("check",)
         for engine in engines:
             result, flag = self._asked(
-                subject, functools.partial(ask_machine, engine, program, subject, script, self.settings))
+                subject, functools.partial(ask_machine, engine, program, subject, script, settings))
             paths, unwritten = self._witness_files(subject, result, engine if len(engines) > 1 else "")
-            checks.append(Check(result, paths, (), unwritten, "State machine", script.describe()))
+            checks.append(Check(result, paths, (), unwritten, "State machine", script.describe(), notes))
             if result.incomplete == "interrupted" or flag():
                 break
         report = CheckReport.build(checks)

@@ -118,19 +118,19 @@ def solved_html(result: Result) -> str:
     parts = []
     if result.bounds:
         limits = tuple((b.name, b.limit, "yes" if b.reached else "no") for b in result.bounds)
-        parts.append(Table(("bound", "value", "could be reached"), limits).html())
+        parts.append(Table(("bound", "value", "could be reached"), limits, mono=(1,)).html())
     if result.inputs:
         numbers = tuple(f"witness {n}" for n in range(1, len(result.witnesses) + 1))
         rows: tuple[tuple[str, ...], ...] = tuple(
             (i.name, i.domain, "free" if i.free else f"= {i.value}",
              *(dict(w.inputs).get(i.name, "—") for w in result.witnesses)) for i in result.inputs)
-        parts.append(Table(("input", "domain", "", *numbers), rows).html())
+        parts.append(Table(("input", "domain", "", *numbers), rows, mono=tuple(range(len(numbers) + 3))).html())
     said = ["assumed: " + (", ".join(result.assumptions) if result.assumptions else "nothing")]
     if result.arithmetic is not None:
         said.append(f"arithmetic: {result.arithmetic}")
     if result.reason is not None:
         said.append(f"not covered: {result.reason}")
-    parts.append("<pre style='margin:0'>" + "\n".join(html.escape(line) for line in said) + "</pre>")
+    parts.append("<div class='opensysml-quiet'>" + "<br/>".join(html.escape(line) for line in said) + "</div>")
     return "".join(parts)
 
 

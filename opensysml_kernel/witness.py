@@ -10,7 +10,7 @@ import os
 import re
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, cast
 
 from engines import witness as engine_witness
@@ -123,15 +123,22 @@ def next_move(run: Stepped, plan: WitnessPlan | None) -> Move | None:
 
 @dataclass(frozen=True)
 class StepRow:
-    """One move of a replayed witness: its number, the move, the moves it was taken over, what it changed."""
+    """One move of a replayed witness: its number, the move, the moves it was taken over, what it changed;
+    at the step where the witness's claim shows (a property false, a deadlock, a failure), that ending
+    and the whole state there."""
 
     step: int
     taken: str
     alternatives: tuple[str, ...]
     changed: tuple[tuple[str, str, str], ...]  # (feature, before, after)
+    ending: str = ""  # `property: P`, `fails: ...`: the claim this step shows
+    state: tuple[tuple[str, str], ...] = ()  # every feature's value after the step, where it ends
 
     def changes(self) -> str:
         return ", ".join(f"{feature}: {before} → {after}" for feature, before, after in self.changed)
+
+    def state_text(self) -> str:
+        return ", ".join(f"{feature} = {value}" for feature, value in self.state)
 
 
 def diff(before: dict[str, str], after: dict[str, str]) -> tuple[tuple[str, str, str], ...]:
@@ -141,18 +148,21 @@ def diff(before: dict[str, str], after: dict[str, str]) -> tuple[tuple[str, str,
 
 
 def witness_steps(program: Program, subject: str, plan: WitnessPlan, performer: str | None = None) -> tuple[StepRow, ...]:
-    """Replay `plan` on a fine run through its last recorded step, then while one move only is enabled;
-    every move with the values it changed (the run's outputs before and after it). Empty if it does not replay."""
+    """Replay `plan` on a fine run through its last recorded step, then, for a witness that claims how the
+    run ends (values, completion), while one move only is enabled; every move with the values it changed
+    (the run's outputs before and after it). A witness of a violation stops where the file does, at the
+    step its claim shows, marked with the claim and the state there. Empty if it does not replay."""
     run = program.start_action(subject, performer, fine=True)
     run.ctx.trace.enabled = False
     rows: list[StepRow] = []
+    ending = plan.ending
     try:
         while not run.finished and len(rows) < ROWS_SHOWN:
             enabled = run.enabled_moves()
             while not enabled and run.let_time_pass():
                 enabled = run.enabled_moves()
             step = len(run.moves_taken) + 1
-            if not enabled or (step > plan.last_step and len(enabled) > 1):
+            if not enabled or (step > plan.last_step and (len(enabled) > 1 or ending)):
                 break
             move = next_move(run, plan)
             assert move is not None
@@ -168,4 +178,6 @@ def witness_steps(program: Program, subject: str, plan: WitnessPlan, performer: 
                 break
     except ReplayRefusedError:
         return ()
+    if ending and rows and rows[-1].step == plan.last_step:
+        rows[-1] = replace(rows[-1], ending=ending, state=tuple(sorted(run.outputs().items())))
     return tuple(rows)

@@ -34,6 +34,7 @@ from engines.framework import (
     Witness,
     fixed_inputs_only,
     judge,
+    stable_numbers,
 )
 from engines.runtime import Program
 from engines.runtime.behavior import Behavior, Move, Summary
@@ -412,9 +413,10 @@ def _result(search: _Search, seconds: float) -> Result:
     )
     if "memory" in search.hits:
         bounds += (BoundReport("memory", spell_bytes(b.memory_limit or 0), True),)
-    return Result("check", search.subject, verdict, strength,
-                  Stats(search.states, search.moves, search.deepest, 0), tuple(outcomes), tuple(violations),
-                  tuple(divergent), tuple(witnesses), bounds, incomplete, tuple(notes))
+    return stable_numbers(Result("check", search.subject, verdict, strength,
+                                 Stats(search.states, search.moves, search.deepest, 0), tuple(outcomes),
+                                 tuple(violations), tuple(divergent), tuple(witnesses), bounds, incomplete,
+                                 tuple(notes)))
 
 
 def _value_order(value: str) -> tuple[int, object]:

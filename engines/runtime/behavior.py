@@ -33,6 +33,7 @@ class MoveKind(Enum):
     TOKEN = "token"  # a token advancing one node of an action's flow (one performance)
     DISPATCH = "dispatch"  # a state machine taking one event to completion
     DO_STEP = "do step"  # one move of a state's active do behavior
+    UNIT = "firing unit"  # one unit of a machine's firing in progress (an entry, an exit, an effect)
     SEND = "environment send"  # the environment putting one event on the bus
     CLOCK = "clock"  # time moving to the next instant something waits for
 

@@ -29,4 +29,4 @@ class Program(LoweredModel):
         before its first move; an event of the script that the machine and the model name nowhere is
         refused here (UnknownSignalError)."""
         qualified = start_machine(self, name).element.qualified_name
-        return Driven(lambda: start_machine(self, qualified), script or Script())
+        return Driven(lambda: start_machine(self, qualified, units=True), script or Script())

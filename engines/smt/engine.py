@@ -133,7 +133,7 @@ def to_result(answer: Answer, question: Question) -> Result:
                              "inputs": tuple(make_input(name, domain) for name, domain in answer.inputs)
                              if make_input is not None else ()}
     fields.update({k: v for k, v in extra.items() if k in known})
-    return Result(**{k: v for k, v in fields.items() if k in known})
+    return framework.stable_numbers(Result(**{k: v for k, v in fields.items() if k in known}))
 
 
 ENGINE = Smt()

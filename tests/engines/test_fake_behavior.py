@@ -26,12 +26,13 @@ def test_a_shared_counter_diverges_on_the_order_of_its_two_moves() -> None:
     for reduce in (True, False):
         result = check_behavior(lambda: _counter(True), "counter", Bounds(), diverge=("n",), reduce=reduce)
         assert result.verdict is Verdict.DIVERGENT
-        assert result.divergent == (("n", (("3", 1), ("4", 2))),)
+        assert result.divergent == (("n", (("3", 2), ("4", 1))),)
         assert not result.notes
         assert result.stats.states == 5  # start, after either move, the two ends
-        first = result.witnesses[0]
-        assert [c.taken for c in first.choices] == ["2@dbl", "1@inc"]
-        assert first.trace == ("2@dbl: n = 2", "1@inc: n = 3")
+        first, second = result.witnesses  # numbered by their schedules: inc first, then dbl first
+        assert [c.taken for c in first.choices] == ["1@inc", "2@dbl"]
+        assert [c.taken for c in second.choices] == ["2@dbl", "1@inc"]
+        assert second.trace == ("2@dbl: n = 2", "1@inc: n = 3")
 
 
 def test_independent_counters_are_one_interleaving_reduced_and_the_same_ends() -> None:
@@ -116,7 +117,7 @@ def test_an_ensemble_whose_other_member_rests_ends_there_and_one_stuck_is_a_dead
 
     quiet = check_behavior(lambda: resting(None), "quiet", Bounds(), diverge=("n",))
     assert quiet.verdict is Verdict.DIVERGENT and not quiet.violations
-    assert quiet.divergent == (("n", (("3", 1), ("4", 2))),)
+    assert quiet.divergent == (("n", (("3", 2), ("4", 1))),)
     stuck = check_behavior(lambda: resting("deadlock: token 1@take waits"), "stuck", Bounds(), diverge=("n",))
     assert stuck.verdict is Verdict.VIOLATION
     assert {v.text for v in stuck.violations} == {"idle: token 1@take waits"}

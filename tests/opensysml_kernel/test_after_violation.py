@@ -72,7 +72,7 @@ def test_the_violating_outcome_is_listed_beside_the_others(booking: Session) -> 
     report = execute(booking, "%action sell")
     lines = report.lines
     assert lines[0].startswith("✗ Action Booking::sell: violation")
-    assert "  violation: Booking::oneSeat is false after 8 moves (witness 1)" in lines
+    assert "  violation: Booking::oneSeat is false after 8 moves (witness 2)" in lines
     assert "  outcome: count = 1" in lines
     ending = [line for line in lines if line.startswith("  outcome: count = 2")]
     assert len(ending) == 1 and ending[0].startswith("  outcome: count = 2 (violates Booking::oneSeat; witness ")

@@ -87,7 +87,7 @@ def test_check_reports_divergence(race: Session) -> None:
     assert isinstance(report, CheckReport)
     lines = report.text.splitlines()
     assert lines[0].startswith("✗ Action race::Race: divergent (")
-    assert lines[1:6] == ["  divergent: c ends as 1 or 2", "    c = 1 (witness 1)", "    c = 2 (witness 2)",
+    assert lines[1:6] == ["  divergent: c ends as 1 or 2", "    c = 1 (witness 2)", "    c = 2 (witness 1)",
                           "  outcome: c = 1", "  outcome: c = 2"]
     assert lines[-1].startswith("  standing: sensitive (witnessed: ")
     assert report.exit_status == 1 and len(report.witnesses) == 2
@@ -152,7 +152,7 @@ def test_witness_files(race: Session, tmp_path: Path) -> None:
     first = (out / "race.Race-1.witness").read_text()
     model = race.model
     assert first.splitlines()[:6] == ["opensysml witness 1", "behavior: race::Race", f"model: {model_hash(model)}",
-                                      "engine: check", "claim: value c = 1", "step 1: 1@start first of 1@start"]
+                                      "engine: check", "claim: value c = 2", "step 1: 1@start first of 1@start"]
     assert first.endswith("\nend of witness\n")
     assert race.last_check is not None
     document = race.last_check.document()["checks"][0]
@@ -167,7 +167,9 @@ def test_witness_step_tables_show_values_changed(race: Session) -> None:
     assert rows[0].step == 1 and rows[0].taken == "1@start"
     assert any(row.changed for row in rows)
     page = report.html()
-    assert page.count("<details>") == 2 and "values changed" in page
+    assert page.count("<details") == 2 and "values changed" in page
+    # each witness summarised once by the value it ends with (its divergent value is its outcome)
+    assert "<summary>witness 1: c = 2</summary>" in page and "<summary>witness 2: c = 1</summary>" in page
 
 
 def test_interrupt_reports_incomplete(race: Session, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -70,7 +70,7 @@ def test_breakpoint_stops_continue(race: Session) -> None:
 def test_breakpoint_stops_a_replay_move_by_move(race: Session) -> None:
     execute(race, "%engine check")
     execute(race, "%action Race")
-    execute(race, "%replay 2")
+    execute(race, "%replay 1")  # witness 1: the schedule that takes a first (2@a), c ends 2
     execute(race, "%break j")
     execute(race, "%action Race")
     first = text(race, "%continue").splitlines()
@@ -116,7 +116,7 @@ def test_replay_file_written_by_a_check(race: Session, tmp_path: Path) -> None:
     execute(race, "%engine check")
     execute(race, f"%check-witness {tmp_path}")
     execute(race, "%action Race")
-    execute(race, f"%replay {tmp_path}/race.Race-2.witness")
+    execute(race, f"%replay {tmp_path}/race.Race-1.witness")
     execute(race, "%action Race")
     assert execute(race, "%continue").data["outputs"] == {"c": "2"}
 

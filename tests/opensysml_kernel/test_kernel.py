@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -104,6 +105,21 @@ def test_completion_and_is_complete(kernel: BlockingKernelClient) -> None:
                          ("x = 1", "complete")]:
         kernel.is_complete(code)
         assert kernel.get_shell_msg(timeout=10)["content"]["status"] == status, code
+
+
+def test_inspect_a_name_and_a_command(kernel: BlockingKernelClient) -> None:
+    execute(kernel, RACE)
+    kernel.inspect("%action race::Race", 15)
+    content = kernel.get_shell_msg(timeout=10)["content"]
+    assert content["found"] is True
+    text = content["data"]["text/plain"]
+    assert text.splitlines()[0] == "action race::Race" and re.match(r"  declared at <cell \d+>:3$", text.splitlines()[1])
+    assert "attribute c : Integer := 0" in text and "<table>" in content["data"]["text/html"]
+    kernel.inspect("%replay last", 3)
+    content = kernel.get_shell_msg(timeout=10)["content"]
+    said = content["data"]["text/plain"]
+    assert said.startswith("%replay [<witness file>|last|<n>|off]: the next %action follows the witness")
+    assert "\x1b" not in said and "\n" not in said and ".py" not in said
 
 
 @pytest.mark.parametrize("cell, sysml", [

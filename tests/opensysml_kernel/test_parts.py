@@ -239,7 +239,7 @@ def test_replay_of_a_witness_on_a_part(model: str, tmp_path: Path, capsys: pytes
     witnesses = tmp_path / "w"
     assert main(["check", model, "--action", "prime", "--on", "pump", "--witness-dir", str(witnesses)]) == 1
     capsys.readouterr()
-    second = str(witnesses / "Plant.Pump.prime-2.witness")
+    second = str(witnesses / "Plant.Pump.prime-1.witness")
     assert main(["replay", model, "--witness", second, "--action", "prime", "--on", "pump"]) == 0
     assert "  pump.pressure = 6" in capsys.readouterr().out
 

@@ -78,3 +78,35 @@ def test_completer(race: Session) -> None:
     completer = SysmlCompleter(race)
     found = list(completer.get_completions(Document("%action Ra", 10), CompleteEvent()))
     assert [(c.text, c.start_position) for c in found] == [("race::Race", -2)]
+
+
+def test_help_renders_brackets_literally() -> None:
+    """A usage's `[n]`, `[on <part>]` and `[<name>...|off]` are text, not rich markup that vanishes."""
+    out = transcript(["%help"], Session())
+    assert "%step [n]" in out
+    assert "%action <qualified name> [on <part>]" in out
+    assert "%engine [run|explore|check|all|auto]" in out
+    assert "%check-bounds [depth=N] [states=N]" in out
+
+
+def test_an_unbalanced_entry_shows_a_hint_and_esc_enter_submits_it(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from opensysml_kernel.repl import hint
+
+    assert hint("package p {") == (" 1 brace open: Enter adds a line; Esc-Enter (or Alt-Enter) submits the entry"
+                                   " as it is")
+    assert hint("package p { action a {") is not None and hint("package p { action a {").startswith(" 2 braces")
+    assert hint("package p { }") is None
+    monkeypatch.setenv("HOME", str(tmp_path))
+    buffer = io.StringIO()
+    session = Session()
+    repl = Repl(session, console=Console(file=buffer, width=100, color_system=None))
+    with create_pipe_input() as pipe:
+        # the closing brace is missing: Enter goes on, Esc-Enter submits, and the syntax error is said
+        pipe.send_text("package p {\r  action a;\r\x1b\r%list\r")
+        pipe.send_text("\x04")
+        repl.loop(repl.prompt_session(input=pipe, output=DummyOutput()))
+    out = buffer.getvalue()
+    assert "syntax error: expected '}' to close the '{' on line 1" in out
+    assert "no declarations" in out  # the entry changed nothing; the REPL went on to %list
+    assert session.documents == ()

@@ -114,10 +114,11 @@ def test_all_flags_a_disagreement() -> None:
 def test_html_has_header_tables_and_witness_steps() -> None:
     steps = (StepRow(1, "1@start", (), ()), StepRow(3, "2@a", ("3@b",), (("c", "0", "1"),)))
     page = CheckReport.build([Check(divergent(), steps=(steps, ()))]).html()
-    assert "color:#cf222e" in page and "divergent (21 states" in page
-    assert "<th style='text-align:left'>divergent feature</th>" in page
-    assert "<th style='text-align:left'>bound</th>" in page and "<code>reached</code>" not in page
-    assert page.count("<details>") == 2
+    assert "<span class='opensysml-badge opensysml-mark-fail'>✗ divergent</span>" in page
+    assert "divergent (21 states" in page
+    assert "<th>divergent feature</th>" in page
+    assert "<th>bound</th>" in page and "<code>reached</code>" not in page
+    assert page.count("<details") == 2
     assert "<summary>witness 1: c = 1</summary>" in page
     assert "<code>c: 0 → 1</code>" in page and "<code>3@b</code>" in page
     # A witness with no step table shows its text.

@@ -13,7 +13,7 @@ def test_bundle_has_plain_and_html() -> None:
     result = Result.of(["✓ Action a::B completed", "  x = <unset>"], Tone.COMPLETED)
     bundle = result._repr_mimebundle_()
     assert bundle["text/plain"] == "✓ Action a::B completed\n  x = <unset>"
-    assert "<b style='color:#1a7f37'>✓ Action a::B completed</b>" in bundle["text/html"]
+    assert "<b class='opensysml-mark-ok'>✓ Action a::B completed</b>" in bundle["text/html"]
     assert "&lt;unset&gt;" in bundle["text/html"]
     assert str(result) == result.text
 
@@ -29,4 +29,4 @@ def test_table_pads_columns_and_renders_html() -> None:
     assert table.lines() == ["kind     name", "package  p", "action   p::a"]
     result = Result.of(["head"], table=table)
     assert result.text == "head\nkind     name\npackage  p\naction   p::a"
-    assert "<th style='text-align:left'>kind</th>" in result.html()
+    assert "<th>kind</th>" in result.html()

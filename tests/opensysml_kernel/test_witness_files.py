@@ -68,7 +68,7 @@ def test_check_witness_writes_every_witness_inside_the_folder(name: str, tmp_pat
     written = list(session.last_check.checks[0].paths)
     _assert_inside(out, written)
     assert sorted(p.name for p in out.iterdir()) == sorted(Path(p).name for p in written)
-    execute(session, f"%replay {written[1]}")
+    execute(session, f"%replay {written[0]}")
     execute(session, f"%action p::{name}")
     assert execute(session, "%continue").data["outputs"] == {"c": "2"}
 

@@ -136,7 +136,7 @@ def test_value_and_deadlock_claims_the_replay_does_not_reproduce_are_refused(
     out = tmp_path / "w"
     assert main(["check", str(model), "--action", "Race", "--witness-dir", str(out)]) == 1
     capsys.readouterr()
-    witness = out / "race.Race-1.witness"
+    witness = out / "race.Race-2.witness"  # the schedule that takes b first
     assert replay(capsys, str(model), "--witness", str(witness))[0] == 0  # as written: c ends 1
     text = witness.read_text()
     witness.write_text(text.replace("claim: value c = 1", "claim: value c = 7"))

@@ -34,6 +34,7 @@ class RunCore(ABC):
     current_flow: Flow | None
     mover: int
     mover_token: Token | None
+    step_nested: bool  # a checked machine's do step: a nested performance pauses after each step
     writes: list[Write] | None
     displayed: dict[int, tuple[str, list[str]]]
     branch_wanted: str | None

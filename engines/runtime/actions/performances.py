@@ -271,6 +271,9 @@ class Performances(RunCore):
                 self._hide(flow)
             if flow.finished:
                 break
+            if progressed and self.step_nested:
+                yield Wait("nested step", lambda: True)  # each step of it one move of the do behavior
+                continue
             if not progressed:
                 if any(t.waiting_accept or t.body is not None for t in self.all_tokens(flow)):
                     waiting = True

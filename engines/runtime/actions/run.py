@@ -55,6 +55,9 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
         self.writes: list[Write] | None = None
         self.current_flow: Flow | None = None
         self.mover_token: Token | None = None
+        self.only_token: int | None = None  # a round that moves this token alone (a machine's do step, checked)
+        self.waits_on_clock = False  # a checked machine's bodies: a time wait waits for the machine's clock
+        self.step_nested = False  # a checked machine's do step: a nested performance pauses after each step
         self._live: list[Token] | None = None
         graph = ctx.program.graph(action)
         frame = Frame(action.name, action)
@@ -168,6 +171,8 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
         flow.round += 1
         self.ctx.charge_step()
         tokens = self.all_tokens(flow)
+        if self.only_token is not None:
+            tokens = [t for t in tokens if t.id == self.only_token]
         for entered in {id(t.flow): t.flow for t in tokens if t.flow is not flow}.values():
             # a subflow a token entered moves in its owner's rounds: a token that arrived at one of
             # its joins in an earlier round counts there as arrived
@@ -596,7 +601,7 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
                 assert trigger.expression is not None
                 duration = self.evaluator.eval(trigger.expression, flow.frame, flow.depth)
                 token.wake = self.ctx.clock.now + seconds(duration)
-                if not self.fine and len(self.all_tokens(self.root)) <= 1:
+                if not self.fine and not self.waits_on_clock and len(self.all_tokens(self.root)) <= 1:
                     self.ctx.clock.advance_to(token.wake)  # nothing else can move: time does
                     if flow.kind is FlowKind.PERFORMED and self.mover_token is not None:
                         self.ctx.journal.touch(self.mover_token)

@@ -4,7 +4,8 @@ round, and the messages they send, taken into the pool."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from fractions import Fraction
 
 from engines.errors import GuardNotBoolean
 from engines.runtime.actions.tokens import BodyRun, Flow, FlowKind, Wait
@@ -13,6 +14,7 @@ from engines.runtime.evaluate import Frame
 from engines.runtime.states.core import DoRun, Event, MachineCore, MachineError, signal_name
 from engines.runtime.states.layout import Behavior, Transition, Vertex
 from engines.runtime.values import Signal, Value, spell
+from engines.runtime.world import Context
 from ir import syntax as s
 from ir.graphs import NodeKind
 from ir.inherit import effective_members
@@ -74,7 +76,7 @@ class Bodies(MachineCore):
         yield from self.host._drive(flow)
         self.ctx.trace.flush_left(f"leave action node: {label}")
 
-    def _do_flow(self, members: tuple[s.Member, ...], label: str, name: str) -> BodyRun:
+    def _do_flow(self, run: DoRun, members: tuple[s.Member, ...], label: str, name: str) -> BodyRun:
         """A do behavior given as a named action stating a flow: its flow, one round (each steppable
         token once) a do step; between rounds the machine may dispatch, and a dispatch that leaves
         the state cuts the flow wherever it stands."""
@@ -82,6 +84,7 @@ class Bodies(MachineCore):
         graph = self.program.block_graph(self.element, self.program.members_block(members), name)
         self.ctx.trace.flush_left(f"enter action node: {label}")
         flow = Flow(host, graph, self.frame, FlowKind.BLOCK, 1, label)
+        run.flow = flow
         host.init_attributes(graph.attributes, self.frame, 1)
         flow.start()
         if not any(isinstance(m, s.FirstMember) and m.target is None for m in members):
@@ -89,6 +92,13 @@ class Bodies(MachineCore):
         moved = False  # within the present do step
         while not flow.finished:
             routing = self._routes_only(flow)
+            if moved and not routing and len(self.lone_tokens(run)) > 1:
+                # under check, a round of several tokens after routing ones is a move of its own, so
+                # each token may go alone (the fixed policies' run goes on as one step: see `split`)
+                run.split = True
+                yield Wait("do round", lambda: True)
+                moved = False
+                continue
             if host._step_within(flow):
                 moved = True
                 if not flow.finished and not routing:
@@ -96,6 +106,15 @@ class Bodies(MachineCore):
                     moved = False
                 continue
             if not any(t.waiting_accept or t.body is not None for t in host.all_tokens(flow)):
+                wakes = [t.wake for t in host.all_tokens(flow) if t.wake is not None]
+                if self.units and wakes:
+                    # only time can move it: under check it waits for the machine's clock, so what else
+                    # is due when it wakes (the machine's timers) is drawn against its next steps
+                    run.wake = min(wakes)
+                    yield Wait("do flow waits for time", _at(self.ctx, run.wake))
+                    run.wake = None
+                    moved = False
+                    continue
                 yield from host._drive(flow)  # only time can move it: the nested run's clock rule
                 break
             yield Wait("do flow parked" if moved else STILL, lambda: host._flow_ready(flow))
@@ -164,18 +183,30 @@ class Bodies(MachineCore):
         self._deliver()
         return moved
 
-    def _do_once(self, run: DoRun) -> None:
+    def lone_tokens(self, run: DoRun) -> list[int]:
+        """Under check, the tokens of a do flow that may each move alone (where two or more may move:
+        one token move is one move of the behavior, the fixed policies' round moving them all)."""
+        flow = run.flow
+        if not self.units or flow is None or run.current is None:
+            return []
+        host = self.host
+        ids = [t.id for t in host.all_tokens(flow) if host.can_act(t)]  # type: ignore[arg-type]
+        return ids if len(ids) > 1 else []
+
+    def _do_once(self, run: DoRun, token: int | None = None) -> None:
         trace = self.ctx.trace
         mark = trace.mark()
+        split, run.split = run.split, False
         retry = run.action is not None and run.started
         if run.action is not None:
             # a flow of its own: one do step is one round of it (see _do_flow)
-            trace.flush_left(f"do: {run.state.name}")
+            if run.wake is None and not split:  # a flow woken by time, or split before a round of
+                trace.flush_left(f"do: {run.state.name}")  # several tokens, goes on in the step that began it
             if not run.started:
                 run.started = True
                 trace.at(0, "stmt action body")
                 name = run.action.name or "action"
-                run.current = self._do_flow(self._action_members(run.action), f"state behavior {name}", name)
+                run.current = self._do_flow(run, self._action_members(run.action), f"state behavior {name}", name)
             self._materialize_handed()
         elif run.current is None:
             if run.wrapped and not run.started:
@@ -186,11 +217,18 @@ class Bodies(MachineCore):
             run.current = self.host.statement(stmt, run.frame, 1 if run.wrapped else 0, f"state {run.state.name}")
         if run.current is None:
             return  # a flow cut off already (a dispatch left its state)
+        self.host.only_token = token
+        self.host.step_nested = self.units and run.action is None  # a do flow's performs step in its rounds
         try:
             run.waiting = next(run.current)
         except StopIteration:
             run.current = None
             run.waiting = None
+        finally:
+            self.host.only_token = None
+            self.host.step_nested = False
+        if run.waiting is not None and run.waiting.reason == "nested step":
+            run.split = True  # the fixed policies' step goes on: first, and with no header of its own
         if retry and run.waiting is not None and run.waiting.reason == STILL:
             del trace.lines[mark:]  # a do step that moved nothing writes nothing
 
@@ -219,3 +257,8 @@ class Bodies(MachineCore):
     def post(self, payload: Value) -> None:
         """A message another behavior of the world sent to this machine: into its pool."""
         self.pool.append(Event("signal", signal_name(payload, self.ctx), payload))
+
+
+def _at(ctx: Context, wake: Fraction) -> Callable[[], bool]:
+    """Whether the clock has reached `wake`."""
+    return lambda: ctx.clock.now >= wake

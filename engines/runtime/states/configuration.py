@@ -3,27 +3,31 @@ leaving them innermost first (history recorded), joins, completion, final states
 
 from __future__ import annotations
 
+from collections.abc import Generator
+
 from engines.runtime.clock import seconds
 from engines.runtime.evaluate import Frame
 from engines.runtime.states.bodies import Bodies
 from engines.runtime.states.core import DoRun, Event, MachineError, Timer, transition_line
 from engines.runtime.states.layout import Behavior, Transition, Vertex, VertexKind
+from engines.runtime.states.units import HELD, UNIT, Par, Steps, run_whole
 from engines.runtime.values import Quantity, spell
 from ir import syntax as s
 
 
 class Configuration(Bodies):
-    def _start(self) -> None:
+    def _start(self) -> Steps:
         machine = self.shape.machine
         self.active.add(machine)
         if machine.do:
             b = machine.do[0]
             self.dos[machine] = DoRun(machine, b.statements, self.frame, b.wrapped, b.action)
-        self._enter_default(machine)
+            self.front_dos.add(machine)
+        yield from self._enter_default(machine)
         self._arm_timers()
         self._deliver()
 
-    def _enter_path(self, target: Vertex, lca: Vertex, regions: bool = True) -> None:
+    def _enter_path(self, target: Vertex, lca: Vertex, regions: bool = True) -> Steps:
         """Enter `target` and the states between the transition's scope and it (leaving what a region
         held before); then, unless a fork enters more, the other regions of a parallel state passed."""
         path = [v for v in reversed(target.ancestors()) if v is not lca and lca in v.ancestors()] + [target]
@@ -34,24 +38,32 @@ class Configuration(Bodies):
             if parent is not None and not parent.parallel:
                 for sibling in parent.children:
                     if sibling in self.active and sibling is not v:
-                        self._exit(sibling)
-            self._enter_one(v)
-        self._enter_default(target)
+                        yield from self._exit(sibling)
+            yield from self._enter_one(v)
+        yield from self._enter_default(target)
         if regions:
-            self._enter_other_regions(target, lca)
+            yield from self._enter_other_regions(target, lca)
 
-    def _enter_other_regions(self, target: Vertex, lca: Vertex) -> None:
-        """A parallel state entered on the way down to `target`: its other regions start by default."""
+    def _enter_other_regions(self, target: Vertex, lca: Vertex) -> Steps:
+        """A parallel state entered on the way down to `target`: its other regions start by default,
+        each a chain of its own."""
         for v in reversed(target.ancestors()):
             if v.parallel and lca in v.ancestors():
-                for region in v.children:
-                    if region.is_state and region not in self.active:
-                        self._enter_one(region)
-                        self._enter_default(region)
+                regions = [r for r in v.children if r.is_state and r not in self.active]
+                if regions:
+                    yield Par(tuple((r.name, self._enter_region(r), r) for r in regions))
 
-    def _enter_one(self, v: Vertex) -> None:
-        self.active.add(v)
+    def _enter_region(self, region: Vertex) -> Steps:
+        yield from self._enter_one(region)
+        yield from self._enter_default(region)
+
+    def _enter_one(self, v: Vertex) -> Steps:
         region = v.parent is not None and v.parent.parallel
+        if v.entry or not region:
+            yield UNIT  # a region with no entry of its own does nothing another chain could see
+            if v in self.active:
+                return  # entered meanwhile by another chain (a fork's branches share their way down)
+        self.active.add(v)
         if (v.kind is VertexKind.STATE and not region) or v.kind is VertexKind.FINAL:
             self.visits.append(v.name)
         self._perform(v, "enter", "entry", v.entry, region)
@@ -59,6 +71,7 @@ class Configuration(Bodies):
         if v.do:
             b = v.do[0]
             self.dos[v] = DoRun(v, b.statements, self.frame, b.wrapped, b.action)
+            self.front_dos.add(v)
 
     def _perform(self, v: Vertex, verb: str, kind: str, behaviors: list[Behavior], region: bool) -> None:
         """`enter: S (entry action)` and its behaviors, or `enter: S` alone (a region says nothing)."""
@@ -69,20 +82,22 @@ class Configuration(Bodies):
         elif not region:
             self.ctx.trace.flush_left(f"{verb}: {v.name}")
 
-    def _enter_default(self, v: Vertex) -> None:
+    def _enter_default(self, v: Vertex) -> Steps:
         """What entering `v` enters below it: every region of a parallel state, a composite's initial
         state; a simple state (or one whose body is done) completes."""
         if v.kind is VertexKind.FINAL:
             return
+        if v.held:
+            yield HELD
+            if v not in self.active:
+                return  # a dispatch that came first left it
         if v.parallel:
             regions = [c for c in v.children if c.is_state and c not in self.active]
             if len(regions) > 1:
                 labels = [self._entry_label(r) for r in regions]
                 self.ctx.trace.flush_left(f"choice entering {v.name}: next {', '.join(labels)} "
                                           f"(unordered; took {labels[0]} first)")
-            for r in regions:
-                self._enter_one(r)
-                self._enter_default(r)
+            yield Par(tuple((r.name, self._enter_region(r), r) for r in regions))
             return
         if v.substates() or v.initial is not None:
             if any(c in self.active for c in v.children):
@@ -95,8 +110,8 @@ class Configuration(Bodies):
             path = [a for a in reversed(target.ancestors()) if v in a.ancestors()] + [target]
             for a in path:
                 if a not in self.active:
-                    self._enter_one(a)
-            self._enter_default(target)
+                    yield from self._enter_one(a)
+            yield from self._enter_default(target)
             return
         if v not in self.dos:
             self._completed(v)
@@ -112,8 +127,9 @@ class Configuration(Bodies):
             self.completions.append(v)
             self.complete.add(v)
 
-    def _exit(self, v: Vertex) -> None:
-        """Leave `v` and everything active below it, innermost first, recording history."""
+    def _exit(self, v: Vertex) -> Steps:
+        """Leave `v` and everything active below it, innermost first, recording history (the regions
+        of a parallel state each a chain of its own)."""
         inner = [c for c in v.children if c in self.active]
         if v.parallel and sum(1 for c in inner if any(x in self.active for x in c.children)) > 1:
             labels = [f"{self._exit_label(c)}(exit)" for c in inner]
@@ -122,8 +138,13 @@ class Configuration(Bodies):
         for c in v.children:
             if c.kind in (VertexKind.HISTORY, VertexKind.DEEP_HISTORY):
                 self.histories[c] = self._leaves(v) if c.kind is VertexKind.DEEP_HISTORY else inner[:]
-        for c in inner:
-            self._exit(c)
+        if v.parallel:
+            yield Par(tuple((c.name, self._exit(c), c) for c in inner))
+        else:
+            for c in inner:
+                yield from self._exit(c)
+        if v.exit:
+            yield UNIT
         self.dos.pop(v, None)
         # a time trigger counts from its state's entry: leaving the state ends that wait (re-entry arms a new one)
         self.timers = [tm for tm in self.timers if tm.transition.source is not v]
@@ -140,36 +161,44 @@ class Configuration(Bodies):
             out.extend(self._leaves(c))
         return out
 
-    def _restore(self, history: Vertex, lca: Vertex, frame: Frame) -> Vertex:
+    def _restore(self, history: Vertex, lca: Vertex, frame: Frame) -> Generator[str | Par, None, Vertex]:
         recorded = self.histories.get(history)
         owner = history.parent
         assert owner is not None
         if not recorded:
             for t in history.outgoing:
                 if self._guard(t):
+                    if t.effect:
+                        yield UNIT
                     self._effect(t, frame)
                     target = t.target
                     if target.kind is VertexKind.CHOICE:
-                        target = self._through_choices(target, frame)
-                    self._enter_path(target, lca)
+                        target = yield from self._through_choices(target, frame)
+                    yield from self._enter_path(target, lca)
                     return target
-            self._enter_path(owner, lca)
+            yield from self._enter_path(owner, lca)
             return owner
         for target in recorded:
-            self._enter_path(target, lca)
+            yield from self._enter_path(target, lca)
         return recorded[0]
 
-    def _fork(self, fork: Vertex, lca: Vertex, frame: Frame) -> None:
+    def _fork(self, fork: Vertex, lca: Vertex, frame: Frame) -> Steps:
         branches = list(fork.outgoing)
         if len(branches) > 1:
             labels = [f"{b.label()}(effect)" for b in branches]
             self.ctx.trace.flush_left(f"choice fork {fork.name}: next {', '.join(labels)} "
                                       f"(unordered; took {labels[0]} first)")
+        yield Par(tuple((b.label(), self._branch(b, lca, frame), b) for b in branches))
         for b in branches:
-            self._effect(b, frame)
-            self._enter_path(b.target, lca, regions=False)
-        for b in branches:
-            self._enter_other_regions(b.target, lca)
+            yield from self._enter_other_regions(b.target, lca)
+
+    def _branch(self, b: Transition, lca: Vertex, frame: Frame) -> Steps:
+        """A fork's branch: its effect, then its way down (the states it shares with another branch
+        entered by whichever gets there first)."""
+        if b.effect:
+            yield UNIT
+        self._effect(b, frame)
+        yield from self._enter_path(b.target, lca, regions=False)
 
     def _incoming(self, join: Vertex) -> list[Transition]:
         return [x for x in self.shape.transitions if x.target is join]
@@ -187,7 +216,7 @@ class Configuration(Bodies):
         """The join's outgoing segment whose guard holds now, if any."""
         return next((out for out in join.outgoing if self._guard(out, quiet=True)), None)
 
-    def _arrive(self, join: Vertex, segment: Transition, source_label: str, event: Event | None) -> None:
+    def _arrive(self, join: Vertex, segment: Transition, source_label: str, event: Event | None) -> Steps:
         """A segment into a join has left its source and run its effect: it has arrived. The last
         arrival leaves the state holding the sources and takes the join's outgoing segment."""
         arrived = self.joined.setdefault(join, set())
@@ -196,25 +225,26 @@ class Configuration(Bodies):
             self.ctx.trace.flush_left(transition_line(source_label, join.name, event))
             return
         del self.joined[join]
-        self._leave_join(join, segment.source)
+        yield from self._leave_join(join, segment.source)
 
-    def _leave_join(self, join: Vertex, source: Vertex) -> None:
+    def _leave_join(self, join: Vertex, source: Vertex) -> Steps:
         out = self._way_out(join)
         if out is None:
             raise MachineError(f"join {join.name}: no outgoing transition's guard holds")
         lca = self._lca(source, out.target)
         root = self._child_toward(lca, source)
         if root is not None and root in self.active:
-            self._exit(root)
-        self._entered_now = []
+            yield from self._exit(root)
+        if out.effect:
+            yield UNIT
         self._effect(out, self.frame)
-        self._enter_path(out.target, lca)
+        yield from self._enter_path(out.target, lca)
         self._arm_timers()
         shown = root.name if root is not None else join.name
         self.ctx.trace.flush_left(transition_line(shown, out.target.name, None))
         self._check_final()
 
-    def _fire_join(self, join: Vertex) -> None:
+    def _fire_join(self, join: Vertex) -> Steps:
         """The segments into a join fire together: each source left and its effect run, then the
         state holding them, then the join's outgoing segment."""
         segments = self._incoming(join)
@@ -222,14 +252,18 @@ class Configuration(Bodies):
             names = ", ".join(x.source.name for x in segments)
             self.ctx.trace.flush_left(f"choice join {join.name}: states {names} react "
                                       f"(unordered; took {segments[0].source.name} first)")
-        for x in segments:
-            if x.source in self.active:
-                self._exit(x.source)
-            self._effect(x, self.frame)
+        yield Par(tuple((x.source.name, self._join_segment(x), x) for x in segments))
         self.joined.pop(join, None)
-        self._leave_join(join, segments[0].source)
+        yield from self._leave_join(join, segments[0].source)
         self._requeue_deferred()
         self._deliver()
+
+    def _join_segment(self, x: Transition) -> Steps:
+        """A segment into a join: its source left and its effect run, one unit."""
+        yield UNIT
+        if x.source in self.active:
+            run_whole(self._exit(x.source))
+        self._effect(x, self.frame)
 
     def _arm_timers(self) -> None:
         entered, self._entered_now = self._entered_now, []
@@ -308,7 +342,7 @@ class Configuration(Bodies):
             v = v.parent
         return v if v.parent is lca else None
 
-    def _through_choices(self, vertex: Vertex, frame: Frame) -> Vertex:
+    def _through_choices(self, vertex: Vertex, frame: Frame) -> Generator[str | Par, None, Vertex]:
         while vertex.kind is VertexKind.CHOICE:
             nxt = None
             for seg in vertex.outgoing:
@@ -317,6 +351,8 @@ class Configuration(Bodies):
                     break
             if nxt is None:
                 raise MachineError(f"choice {vertex.name}: no branch's guard holds and none is unguarded")
+            if nxt.effect:
+                yield UNIT
             self._effect(nxt, frame)
             vertex = nxt.target
         return vertex

@@ -63,6 +63,10 @@ class DoRun:
     current: BodyRun | None = None
     started: bool = False
     waiting: Wait | None = None
+    flow: object | None = None  # a do flow's Flow, once started (its tokens may move one at a time)
+    wake: Fraction | None = None  # a do flow waiting for time under check: when it may go on
+    woken: bool = False  # woken by time now: its rounds come first, as the fixed run's clock jump has them
+    split: bool = False  # its step paused before a round of several tokens (check): goes on first
 
     @property
     def done(self) -> bool:
@@ -121,7 +125,9 @@ class MachineCore(ABC):
     error: RunError | None
     unmatched: list[Event]
     _entered_now: list[Vertex]
+    front_dos: set[Vertex]  # the do behaviors the present firing started (drawn against its units)
     shared: bool  # in a world with other behaviors: the world routes the messages sent
+    units: bool  # stepped unit by unit, a do flow token by token (check and explore: moves.py)
 
     @property
     def finished(self) -> bool:

@@ -4,6 +4,7 @@ read statically), and firing them unit by unit (exit, effect, entry) in region d
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from fractions import Fraction
 
 from engines.runtime.actions.tokens import Terminated
@@ -11,6 +12,7 @@ from engines.runtime.bus import Message
 from engines.runtime.states.configuration import Configuration
 from engines.runtime.states.core import Event, Firing, MachineError, transition_line
 from engines.runtime.states.layout import PSEUDO, Transition, Vertex, VertexKind
+from engines.runtime.states.units import UNIT, Par, Steps, run_whole
 from ir import syntax as s
 
 
@@ -93,14 +95,14 @@ class Dispatch(Configuration):
             if t.source.kind in PSEUDO:
                 continue
             if t.target.kind is VertexKind.JOIN and self._join_ready(t.target):
-                self._fire_join(t.target)
+                self._firing(self._fire_join(t.target), "join")
                 return
             if not self._guard(t):
                 continue
             route = self._route(t)
             if route is None:
                 continue
-            self._fire([Firing(t, None, route)])
+            self._firing(self._fire([Firing(t, None, route)]), "completion")
             return
 
     def _dispatch(self, event: Event, firings: list[Firing] | None = None) -> None:
@@ -109,7 +111,7 @@ class Dispatch(Configuration):
         if firings is None:
             firings = self._select(event)
         if firings:
-            self._fire(firings)
+            self._firing(self._fire(firings), event.label())
             return
         if self._to_waiting_do(event):
             return
@@ -151,7 +153,7 @@ class Dispatch(Configuration):
                     if route is not None:
                         fired.append(Firing(t, Event("change", "change"), route))
         if fired:
-            self._fire(fired)
+            self._firing(self._fire(fired), "change")
             return True
         return False
 
@@ -176,22 +178,32 @@ class Dispatch(Configuration):
             if self._guard(t):
                 route = self._route(t)
                 if route is not None:
-                    self._fire([Firing(t, Event("time", "time", None, t), route)])
+                    self._firing(self._fire([Firing(t, Event("time", "time", None, t), route)]), "time")
         return True
 
-    def _fire(self, firings: list[Firing]) -> None:
-        """Fire the selected transitions, one whole firing after another in region declaration order;
-        while others wait, each unit (the source's exit, the effect, the target's entry) is a choice."""
-        for i, f in enumerate(firings):
-            if f.transition.source not in self.active:
-                continue
-            waiting = [f"{self._exit_label(g.transition.source)}(exit)" for g in firings[i + 1:]
-                       if g.transition.source in self.active]
-            self._fire_one(f, waiting)
-            if self.finished:
-                return
+    @abstractmethod
+    def _firing(self, steps: Steps, name: str) -> None:
+        """Perform a firing: whole (the fixed policies), or as a firing in progress (moves.py)."""
+
+    def _fire(self, firings: list[Firing]) -> Steps:
+        """Fire the selected transitions, each a chain of its units (the source's exit, the effect,
+        the target's entry) ordered against the others' by nothing; run whole, one firing after
+        another in region declaration order."""
+        chains = tuple((_transition_name(f.transition), self._fire_chain(firings, i), f.transition)
+                       for i, f in enumerate(firings))
+        yield Par(chains)
+        if self.finished:
+            return
         self._requeue_deferred()
         self._deliver()
+
+    def _fire_chain(self, firings: list[Firing], i: int) -> Steps:
+        f = firings[i]
+        if self.finished or f.transition.source not in self.active:
+            return
+        waiting = [f"{self._exit_label(g.transition.source)}(exit)" for g in firings[i + 1:]
+                   if g.transition.source in self.active]
+        yield from self._fire_one(f, waiting)
 
     def _unit(self, label: str, event: Event | None, waiting: list[str]) -> None:
         if waiting:
@@ -199,7 +211,7 @@ class Dispatch(Configuration):
             self.ctx.trace.flush_left(f"choice on {what}: next {', '.join([label, *waiting])} "
                                       f"(unordered; took {label} first)")
 
-    def _fire_one(self, f: Firing, waiting: list[str] | None = None) -> None:
+    def _fire_one(self, f: Firing, waiting: list[str] | None = None) -> Steps:
         t = f.transition
         waiting = waiting or []
         payload_frame = self._payload_frame(t, f.event)
@@ -208,37 +220,50 @@ class Dispatch(Configuration):
         source_label = self._exit_label(t.source)
         segments = [t, *f.route]
         final = segments[-1].target
-        self._entered_now = []
         lca = self._lca(t.source, final)
         root = self._child_toward(lca, t.source)
         if final.kind is VertexKind.JOIN:
             root = self._region_state(t.source, lca)
         self._unit(f"{source_label}(exit)", f.event, waiting)
+        # a segment into a join leaves its source and runs its effect as one unit
+        into_join = final.kind is VertexKind.JOIN
+        if into_join:
+            yield UNIT
         if root is not None and root in self.active:
-            self._exit(root)
+            if into_join:
+                run_whole(self._exit(root))
+            else:
+                yield from self._exit(root)
         for seg in segments:
             if seg.effect:
                 self._unit(f"{seg.label()}(effect)", f.event, waiting)
+                if not into_join:
+                    yield UNIT
             self._effect(seg, payload_frame)
         target = final
         shown = target
         if target.kind is VertexKind.CHOICE:
-            target = self._through_choices(target, payload_frame)
+            target = yield from self._through_choices(target, payload_frame)
             shown = target
         if target.kind not in (VertexKind.JOIN, VertexKind.TERMINATE):
             self._unit(f"{target.name}(entry)", f.event, waiting)
         if target.kind is VertexKind.FORK:
-            self._fork(target, lca, payload_frame)
+            yield from self._fork(target, lca, payload_frame)
         elif target.kind in (VertexKind.HISTORY, VertexKind.DEEP_HISTORY):
-            shown = self._restore(target, lca, payload_frame)
+            shown = yield from self._restore(target, lca, payload_frame)
         elif target.kind is VertexKind.JOIN:
-            self._arrive(target, t, source_label, f.event)
+            yield from self._arrive(target, t, source_label, f.event)
             return
         elif target.kind is VertexKind.TERMINATE:
             self.ctx.trace.flush_left(transition_line(source_label, target.name, f.event))
             raise Terminated()
         else:
-            self._enter_path(target, lca)
+            yield from self._enter_path(target, lca)
         self._arm_timers()
         self.ctx.trace.flush_left(transition_line(source_label, shown.name, f.event))
         self._check_final()
+
+
+def _transition_name(t: Transition) -> str:
+    """A selected transition as a firing's chain is named: its name, else its source and target."""
+    return t.name or t.label()

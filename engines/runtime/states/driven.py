@@ -125,6 +125,8 @@ class Driven:
     def enabled_moves(self) -> list[Move]:
         if self.machine.finished:
             return []
+        if self.machine.front is not None:
+            return self.machine.enabled_moves()  # a firing in progress reads no pool: a send commutes with it
         # the environment first: the fixed policies' run has every scripted event in the pool at the start
         sends = self.environment_moves()
         own = self.machine.enabled_moves()
@@ -263,7 +265,14 @@ class Driven:
         self._begin()
         self.world.trace.enabled = trace_on
         for move in history:  # type: ignore[attr-defined]
+            self._time_passes()
             self.apply(move)
+        self._time_passes()  # a snapshot is taken where a move is enabled
+
+    def _time_passes(self) -> None:
+        """Where nothing could move, time passed (no move of its own: not in the history)."""
+        while not self.machine.finished and not self.enabled_moves() and self.let_time_pass():
+            pass
 
 
 def replay_script(taken: list[str]) -> Script:

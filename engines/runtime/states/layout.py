@@ -77,6 +77,9 @@ class Vertex:
     outgoing: list[Transition] = field(default_factory=list)
     defers: tuple[str, ...] = ()
     element: Element | None = None
+    # `isRunToCompletion = false` or `runToCompletionScope = self`: its entry cascade (what entering it
+    # enters below it) is held, and a dispatch may come between its own entry and that cascade
+    held: bool = False
 
     @property
     def is_state(self) -> bool:
@@ -168,6 +171,7 @@ def shape_from_graph(graph: StateGraph) -> Shape:
             v.initial = vertices[first] if first is not None else None
         v.entry, v.do, v.exit = _runs(st.entry, "entry"), _runs(st.do, "do"), _runs(st.exit, "exit")
         v.defers = st.defers
+        v.held = not st.run_to_completion or st.completion_scope
     transitions = []
     for t in graph.transitions:
         effect = t.effect

@@ -24,6 +24,7 @@ from engines.runtime.states.core import DoRun, Event, Timer
 from engines.runtime.states.environment import EnvEvent, EventKind, UnknownSignalError
 from engines.runtime.states.layout import Shape, Transition, Vertex, shape_of
 from engines.runtime.states.moves import MachineMoves
+from engines.runtime.states.units import Front, run_whole
 from engines.runtime.values import ObjectRef, Signal
 from engines.runtime.world import Context
 from ir.model import Element
@@ -34,9 +35,11 @@ class MachineRun(MachineMoves):
 
     def __init__(self, program: LoweredModel, element: Element, schedule: str = "reverse",
                  performer: str | None = None, max_steps: int | None = None, ctx: Context | None = None,
-                 on: ObjectRef | None = None) -> None:
+                 on: ObjectRef | None = None, units: bool = False) -> None:
         """A performance of `element`; in a world of its own, or in `ctx` performed by the object `on`
-        (an exhibited state: its bodies read and write that object's features, its start is traced)."""
+        (an exhibited state: its bodies read and write that object's features, its start is traced).
+        With `units`, a firing whose units may take other orders is a firing in progress, a move per
+        unit (moves.py), its start included."""
         self.program = program
         self.element = element
         self.shape: Shape = shape_of(program.model, element)
@@ -67,11 +70,20 @@ class MachineRun(MachineMoves):
         self.moves_taken: list[Move] = []
         self.stepped: set[Vertex] = set()
         self.due_batch: list[Timer] = []
-        if on is not None:
-            self._start()
+        self.units = units
+        self.host.waits_on_clock = units
+        self.front: Front | None = None
+        self.front_dos: set[Vertex] = set()
+        self.applying = False
+        self.begun_key: tuple[object, ...] = ()
+        self.concurrent = any(v.parallel or v.do for v in self.shape.vertices)
+        if units:
+            self._begin_front(self._start(), "start", ("start",), quiet=on is None)
+        elif on is not None:
+            run_whole(self._start())
         else:
             with self.ctx.trace.quiet():  # a machine's own trace begins after its initial configuration
-                self._start()
+                run_whole(self._start())
 
     @property
     def trace(self) -> list[str]:
@@ -201,7 +213,7 @@ class MachineRun(MachineMoves):
         return {el.name for el in self.program.model.walk() if el.kind.endswith(" def")}
 
 def start_machine(program: LoweredModel, name: str, schedule: str = "reverse", performer: str | None = None,
-                  max_steps: int | None = None) -> MachineRun:
+                  max_steps: int | None = None, units: bool = False) -> MachineRun:
     """A machine performance over the state named (qualified, or unqualified when unique)."""
     el = program.model.element(name)
     if el is None or el.base_kind != "state":
@@ -213,4 +225,4 @@ def start_machine(program: LoweredModel, name: str, schedule: str = "reverse", p
             raise UnknownBehaviorError(name, "state", states)
         el = program.model.element(matches[0])
         assert el is not None
-    return MachineRun(program, el, schedule, performer, max_steps)
+    return MachineRun(program, el, schedule, performer, max_steps, units=units)

@@ -8,8 +8,14 @@ Moves, each a `Move` of its own kind:
   drawn), a `when` condition that rose, and every timer due at the present instant: these are tied
   at the instant (ChoiceKind.DISPATCH_ORDER), one move each.
   A pool event that selects several transitions of one state (overlapping guards) is one move per
-  transition (ChoiceKind.TRANSITION); selected reactions in several regions fire whole, one after
-  another, in each order (ChoiceKind.REGION_ORDER), the dispatch one move per combination.
+  transition (ChoiceKind.TRANSITION). A machine stepped without `units` fires the reactions selected
+  in several regions whole, one after another, in each order (ChoiceKind.REGION_ORDER).
+- a unit (UNIT) of a firing in progress (`units`: check, explore): a dispatch, and the machine's start,
+  whose units may take other orders (units.py: regions entered or left, reactions in several regions,
+  a fork's branches, segments into a join) stays in progress; each chain offers its next unit, and
+  each do behavior the firing started offers its step (the oracle's entry front: the step falls
+  between the entries left). No dispatch and no send comes between the units of one firing
+  (run-to-completion). A chain that alone may move goes on without a move of its own.
 Time is no move: with nothing enabled the clock moves to the next timer (`let_time_pass`).
 
 The fixed policies' step (machine.py) is one path through these moves: every due do behavior steps
@@ -30,16 +36,20 @@ from engines.runtime.actions.tokens import Terminated
 from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Summary
 from engines.runtime.evaluate import Frame
 from engines.runtime.snapshot import Snapshot, SnapshotError
-from engines.runtime.states.core import Event, Firing, Timer
+from engines.runtime.states.core import DoRun, Event, Firing, Timer
 from engines.runtime.states.dispatch import Dispatch
 from engines.runtime.states.footprints import MachineFootprints
 from engines.runtime.states.layout import Transition, Vertex
+from engines.runtime.states.units import Front, Steps, Task, run_whole
 from engines.runtime.values import spell
 from engines.runtime.world import Context
 from ir import syntax as s
+from ir.graphs import Footprint
 
+_EVERYTHING: Summary = Footprint(dynamic=True)
 _DISPATCHER = 0  # the actor number of a dispatch; a do behavior's is 1 + its state's order
 _REGIONS = 1_000_000  # a completion event's: this + the order of its state's region
+_UNITS = 2_000_000  # a chain of a firing in progress: this + its number in the firing
 
 
 def _completer(state: Vertex) -> int:
@@ -58,6 +68,10 @@ class MachineMoves(Dispatch):
     moves_taken: list[Move]
     stepped: set[Vertex]  # the do behaviors stepped since the last dispatch: the fixed policy's round
     due_batch: list[Timer]  # the timers the clock's last move made due, in the order they were armed
+    front: Front | None  # the firing in progress
+    applying: bool  # inside `apply`: a firing begun now may stay in progress
+    begun_key: tuple[object, ...]  # the state a dispatch began in (a firing in progress is keyed by it)
+    concurrent: bool  # whether the machine has a parallel state or a do behavior (a firing may be in progress)
 
     @abstractmethod
     def final_state(self) -> str: ...
@@ -71,6 +85,8 @@ class MachineMoves(Dispatch):
     def enabled_moves(self) -> list[Move]:
         if self.finished:
             return []
+        if self.front is not None:
+            return self._front_moves()
         fresh: list[Move] = []
         stepped: list[Move] = []
         for state in sorted(self.dos, key=lambda v: v.order):
@@ -79,12 +95,20 @@ class MachineMoves(Dispatch):
                 continue
             if run.waiting is not None and not run.waiting.ready():
                 continue
-            move = Move(MoveKind.DO_STEP, 1 + state.order, f"do {state.name}", state.name, None, ChoiceKind.STEP_ORDER)
-            (stepped if state in self.stepped else fresh).append(move)
+            goes_on = run.woken or run.split
+            (stepped if state in self.stepped and not goes_on else fresh).extend(self._do_moves(state, run))
         dispatches = self._dispatch_moves()
         if not fresh and not dispatches:
             return stepped  # the round is over: the next begins
         return fresh + dispatches + stepped
+
+    def _do_moves(self, state: Vertex, run: DoRun) -> list[Move]:
+        """A do behavior's step (the fixed policies' round of its flow), then, where its flow has two
+        or more tokens that may move, each token's move alone."""
+        out = [Move(MoveKind.DO_STEP, 1 + state.order, f"do {state.name}", state.name, None, ChoiceKind.STEP_ORDER)]
+        out.extend(Move(MoveKind.DO_STEP, 1 + state.order, f"do {state.name} [token {token}]", state.name, str(token),
+                        ChoiceKind.STEP_ORDER) for token in self.lone_tokens(run))
+        return out
 
     def _dispatch_moves(self) -> list[Move]:
         if self.completions:
@@ -106,7 +130,11 @@ class MachineMoves(Dispatch):
 
     def _timer_move(self, timer: Timer) -> Move:
         t = timer.transition
-        return _dispatch_move(f"time {t.label()}", t.source.name, str(timer.seq), ChoiceKind.DISPATCH_ORDER)
+        # named as a witness can find it again: two timed transitions alike in source and target by their numbers
+        timed = [x for x in t.source.outgoing if x.target is t.target and x.trigger is not None
+                 and x.trigger.kind in (s.TriggerKind.AFTER, s.TriggerKind.AT)]
+        text = f"{t.label()}#{t.index}" if len(timed) > 1 else t.label()
+        return _dispatch_move(f"time {text}", t.source.name, str(timer.seq), ChoiceKind.DISPATCH_ORDER)
 
     def _event_moves(self, event: Event) -> list[Move]:
         """The dispatch of the pool's head: one move per admissible selection and firing order."""
@@ -126,7 +154,10 @@ class MachineMoves(Dispatch):
         out: list[list[Firing]] = []
         for selection in product(*per_state):
             ordered = sorted(selection, key=lambda f: f.transition.source.order)
-            out.extend(list(p) for p in permutations(ordered))
+            if self.units:
+                out.append(ordered)  # the order among them is drawn unit by unit, in the firing's moves
+            else:
+                out.extend(list(p) for p in permutations(ordered))
         return out
 
     def _select_all(self, event: Event) -> list[list[Firing]]:
@@ -180,6 +211,71 @@ class MachineMoves(Dispatch):
                 if now is not True:
                     self.change_seen[t.index] = False
 
+    # ------------------------------------------------------------ a firing in progress
+
+    def _front_moves(self) -> list[Move]:
+        """The next unit of each chain that may go on, in declaration order, then a step of each do
+        behavior the firing started that is due (drawn against the units left)."""
+        front = self.front
+        assert front is not None
+        out = [Move(MoveKind.UNIT, _UNITS + task.number, label, task.name, None, ChoiceKind.REGION_ORDER)
+               for task, label in front.labels()]
+        for state in self._front_due():
+            out.extend(self._do_moves(state, self.dos[state]))
+        if front.held():
+            out.extend(self._dispatch_moves())  # an entry not run to completion: a dispatch may come first
+        return out
+
+    def _front_due(self) -> list[Vertex]:
+        out = []
+        for state in sorted(self.front_dos, key=lambda v: v.order):
+            run = self.dos.get(state)
+            if run is None or state not in self.active or run.done:
+                continue
+            if run.waiting is not None and not run.waiting.ready():
+                continue
+            out.append(state)
+        return out
+
+    def _firing(self, steps: Steps, name: str) -> None:
+        self.front_dos = set()
+        if not (self.units and self.applying):
+            run_whole(steps)
+            return
+        self._begin_front(steps, name, self.begun_key, quiet=False)
+
+    def _begin_front(self, steps: Steps, name: str, key: tuple[object, ...], quiet: bool) -> None:
+        self.front = Front.begin(steps, name, key, quiet)
+        self._settle_front()
+
+    def _settle_front(self) -> None:
+        """Go on while one chain alone may move (no other chain, no do behavior the firing started
+        due): the firing is in progress only where its units may take another order."""
+        while self.front is not None:
+            if self.front.done:
+                self.front = None
+                self.front_dos = set()
+                return
+            runnable = self.front.runnable()
+            if len(runnable) != 1 or self._front_due() or (self.front.held() and self._dispatch_moves()):
+                return
+            self._advance(runnable[0])
+
+    def _advance(self, task: Task) -> None:
+        front = self.front
+        assert front is not None
+        if front.quiet:
+            with self.ctx.trace.quiet():
+                front.advance(task)
+        else:
+            front.advance(task)
+
+    def _take_unit(self, move: Move) -> None:
+        front = self.front
+        assert front is not None
+        task = next(t for t, label in front.labels() if label == move.label)
+        self._advance(task)
+
     # ------------------------------------------------------------ making one happen
 
     def apply(self, move: Move) -> list[str]:
@@ -189,18 +285,40 @@ class MachineMoves(Dispatch):
                            move.at)
         self.moves_taken.append(move)
         try:
-            self.ctx.charge_step()
-            if move.kind is MoveKind.DO_STEP:
-                self._step_do(move)
+            if self.front is not None:
+                self.front.taken.append(move.label)
+                if move.kind is MoveKind.UNIT:
+                    self._take_unit(move)
+                elif move.kind is MoveKind.DO_STEP:
+                    self._step_do(move)
+                else:
+                    self.ctx.charge_step()
+                    self._take(move)  # at a held entry: this dispatch's firing runs whole
+                if self.finished:
+                    self.front = None
+                self._settle_front()
             else:
-                self._take(move)
-                self.stepped = set()
-            self._lower_latches()
+                self.ctx.charge_step()
+                if move.kind is MoveKind.DO_STEP:
+                    self._step_do(move)
+                else:
+                    if self.units and self.concurrent:
+                        self.begun_key = self.state_key()
+                    self.applying = True
+                    try:
+                        self._take(move)
+                    finally:
+                        self.applying = False
+                    self.stepped = set()
+            if self.front is None:
+                self._lower_latches()
         except Terminated:
             self.status = "terminated"
+            self.front = None
         except RunError as err:
             self.status = "failed"
             self.error = err
+            self.front = None
             raise
         return self.ctx.trace.since(mark)
 
@@ -212,7 +330,9 @@ class MachineMoves(Dispatch):
         if state in self.stepped:
             self.stepped = set()  # a do behavior stepping again: the next round has begun
         self.stepped.add(state)
-        self._do_once(run)
+        self._do_once(run, int(move.option) if move.option is not None else None)
+        if run.waiting is None or run.waiting.reason != "do round":
+            run.woken = False  # parked again, or ended: its rounds at this instant are over
         if run.done and state in self.dos:
             del self.dos[state]
             self._completed(state)
@@ -252,13 +372,15 @@ class MachineMoves(Dispatch):
         if self._guard(t):
             route = self._route(t)
             if route is not None:
-                self._fire([Firing(t, Event("time", "time", None, t), route)])
+                self._firing(self._fire([Firing(t, Event("time", "time", None, t), route)]), "time")
 
     # ------------------------------------------------------------ time
 
     def next_wake(self) -> Fraction | None:
         now = self.ctx.clock.now
         dues = [tm.due for tm in self.timers if tm.transition.source in self.active and tm.due > now]
+        dues.extend(run.wake for state, run in self.dos.items()
+                    if state in self.active and run.wake is not None and run.wake > now)
         return min(dues) if dues else None
 
     def let_time_pass(self) -> bool:
@@ -266,6 +388,9 @@ class MachineMoves(Dispatch):
         if wake is None:
             return False
         self.ctx.clock.advance_to(wake)
+        self.stepped = set()  # a new instant: a new round of the do behaviors
+        for run in self.dos.values():
+            run.woken = run.wake == wake
         self.due_batch = sorted((tm for tm in self.timers if tm.due == wake and tm.transition.source in self.active),
                                 key=lambda tm: tm.seq)
         return True
@@ -309,18 +434,25 @@ class MachineMoves(Dispatch):
             tuple(sorted(k for k, v in self.change_seen.items() if v)),
             tuple(sorted((j.order, tuple(sorted(t.index for t in ts))) for j, ts in self.joined.items())),
             tuple(canon_frame),
+            (self.front.key, tuple(self.front.taken)) if self.front is not None else None,
         )
 
     def actors(self) -> list[Actor]:
-        """The dispatcher, a region per pending completion of its (one actor however many), and each do
-        behavior; each placed where its moves' footprints and its future depend on (footprints.py)."""
+        """The dispatcher, a region per pending completion of its (one actor however many), each do
+        behavior, and each chain of a firing in progress; each placed where its moves' footprints and
+        its future depend on (footprints.py)."""
         prints = self.footprints()
         ids = [_DISPATCHER]
         for v in self.completions:
             if _completer(v) not in ids:
                 ids.append(_completer(v))
         ids.extend(1 + v.order for v in sorted(self.dos, key=lambda v: v.order))
-        return [Actor(i, prints.place(i)) for i in ids]
+        out = [Actor(i, prints.place(i)) for i in ids]
+        if self.front is not None:
+            # a chain stands where it is named and how far it has gone (a unit move's option is None)
+            out.extend(Actor(_UNITS + task.number, ("unit", task.name, task.taken, task.number))
+                       for task in self.front.runnable())
+        return out
 
     def footprints(self) -> MachineFootprints:
         """What this machine's moves touch (computed from the lowered graph once per performance)."""
@@ -330,21 +462,42 @@ class MachineMoves(Dispatch):
         return prints
 
     def footprint(self, move: Move) -> Summary:
+        if move.kind is MoveKind.UNIT:
+            return _EVERYTHING  # sound; what each chain touches (unit_scope) is for footprints.py to map
         return self.footprints().footprint(move)
 
     def future(self, actor: Actor) -> Summary:
+        if actor.id >= _UNITS:
+            return _EVERYTHING
         return self.footprints().future(actor)
 
     def enablers(self, actor: Actor) -> list[int] | None:
-        if not self.finished and getattr(self, "front", None) is not None:
-            # a firing in progress: nothing else moves before one of its moves
+        if not self.finished and self.front is not None:
+            # a firing in progress: nothing else moves before one of its moves (its chains, the do
+            # behaviors it began, a dispatch at an entry not run to completion)
             return sorted({m.actor for m in self.enabled_moves()}) or None
         return self.footprints().enablers(actor)
 
+    def unit_scope(self, move: Move) -> list[Vertex | Transition | None] | None:
+        """What a unit move's chain works on, then what each chain it is part of works on (whose rest
+        may run at the end of this one: the chain that ends last goes on with its parent's); None
+        stands for the firing's own rest (deferred events back to the pool, messages delivered, timers
+        armed, the final state checked). None for a move that is no unit of the firing in progress."""
+        if move.kind is not MoveKind.UNIT or self.front is None:
+            return None
+        task = next((t for t in self.front.runnable() if _UNITS + t.number == move.actor), None)
+        out: list[Vertex | Transition | None] = []
+        while task is not None:
+            out.append(task.what)
+            task = task.parent
+        return out or None
+
     def machine_outputs(self) -> dict[str, str]:
-        """The machine's features, then `finalState` (as the corpus spells configurations)."""
-        out = dict(self.host.outputs())
-        out["finalState"] = self.final_state()
+        """The machine's features, then `finalState` (as the corpus spells configurations; `(terminated)`
+        once a terminate ended it)."""
+        out = dict(self.host.own_outputs())  # not a do behavior's performance's own (it ends with it)
+        # a terminated machine has no configuration left (the corpus reports `terminated`, not a state)
+        out["finalState"] = "(terminated)" if self.status == "terminated" else self.final_state()
         return out
 
     def own_outputs(self) -> dict[str, str]:
@@ -369,6 +522,8 @@ class MachineMoves(Dispatch):
         return False
 
     def unjournaled(self) -> str | None:
+        if self.front is not None:
+            return "a firing is in progress: where its units stand cannot be snapshot"
         for state, run in self.dos.items():
             if run.current is not None:
                 return f"the do behavior of {state.name} is paused mid-statement: its state cannot be snapshot"
@@ -388,7 +543,7 @@ class MachineMoves(Dispatch):
     def saved_fields(self) -> dict[str, object]:
         fields = dict(self.__dict__)
         fields.pop("_footprints", None)  # derived from the graph alone: kept across restores
-        for name in ("active", "complete", "stepped"):
+        for name in ("active", "complete", "stepped", "front_dos"):
             fields[name] = set(fields[name])
         for name in ("pool", "deferred", "completions", "timers", "visits", "unmatched", "due_batch",
                      "_entered_now", "moves_taken"):

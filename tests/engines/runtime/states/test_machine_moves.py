@@ -15,11 +15,7 @@ from tests.engines.runtime.states.conformance import default_run
 
 MACHINE_CASES = [c for c in state_cases() if c.kind != "instance" and "instantiate" not in c.expected]
 # Cases whose stepped run does not yet follow the fixed run, with why (a strict xfail each).
-STEPPED_DIFFERS = {
-    "state_do_step_or_tied_dispatch": "a do behavior written as a flow now steps one round of its flow in the"
-    " fixed run (do flows run as flows of their own), while the machine's DO_STEP move still takes one"
-    " statement: the stepped run dispatches the tied event one statement earlier",
-}
+STEPPED_DIFFERS: dict[str, str] = {}
 
 
 def _marked(case: Case) -> object:
@@ -33,7 +29,7 @@ def test_the_first_enabled_move_each_time_is_the_fixed_policies_run(case: Case) 
     want = default_run(case)
     try:
         model = ir.resolve([ir.parse(case.text, case.name)])
-        run = start_machine(Program(model), entry(case, model), case.expected.get("schedule") or "reverse")
+        run = start_machine(Program(model), entry(case, model), case.expected.get("schedule") or "reverse", units=True)
         for event in events_from_json(case.expected.get("events") or []):
             run.send(event)
     except ir.SysmlError:

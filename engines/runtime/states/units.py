@@ -1,0 +1,152 @@
+"""The units of one firing and the order they may take.
+
+A firing (a dispatch's selected transitions, a join, the machine's start) is written as a generator
+of steps (configuration.py, dispatch.py): it yields `UNIT` just before each unit the semantics
+orders on its own (a state's entry, a state's exit behavior, a transition's effect), and `Par(...)`
+where it starts chains no succession orders against each other (the regions of a parallel state
+entered or left, the transitions one occurrence selects in several regions, the branches of a fork,
+the segments into a join fired together); the generator goes on once every chain has ended.
+
+Two drivers run them:
+- `run_whole` (the fixed policies): every chain whole, in declaration order, as one move;
+- `Front` (check, explore): a firing in progress, whose runnable chains each offer their next unit as
+  a move (task order = declaration order, so the first one each time is the fixed run). A chain that
+  is the only thing that may move goes on without a choice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engines.runtime.states.layout import Transition, Vertex
+
+UNIT = "unit"  # yielded just before a unit
+HELD = "held"  # yielded where a dispatch may come before the rest (an entry not run to completion)
+
+
+@dataclass(frozen=True)
+class Par:
+    """Chains that start together and are ordered against nothing but what follows them all."""
+
+    # (what a move names the chain by, its steps, what it works on: a region entered or left, a
+    # transition fired, a fork's branch, a segment into a join)
+    chains: tuple[tuple[str, Steps, Vertex | Transition], ...]
+
+
+Steps = Generator["str | Par", None, None]
+
+
+def run_whole(steps: Generator[str | Par, None, object]) -> object:
+    """Every unit of `steps` in order, each chain of a `Par` whole before the next starts."""
+    while True:
+        try:
+            item = next(steps)
+        except StopIteration as stop:
+            return stop.value
+        if isinstance(item, Par):
+            for _, chain, _ in item.chains:
+                run_whole(chain)
+
+
+@dataclass(eq=False)
+class Task:
+    """One chain of a firing in progress: its steps, who waits for it, and whether it stands at a
+    unit (primed) or has not started."""
+
+    name: str
+    steps: Steps
+    parent: Task | None
+    number: int
+    what: Vertex | Transition | None  # what the chain works on (None: the firing itself)
+    taken: int = 0  # units it has performed
+    waiting: int = 0  # chains of a Par this task waits for
+    primed: bool = False
+    held: bool = False  # stands where a dispatch may come first
+
+
+@dataclass(eq=False)
+class Front:
+    """A firing in progress: its chains in declaration order (a Par's chains in place of their
+    parent, ahead of it), and the moves taken since it began (with the state it began in: its key)."""
+
+    key: tuple[object, ...]
+    quiet: bool
+    tasks: list[Task] = field(default_factory=list)
+    taken: list[str] = field(default_factory=list)
+    made: int = 0  # chains begun so far: each one's number
+
+    @classmethod
+    def begin(cls, steps: Steps, name: str, key: tuple[object, ...], quiet: bool) -> Front:
+        front = cls(key, quiet)
+        front.tasks.append(front._task(name, steps, None, None))
+        return front
+
+    def _task(self, name: str, steps: Steps, parent: Task | None, what: Vertex | Transition | None) -> Task:
+        self.made += 1
+        return Task(name, steps, parent, self.made, what)
+
+    @property
+    def done(self) -> bool:
+        return not self.tasks
+
+    def runnable(self) -> list[Task]:
+        return [t for t in self.tasks if t.waiting == 0]
+
+    def held(self) -> bool:
+        return any(t.held for t in self.tasks)
+
+    def labels(self) -> list[tuple[Task, str]]:
+        """Each runnable chain and the label of its move (`unit left`; `unit left#2` where two alike)."""
+        out: list[tuple[Task, str]] = []
+        seen: dict[str, int] = {}
+        for task in self.runnable():
+            n = seen.get(task.name, 0) + 1
+            seen[task.name] = n
+            out.append((task, f"unit {task.name}" + (f"#{n}" if n > 1 else "")))
+        return out
+
+    def advance(self, task: Task) -> None:
+        """Perform the task's next unit and what follows it up to its next unit (or its end, where the
+        chain it ends lets its parent go on to its next unit)."""
+        task.held = False
+        task.taken += 1
+        self._run(task, unit=not task.primed)
+
+    def _run(self, task: Task, unit: bool) -> None:
+        while True:
+            try:
+                item = next(task.steps)
+            except StopIteration:
+                self._finish(task)
+                return
+            if item == HELD:
+                task.primed = False  # going on from here performs the next unit
+                task.held = True
+                return
+            if item == UNIT:
+                if unit:
+                    unit = False  # what follows is the unit this move performs
+                    continue
+                task.primed = True
+                return
+            assert isinstance(item, Par)
+            task.primed = False
+            chains = [self._task(name, steps, task, what) for name, steps, what in item.chains]
+            if not chains:
+                continue
+            task.waiting = len(chains)
+            at = self.tasks.index(task)
+            self.tasks[at:at] = chains
+            return  # which chain goes first is the next move's
+
+    def _finish(self, task: Task) -> None:
+        self.tasks.remove(task)
+        parent = task.parent
+        if parent is None:
+            return
+        parent.waiting -= 1
+        if parent.waiting == 0:
+            self._run(parent, unit=False)
