@@ -381,6 +381,7 @@ class Unavailable:
 _PATHS: dict[str, str] = {
     "explore": "engines.explore:ENGINE",
     "check": "engines.check.search:ENGINE",
+    "smt": "engines.smt.engine:ENGINE",
 }
 _LOADED: dict[str, Engine] = {}
 

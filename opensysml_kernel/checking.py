@@ -127,6 +127,8 @@ class CheckSettings:
             shown.append(("unroll", str(self.unroll), False))
         if self.solver_timeout is not None:
             shown.append(("solver", spell_duration(self.solver_timeout), False))
+        if self.induction:
+            shown.append(("induction", "on", False))
         return [f"{name}={value}" + (" (default)" if unset else "") for name, value, unset in shown]
 
 
@@ -246,10 +248,11 @@ _SETTINGS = {
     "assumptions": ("the assumptions (%check-assume, --assume)", "are", "them"),
     "unroll": ("the unroll bound (%check-bounds unroll=, --unroll)", "is", "it"),
     "solver_timeout": ("the solver time bound (%check-bounds solver=, --solver-timeout)", "is", "it"),
-    "induction": ("k-induction (--induction)", "is", "it"),
+    "induction": ("k-induction (%check-bounds induction=on, --induction)", "is", "it"),
 }
-# What changes the question itself: under `all`, an engine that does not read it is not asked.
-_ASKING = ("inputs", "assumptions", "induction")
+# What changes the question itself: under `all`, an engine that does not read it is not asked. (k-induction
+# asks for a stronger proof of the same question: the others answer it as they can.)
+_ASKING = ("inputs", "assumptions")
 
 
 def unread(settings: CheckSettings, name: str, asking_only: bool = False) -> str | None:

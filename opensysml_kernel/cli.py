@@ -10,23 +10,23 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn, cast
+from typing import TYPE_CHECKING, NoReturn, cast
 
-from engines.errors import ClaimNotReproduced
 from engines.framework import names as engine_names
-from engines.runtime import Run
-from engines.runtime.states import EnvEvent, parse_send
-from engines.runtime.states import parse_duration as parse_time
-from engines.runtime.watch import command_deadline, parse_bytes, process_started
-from engines.witness import unreproduced
+from engines.runtime.watch import process_started
 from ir.errors import SysmlError
 from opensysml_kernel import __version__
-from opensysml_kernel.checking import CheckSettings, deterministic, parse_duration, refuse_unread
 from opensysml_kernel.errors import RunFailedError, UsageError
-from opensysml_kernel.machine_checks import Environment
-from opensysml_kernel.machines import Driven, InstanceStepping, read_events, split_target
-from opensysml_kernel.reports import CheckReport, check_document
 from opensysml_kernel.session import Session
+
+# What only `check`, `replay` or a machine's `run` use is imported in the function that uses it: a
+# one-leaf `run` pays for the parser, the runtime and the session, not for the checking engines'
+# reports, the machines' environment or the REPL.
+if TYPE_CHECKING:
+    from opensysml_kernel.checking import CheckSettings
+    from opensysml_kernel.machine_checks import Environment
+    from opensysml_kernel.machines import Driven
+    from opensysml_kernel.reports import CheckReport
 
 EXIT_COMPLETED = 0
 EXIT_FAILED = 1
@@ -223,6 +223,10 @@ def _run_driven(args: argparse.Namespace) -> int:
     """`run FILE (--state M [--on P] | --instantiate P) [--send E]... [--events F] [--advance T]`: the
     machine (or the instance's machines), its events in the pool in the order given (--events first),
     run until it rests, then the time given passes."""
+    from engines.runtime.states import EnvEvent, parse_send
+    from engines.runtime.states import parse_duration as parse_time
+    from opensysml_kernel.machines import InstanceStepping, read_events, split_target
+
     session = Session()
     subject, status, code, error = args.state or args.instantiate, "error", EXIT_BAD_INPUT, None
     driven: Driven | None = None
@@ -268,6 +272,8 @@ def _run_driven(args: argparse.Namespace) -> int:
 
 def _driven_lines(driven: Driven) -> list[str]:
     """A machine's final configuration, visits and values; an instance's, object by object."""
+    from opensysml_kernel.machines import InstanceStepping
+
     if isinstance(driven, InstanceStepping):
         lines = [f"✓ Instance of {driven.subject}"]
         for obj in driven.object_documents():
@@ -280,6 +286,9 @@ def _driven_lines(driven: Driven) -> list[str]:
 
 
 def _check_settings(args: argparse.Namespace) -> CheckSettings:
+    from engines.runtime.watch import parse_bytes
+    from opensysml_kernel.checking import CheckSettings, parse_duration
+
     for name in ("depth", "states", "unroll"):
         value = getattr(args, name)
         if value is not None and value < 1:
@@ -308,12 +317,16 @@ def _check_settings(args: argparse.Namespace) -> CheckSettings:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
-    from opensysml_kernel.repl import TerminalProgress
+    from engines.runtime.watch import command_deadline
+    from opensysml_kernel.checking import deterministic, refuse_unread
+    from opensysml_kernel.reports import check_document
 
     session = Session()
     if sys.stderr.isatty() and not deterministic():
+        from rich.console import Console
+
+        from opensysml_kernel.progress import TerminalProgress
+
         console = Console(stderr=True)
         session.progress_sink = lambda: TerminalProgress(console)
     reports: list[CheckReport] = []
@@ -364,6 +377,8 @@ def _check(args: argparse.Namespace) -> int:
 
 def _environment(args: argparse.Namespace) -> Environment:
     """The environment of the machines checked; refused with actions alone, which no event drives."""
+    from opensysml_kernel.machine_checks import Environment
+
     given = [name for name in ("send", "events", "advance", "alphabet", "max_events") if getattr(args, name)]
     if not args.action and not args.state:
         raise UsageError("check needs a behavior: --action NAME or --state NAME (repeatable)",
@@ -392,6 +407,7 @@ def _replay_document(args: argparse.Namespace, lines: list[str], code: int, **fi
 def _replay_state(args: argparse.Namespace) -> int:
     """`replay FILE --witness W --state M`: the machine with the witness's sends, move by move."""
     from engines.check.machine import replay_machine, unreproduced_machine
+    from engines.errors import ClaimNotReproduced
     from engines.witness import parse_witness
 
     session = Session()
@@ -424,6 +440,10 @@ def _replay_state(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    from engines.errors import ClaimNotReproduced
+    from engines.runtime import Run
+    from engines.witness import unreproduced
+
     if args.state is not None:
         return _replay_state(args)
     session = Session()

@@ -61,7 +61,8 @@ class Replay:
 
     def describe(self) -> str:
         ending = f"; ends {self.plan.ending}" if self.plan.ending else ""
-        return f"{self.plan.name} (through move {self.plan.last_step}{ending})"
+        inputs = "".join(f"input {name} = {value}; " for name, value in self.plan.witness.inputs)
+        return f"{self.plan.name} ({inputs}through move {self.plan.last_step}{ending})"
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from opensysml_kernel import __version__
 from opensysml_kernel.cells import command_word, is_command_line, open_braces
-from opensysml_kernel.commands import COMMANDS
-from opensysml_kernel.complete import complete
 from opensysml_kernel.highlight import LEXER_NAME
-from opensysml_kernel.magics import register
 
 _PYTHON = TransformerManager()
 
@@ -26,6 +23,8 @@ def is_sysml_cell(text: str, python_magics: Collection[str] = ()) -> bool:
     if not lines or lines[0].lstrip().startswith("%%"):
         return False
     if all(is_command_line(line) for line in lines):
+        from opensysml_kernel.commands import COMMANDS
+
         words = [command_word(line) for line in lines]
         return all(word in COMMANDS or word not in python_magics for word in words)
     try:
@@ -39,13 +38,15 @@ def is_sysml_cell(text: str, python_magics: Collection[str] = ()) -> bool:
 class _SysmlCells:
     """IPython cleanup transform: a SysML cell becomes the body of a `%%sysml` cell magic."""
 
-    def __init__(self, shell: InteractiveShell) -> None:
+    def __init__(self, shell: InteractiveShell, kernel: SysmlKernel) -> None:
         self.shell = shell
+        self.kernel = kernel
 
     def magics(self) -> Collection[str]:
         return self.shell.magics_manager.magics["line"].keys()
 
     def __call__(self, lines: list[str]) -> list[str]:
+        self.kernel.sysml  # noqa: B018 (the commands, the magics and `session` exist before any cell runs)
         if is_sysml_cell("".join(lines), self.magics()):
             return ["%%sysml\n", *lines]
         return lines
@@ -72,13 +73,26 @@ class SysmlKernel(IPythonKernel):
             "codemirror_mode": "text/x-scala",
         }
         assert self.shell is not None
-        self.sysml = register(self.shell)
-        self._cells = _SysmlCells(self.shell)
+        self._sysml: Any = None
+        self._cells = _SysmlCells(self.shell, self)
         self.shell.input_transformers_cleanup.insert(0, self._cells)
+
+    @property
+    def sysml(self) -> Any:
+        """The extension (its Session, commands and magics), made at the first cell or completion: the
+        kernel answers kernel_info without paying for the parser and the engines first."""
+        if self._sysml is None:
+            from opensysml_kernel.magics import register
+
+            assert self.shell is not None
+            self._sysml = register(self.shell)
+        return self._sysml
 
     def do_complete(self, code: str, cursor_pos: int | None) -> Any:
         """Commands and qualified names first; IPython's completion otherwise."""
         cursor = len(code) if cursor_pos is None else cursor_pos
+        from opensysml_kernel.complete import complete
+
         found = complete(self.sysml, code, cursor)
         if found is None:
             return super().do_complete(code, cursor_pos)

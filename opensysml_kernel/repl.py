@@ -19,7 +19,6 @@ from prompt_toolkit.lexers import PygmentsLexer
 from prompt_toolkit.output import Output
 from rich.console import Console, Group, RenderableType
 from rich.markup import escape
-from rich.status import Status
 from rich.table import Table
 from rich.text import Text
 
@@ -30,6 +29,7 @@ from opensysml_kernel.complete import complete
 from opensysml_kernel.errors import InternalError
 from opensysml_kernel.highlight import SysmlLexer
 from opensysml_kernel.magics import error_lines
+from opensysml_kernel.progress import TerminalProgress
 from opensysml_kernel.results import Result
 from opensysml_kernel.session import Session
 
@@ -68,26 +68,6 @@ class SysmlCompleter(Completer):
         if found is not None:
             for match in found.matches:
                 yield Completion(match, start_position=found.start - document.cursor_position)
-
-
-class TerminalProgress:
-    """The live progress line of a long check: a rich status line, gone when the check ends."""
-
-    def __init__(self, console: Console) -> None:
-        self.console = console
-        self.status: Status | None = None
-
-    def update(self, text: str) -> None:
-        if self.status is None:
-            self.status = self.console.status(text)
-            self.status.start()
-        else:
-            self.status.update(text)
-
-    def close(self) -> None:
-        if self.status is not None:
-            self.status.stop()
-            self.status = None
 
 
 def render(result: Result) -> RenderableType:

@@ -13,7 +13,7 @@ from engines.framework import Result as Answer
 from engines.framework import engine as engine_named
 from engines.runtime import Program
 from engines.runtime.states import EnvEvent, parse_duration, parse_send
-from engines.witness import admit
+from engines.witness import admit, fix_inputs
 from ir.model import Declaration
 from ir.syntax import Document
 from opensysml_kernel.checking import (
@@ -243,6 +243,7 @@ class Session:
         replay = self.debugger.replay_for(subject)
         if replay is not None:
             run = self.program().start_action(subject, performer=performer, fine=True)
+            fix_inputs(run, replay.plan.witness.inputs)  # a solver's witness fixes its inputs first
         else:
             run = self.program().start_action(subject, performer=performer, schedule=self.schedule)
         return self.debugger.attach(run, subject, replay)

@@ -94,15 +94,19 @@ def check_bounds(session: Session, args: list[str]) -> Result:
     usage = _usage("check-bounds")
     if args == ["off"]:
         session.settings = session.settings.with_(depth=None, states=None, timeout=None, memory=None, unroll=None,
-                                                  solver_timeout=None)
+                                                  solver_timeout=None, induction=False)
     elif args:
-        changes: dict[str, int | float] = {}
+        changes: dict[str, int | float | bool] = {}
         for arg in args:
             key, sep, value = arg.partition("=")
-            if not sep or key not in ("depth", "states", "timeout", "memory", "unroll", "solver"):
-                raise UsageError(f"'{arg}' is not a bound: depth=N, states=N, timeout=D, memory=M, unroll=N or"
-                                 " solver=D", usage)
-            if key in ("timeout", "memory", "solver"):
+            if not sep or key not in ("depth", "states", "timeout", "memory", "unroll", "solver", "induction"):
+                raise UsageError(f"'{arg}' is not a bound: depth=N, states=N, timeout=D, memory=M, unroll=N,"
+                                 " solver=D or induction=on|off", usage)
+            if key == "induction":
+                if value not in ("on", "off"):
+                    raise UsageError(f"induction is on or off, not '{value}'", usage)
+                changes[key] = value == "on"
+            elif key in ("timeout", "memory", "solver"):
                 try:
                     changes["solver_timeout" if key == "solver" else key] = (
                         parse_bytes(value) if key == "memory" else parse_duration(value))

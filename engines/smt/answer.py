@@ -37,6 +37,8 @@ class Answer:
     strength: Strength
     k: int
     reached: bool = False  # a schedule could still go on after k moves (or a slot overflowed)
+    induction: bool = False  # the proof is unbounded: k-induction closed
+    closed: int | None = None  # the j at which the induction step closed
     reason: str | None = None
     inputs: tuple[tuple[str, str], ...] = ()  # free inputs: (name, domain)
     assumptions: tuple[str, ...] = ()
@@ -65,12 +67,15 @@ def domain_text(sort: Any) -> str:
 def solve(program: Program, subject: str, kind: str, properties: Sequence[str] = (),
           diverge: Sequence[str] | None = None, inputs: Sequence[str] = (), assumptions: Sequence[str] = (),
           depth: int | None = None, solver_seconds: float | None = None,
-          interrupted: Callable[[], bool] | None = None) -> Answer:
+          interrupted: Callable[[], bool] | None = None, induction: bool = False,
+          deadline: float | None = None) -> Answer:
     """The answer to one question about one action (see the module docstring)."""
+    import z3
+
     from engines.smt import queries
     from engines.smt.decode import Disagreement
     from engines.smt.net import NotCovered, build, move_bound
-    from engines.smt.unroll import Unrolled
+    from engines.smt.unroll import OutOfTime, Unrolled
 
     started = time.monotonic()
     k = depth if depth is not None else DEFAULT_DEPTH
@@ -93,9 +98,9 @@ def solve(program: Program, subject: str, kind: str, properties: Sequence[str] =
             if kind == "sensitive" and name not in {f.name for f in net.features}:
                 raise NotCovered(action.name, f"the feature '{name}', which the action does not hold")
         timeout_ms = int((solver_seconds or DEFAULT_SOLVER_SECONDS) * 1000)
-        un = Unrolled(net, program, subject, k, inputs, ("",), timeout_ms, safe)
+        un = Unrolled(net, program, subject, k, inputs, ("",), timeout_ms, safe, deadline)
         if un.free and kind == "sensitive":  # two schedules must share the inputs: two copies
-            un = Unrolled(net, program, subject, k, inputs, ("", "B"), timeout_ms, safe)
+            un = Unrolled(net, program, subject, k, inputs, ("", "B"), timeout_ms, safe, deadline)
         props = _properties(un, program, action, properties)
         assumed = _assumptions(un, program, action, assumptions)
         free = tuple((f.local, domain_text(f.sort)) for f in un.free)
@@ -106,12 +111,23 @@ def solve(program: Program, subject: str, kind: str, properties: Sequence[str] =
         if kind == "outcomes":
             return _outcomes(base, un, program, subject, started)
         if kind == "sensitive":
-            return _sensitive(base, un, program, subject, features, started, interrupted)
-        return _holds(base, un, program, subject, props, started)
+            answer = _sensitive(base, un, program, subject, features, started, interrupted)
+            if induction:
+                answer = _with(answer, started=started, notes=(*answer.notes, "k-induction proves properties"
+                               " (holds): a sensitivity answer stays the bounded one"))
+            return answer
+        answer = _holds(base, un, program, subject, props, started)
+        if induction and kind == "holds":
+            answer = _induct(answer, un, program, action, props, assumptions, started)
+        return answer
     except NotCovered as refused:
         return _with(base, reason=str(refused), started=started)
     except Disagreement as disagreement:
         return _with(base, reason=f"the interpreter disagrees with the solver: {disagreement}", started=started)
+    except OutOfTime:
+        return _with(base, reason="stopped: the time bound passed before the solver answered", started=started)
+    except z3.Z3Exception as failed:
+        return _with(base, reason=f"the solver refused the query: {failed}", started=started)
     except queries.Undecided as unknown:
         return _with(base, reason=f"solver undecided ({unknown}) within {solver_seconds or DEFAULT_SOLVER_SECONDS:g}s",
                      started=started)
@@ -182,7 +198,7 @@ def _holds(base: Answer, un: Any, program: Program, subject: str, props: list[tu
 
     finding = queries.violation(un, program, subject, props)
     if finding is not None:
-        text = finding.found.error if finding.kind != "property" else finding.found.witness.claims[0].line()
+        text = finding.found.error if finding.kind != "property" else finding.found.witness.claims[0].subject
         return _with(base, started=started, verdict="violated", strength=Strength.WITNESSED,
                      witnesses=(finding.found.witness,),
                      violations=((finding.kind, text or finding.kind, finding.moves, 1),))
@@ -191,6 +207,30 @@ def _holds(base: Answer, un: Any, program: Program, subject: str, props: list[tu
         return _with(base, started=started, verdict=f"no violation within {un.k} moves", strength=Strength.BOUNDED,
                      reached=True)
     return _with(base, started=started, verdict="proved", strength=Strength.PROVED)
+
+
+def _induct(answer: Answer, un: Any, program: Program, action: Any, props: list[tuple[str, Any]],
+            assumptions: Sequence[str], started: float) -> Answer:
+    """A bounded `no violation within k moves` made unbounded by k-induction, or said why not."""
+    from engines.smt import induction
+
+    if answer.verdict == "proved":
+        return _with(answer, started=started, notes=(*answer.notes, "k-induction not needed: every schedule"
+                                                     f" ends within {un.k} moves, so the bounded proof covers them all"))
+    if not answer.verdict.startswith("no violation within"):
+        return answer
+    from engines.smt.unroll import OutOfTime
+
+    try:
+        found = induction.prove(un, program, action, props, assumptions)
+    except OutOfTime:
+        return _with(answer, started=started, notes=(*answer.notes, "k-induction: the time bound passed before"
+                                                     " the step was decided"))
+    if found.closed is None:
+        return _with(answer, started=started, notes=(*answer.notes, f"k-induction: {found.why}"))
+    return _with(answer, started=started, verdict=f"proved, unbounded (k-induction at {un.k})",
+                 strength=Strength.PROVED, induction=True, closed=found.closed,
+                 notes=(*answer.notes, *found.notes))
 
 
 def _sensitive(base: Answer, un: Any, program: Program, subject: str, features: Sequence[str], started: float,

@@ -4,6 +4,7 @@ the questions ask (ended, completed, deadlocked, failed, cut)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from typing import Any
@@ -75,13 +76,19 @@ def initial_values(net: Net, program: Program, subject: str) -> dict[int, Any]:
     return out
 
 
+class OutOfTime(Exception):
+    """The question's wall-clock bound passed before the solver answered: nothing is established."""
+
+
 class Unrolled:
     """One copy (or two, sharing the initial state) of the run over k moves, on one incremental solver."""
 
     def __init__(self, net: Net, program: Program, subject: str, k: int, inputs: Sequence[str] = (),
                  copies: Sequence[str] = ("",), timeout_ms: int | None = None,
-                 safe: frozenset[Any] = frozenset()) -> None:
+                 safe: frozenset[Any] = frozenset(), deadline: float | None = None) -> None:
         self.net = net
+        self.timeout_ms = timeout_ms
+        self.deadline = deadline  # time.monotonic() past which no query is asked
         self.k = k
         self.builder = Builder(net, k, safe=safe)
         self.values = initial_values(net, program, subject)
@@ -103,6 +110,7 @@ class Unrolled:
             choices = [[z3.Bool(f"{copy}take@{i}#{j}") for j in range(len(self.builder.choices))]
                        for i in range(k)]
             for i in range(k):
+                self.left_ms()
                 self.solver.add(*self.builder.transitions(states[i], states[i + 1], choices[i]))
                 if i + 1 < k:
                     # a run that stopped stays stopped
@@ -130,5 +138,18 @@ class Unrolled:
         st = self.last(copy)
         return z3.Or(z3.Not(self.ended(st)), st["ovf"])
 
+    def left_ms(self) -> int | None:
+        """The time a query may take: the solver's bound, cut to what the deadline leaves (OutOfTime
+        once it has passed)."""
+        if self.deadline is None:
+            return self.timeout_ms
+        left = int((self.deadline - time.monotonic()) * 1000)
+        if left <= 0:
+            raise OutOfTime
+        return left if self.timeout_ms is None else min(left, self.timeout_ms)
+
     def check(self, *assumptions: Any) -> Any:
+        left = self.left_ms()
+        if left is not None:
+            self.solver.set("timeout", left)
         return self.solver.check(*assumptions)

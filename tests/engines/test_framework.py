@@ -61,8 +61,9 @@ def test_explore_refuses_properties(race: Program) -> None:
 
 
 def test_the_registry_lists_and_refuses() -> None:
-    assert [e.name for e in engines()] == ["explore", "check"]
+    assert [e.name for e in engines()] == ["explore", "check", "smt"]
     assert engine("check").answers == (QuestionKind.HOLDS, QuestionKind.SENSITIVE)
+    assert engine("smt").answers == (QuestionKind.HOLDS, QuestionKind.SENSITIVE, QuestionKind.OUTCOMES)
     assert engine("explore").status() == READY and engine("auto") is engine("check")
     with pytest.raises(EngineError, match="unknown engine 'nothing'"):
         engine("nothing")

@@ -24,8 +24,9 @@ def test_engine_setting(session: Session) -> None:
     assert text(session, "%engine") == "engine auto (run: no check setting is set)"
     assert text(session, "%engine check") == "engine check"
     assert text(session, "%engine") == "engine check"
-    with pytest.raises(UsageError, match="one of run, explore, check, all, auto"):
-        execute(session, "%engine smt")
+    assert text(session, "%engine smt") == "engine smt"
+    with pytest.raises(UsageError, match="one of run, explore, check, smt, all, auto"):
+        execute(session, "%engine z3")
 
 
 def test_auto_checks_once_a_check_setting_is_set(race: Session) -> None:
@@ -115,7 +116,7 @@ def test_bad_property_is_refused_before_the_search(tank: Session) -> None:
 def test_explore_refuses_settings_it_does_not_read(tank: Session) -> None:
     execute(tank, "%engine explore")
     execute(tank, "%check-property NeverNegative")
-    with pytest.raises(SettingNotReadError, match="read by the check engine, not explore"):
+    with pytest.raises(SettingNotReadError, match="read by the check or smt engine, not explore"):
         execute(tank, "%action Fill")
     execute(tank, "%check-property off")
     execute(tank, "%check-bounds states=10")
@@ -135,10 +136,11 @@ def test_all_runs_both_and_compares(race: Session) -> None:
     execute(race, "%engine all")
     report = execute(race, "%action Race")
     assert isinstance(report, CheckReport)
-    assert [c.result.engine for c in report.checks] == ["check", "explore"]
-    assert report.text.splitlines()[-1] == "  agree: check and explore reach the same 2 final states"
+    assert [c.result.engine for c in report.checks] == ["check", "explore", "smt"]
+    assert report.text.splitlines()[-2:] == ["  agree: check and explore reach the same 2 final states",
+                                             "  agree: check and smt (sensitive)"]
     assert report.exit_status == 1
-    assert len(report.document()["checks"]) == 2
+    assert len(report.document()["checks"]) == 3
 
 
 def test_witness_files(race: Session, tmp_path: Path) -> None:
@@ -229,7 +231,7 @@ def test_progress_meter_waits_a_second_and_is_silent_when_deterministic(monkeypa
 def test_settings_engines() -> None:
     assert CheckSettings().engines() == ()
     assert CheckSettings(depth=3).engines() == ("check",)
-    assert CheckSettings("all").engines() == ("check", "explore")
+    assert CheckSettings("all").engines() == ("check", "explore", "smt")
     assert CheckSettings("run", properties=("R",)).engines() == ()
 
 

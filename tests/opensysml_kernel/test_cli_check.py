@@ -88,7 +88,7 @@ def test_check_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", model, "--action", "Race", "--engine", "all", "--json"]) == 1
     document = json.loads(capsys.readouterr().out)
     assert document["status"] == "failed" and document["exit"] == 1
-    assert [c["engine"] for c in document["checks"]] == ["check", "explore"]
+    assert [c["engine"] for c in document["checks"]] == ["check", "explore", "smt"]
     check = document["checks"][0]
     assert check["subject"] == "race::Race" and check["verdict"] == "divergent" and check["strength"] == "witnessed"
     assert set(check["stats"]) >= {"states", "moves", "depth"}
@@ -98,6 +98,9 @@ def test_check_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert [b["name"] for b in check["bounds"]] == ["depth", "states", "timeout"]
     explore = document["checks"][1]
     assert sorted(o["values"]["c"] for o in explore["outcomes"]) == ["1", "2"]
+    smt = document["checks"][2]
+    assert smt["verdict"] == "sensitive" and sorted(smt["divergent"]["c"]) == ["1", "2"]
+    assert smt["inputs"] == [] and smt["arithmetic"] == "exact" and len(smt["witnesses"]) == 2
 
 
 def test_check_json_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

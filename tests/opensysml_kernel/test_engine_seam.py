@@ -10,6 +10,8 @@ import pytest
 import engines.check
 import engines.check.search
 import engines.explore
+import engines.smt.answer
+import engines.smt.engine
 import opensysml_kernel.checking as checking
 from engines.framework import (
     READY,
@@ -53,12 +55,13 @@ def test_each_engine_is_asked_a_question(race: Session, asked: list[Asked]) -> N
     execute(race, "%check-diverge c")
     execute(race, "%check-bounds depth=50")
     execute(race, "%action Race")
-    (check, to_check, check_bounds, check_hooks), (explore, to_explore, explore_bounds, explore_hooks) = asked
-    assert (to_check, to_explore) == ("check", "explore")
-    assert check == Question(QuestionKind.SENSITIVE, "race::Race", diverge=("c",))
+    (check, to_check, check_bounds, check_hooks), (explore, to_explore, explore_bounds, explore_hooks), \
+        (smt, to_smt, smt_bounds, smt_hooks) = asked
+    assert (to_check, to_explore, to_smt) == ("check", "explore", "smt")
+    assert check == smt == Question(QuestionKind.SENSITIVE, "race::Race", diverge=("c",))
     assert explore == Question(QuestionKind.OUTCOMES, "race::Race", diverge=("c",))
-    assert check_bounds == explore_bounds == CheckSettings(depth=50).bounds()
-    for hooks in (check_hooks, explore_hooks):
+    assert check_bounds == explore_bounds == smt_bounds == CheckSettings(depth=50).bounds()
+    for hooks in (check_hooks, explore_hooks, smt_hooks):
         assert hooks is not None and isinstance(hooks.progress, ProgressMeter)
         assert hooks.interrupted is not None and hooks.runs is not None
 
@@ -69,9 +72,10 @@ def test_properties_are_asked_of_check_only(tank: Session, asked: list[Asked]) -
     execute(tank, "%check-property NeverNegative")
     report = execute(tank, "%action Fill")
     assert isinstance(report, CheckReport)
-    assert [c.result.engine for c in report.checks] == ["check", "explore"]
-    check, explore = asked[0][0], asked[1][0]
-    assert check.kind is QuestionKind.HOLDS and check.properties == ("NeverNegative",)
+    assert [c.result.engine for c in report.checks] == ["check", "explore", "smt"]
+    check, explore, smt = asked[0][0], asked[1][0], asked[2][0]
+    assert check.kind is smt.kind is QuestionKind.HOLDS
+    assert check.properties == smt.properties == ("NeverNegative",)
     assert explore.kind is QuestionKind.OUTCOMES and explore.properties == ()
 
 
@@ -93,6 +97,7 @@ class Stub:
 
 STUB_CHECK = Stub("check", (QuestionKind.HOLDS, QuestionKind.SENSITIVE))
 STUB_EXPLORE = Stub("explore", (QuestionKind.OUTCOMES,))
+STUB_SMT = Stub("smt", (QuestionKind.HOLDS, QuestionKind.SENSITIVE, QuestionKind.OUTCOMES))
 
 
 def test_no_engine_is_called_around_the_registry(race: Session, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -104,17 +109,22 @@ def test_no_engine_is_called_around_the_registry(race: Session, monkeypatch: pyt
     monkeypatch.setattr(engines.check, "check", around)
     monkeypatch.setattr(engines.check.search, "check", around)
     monkeypatch.setattr(engines.explore, "explore", around)
+    monkeypatch.setattr(engines.smt.answer, "solve", around)
+    monkeypatch.setattr(engines.smt.engine, "solve", around)
     register("check", "tests.opensysml_kernel.test_engine_seam:STUB_CHECK")
     register("explore", "tests.opensysml_kernel.test_engine_seam:STUB_EXPLORE")
+    register("smt", "tests.opensysml_kernel.test_engine_seam:STUB_SMT")
     try:
         execute(race, "%engine all")
         report = execute(race, "%action Race")
     finally:
         register("check", "engines.check.search:ENGINE")
         register("explore", "engines.explore:ENGINE")
+        register("smt", "engines.smt.engine:ENGINE")
     assert isinstance(report, CheckReport)
     assert [c.result.notes for c in report.checks] == [("stub check asked sensitive",),
-                                                       ("stub explore asked outcomes",)]
+                                                       ("stub explore asked outcomes",),
+                                                       ("stub smt asked sensitive",)]
 
 
 @pytest.mark.parametrize("engine", ["check", "explore"])

@@ -1,0 +1,251 @@
+"""From a bound to a proof: k-induction over the same one-move relation the bounded query unrolls.
+
+The bounded query (the base) showed that no schedule of at most k moves breaks P: the properties, a
+run error, a deadlock. The step asks, from an *arbitrary* state, whether j moves that keep P can be
+followed by one that breaks it; unsat for some j <= k proves P of every schedule of any length.
+
+The step is sound only over states a run could be in, so its first state carries a structural
+invariant I, itself proved before it is used: I holds initially and every move keeps it (I ∧ T ⇒ I'),
+else the step is refused, never run over an antecedent it cannot justify. I says what the token game
+of the graph allows: no place counts two tokens, no counter overflowed, a node whose token is inside
+a flow holds none besides and that flow holds tokens exactly then, and within a flow's *regions* (its
+fork nesting: a fork's branches are regions of the fork's region; a node many paths reach lies in the
+region they share) one token at most stands in a region, and none while its subregions hold one. A
+fork on a cycle whose branches are never collected grows the population, so I fails there, and the
+refusal names the fork.
+
+The body loops of this encoding are moves (a fine run performs a `while` pass by pass, its progress is
+state), so unlike an unrolled loop they are no cut and need no refusal. Send and accept are refused
+before any query by the net, so no bus can grow on a cycle here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import z3
+
+from engines.smt.encode import Builder, State, at_most_one
+from engines.smt.net import Act, Net, Place
+from engines.smt.unroll import Unrolled, names_read
+
+Region = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Induction:
+    """What the induction found: closed at `j`, or why not (said in the report, never a proof)."""
+
+    closed: int | None  # the j at which the step was unsat
+    why: str | None = None
+    notes: tuple[str, ...] = ()
+
+
+MAX_STEP = 12  # the longest step asked (the base covers k moves; a loop invariant closes in a few)
+
+
+def regions(net: Net, flow: int) -> dict[int, Region]:
+    """Each node of the flow's graph -> its region: the path of fork branches from the flow's start
+    (see the module docstring); a node reached from several regions lies in their common prefix."""
+    graph = net.flows[flow].graph
+    out: dict[int, Region] = {}
+    starts = list(graph.initial)
+    work: list[tuple[int, Region]] = [(n, (i,) if len(starts) > 1 else ()) for i, n in enumerate(starts)]
+    while work:
+        node, region = work.pop()
+        known = out.get(node)
+        if known is not None:
+            shared = _prefix(known, region)
+            if shared == known:
+                continue
+            region = shared
+        out[node] = region
+        place = net.places[net.flows[flow].places[node]] if node in net.flows[flow].places else None
+        edges = graph.outgoing(node)
+        for number, e in enumerate(edges):
+            child = (*region, node * 1000 + number) if place is not None and place.act is Act.FORK else region
+            work.append((e.target, child))
+    return out
+
+
+def _prefix(a: Region, b: Region) -> Region:
+    shared = []
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        shared.append(x)
+    return tuple(shared)
+
+
+def fork_on_cycle(net: Net) -> Place | None:
+    """A fork that its own successions lead back to (its population may grow each round)."""
+    for place in net.places:
+        if place.act is Act.FORK:
+            graph = net.flows[place.flow].graph
+            if any(graph.reaches(e.target, place.node.index, -1) for e in graph.outgoing(place.node.index)):
+                return place
+    return None
+
+
+class Step:
+    """The step query's states t0..tj on one solver, their count layout free of the base's shortcuts."""
+
+    def __init__(self, un: Unrolled) -> None:
+        self.un = un
+        self.net = un.net
+        self.b = Builder(un.net, un.k)  # no place is held to one token by a Boolean: I says it, proved
+        self.b.enums = un.builder.enums
+        self.solver = z3.Solver()
+        self.states: list[State] = [self.b.state(0, "ind")]
+        self._regions = {flow: regions(self.net, flow) for flow in range(len(self.net.flows))}
+
+    # -- the structural invariant
+
+    def _slot(self, st: State, place: Place) -> Any:
+        """The place holds a token of its own region: at it, or inside the flow it entered."""
+        parts = [self.b.some(st, ("cnt", place.index))]
+        if ("in", place.index) in st:
+            parts.append(st[("in", place.index)])
+        return z3.Or(parts)
+
+    def invariant(self, st: State) -> Any:
+        b, net = self.b, self.net
+        out = [z3.Not(st["ovf"])]
+        for key in b.keys:
+            if isinstance(key, tuple) and key[0] in ("cnt", "via"):
+                out.append(z3.ULE(st[key], 1))
+        for place in net.places:
+            key = ("in", place.index)
+            if key not in st:
+                continue
+            out.append(z3.Implies(st[key], st[("cnt", place.index)] == 0))
+            inside = [c for c in place.children if c >= 0]
+            busy = [z3.Or([b.occupied(st, p) for p in net.flows[c].places.values()] or [z3.BoolVal(False)])
+                    for c in inside]
+            out.append(st[key] == (z3.Or(busy) if busy else z3.BoolVal(False)))
+            out.append(at_most_one(busy))
+        for flow, ctx in enumerate(net.flows):
+            where = self._regions[flow]
+            slots: dict[Region, list[Any]] = {}
+            for node, index in ctx.places.items():
+                place = net.places[index]
+                if node not in where:
+                    out.append(z3.Not(b.occupied(st, index)))  # no token ever reaches it
+                    continue
+                slots.setdefault(where[node], []).append(self._slot(st, place))
+                if place.joinlike:
+                    for src in net.sources(place):
+                        region = where.get(src, where[node])
+                        slots.setdefault(region, []).append(b.some(st, ("via", index, src)))
+            for region, held in slots.items():
+                below = [z3.Or(h) for r, h in slots.items() if len(r) > len(region) and r[:len(region)] == region]
+                out.append(at_most_one([*held, z3.Or(below)] if below else held))
+        return z3.And(out)
+
+    def initial_holds(self, un: Unrolled) -> Any:
+        """sat, unsat or unknown of initial ∧ ¬I: I must hold where every run starts."""
+        solver = z3.Solver()
+        init = self.b.state(0, "init")
+        solver.add(*self.b.initial(init, un.values, un.free))
+        return self.check(solver, z3.Not(self.invariant(init)))
+
+    def invariant_kept(self) -> Any:
+        """sat, unsat or unknown of I ∧ T ∧ ¬I': every move keeps I."""
+        solver = z3.Solver()
+        before, after = self.b.state(0, "inv"), self.b.state(1, "inv")
+        taken = [z3.Bool(f"invtake#{j}") for j in range(len(self.b.choices))]
+        solver.add(self.invariant(before), *self.b.transitions(before, after, taken))
+        return self.check(solver, z3.Not(self.invariant(after)))
+
+    def check(self, solver: Any, *assumptions: Any) -> Any:
+        """One query within the time the question has left (OutOfTime once it has none)."""
+        left = self.un.left_ms()
+        if left is not None:
+            solver.set("timeout", left)
+        return solver.check(*assumptions)
+
+    # -- the step
+
+    def extend(self) -> None:
+        """One more move from the last state."""
+        i = len(self.states)
+        nxt = self.b.state(i, "ind")
+        taken = [z3.Bool(f"indtake@{i}#{j}") for j in range(len(self.b.choices))]
+        self.solver.add(*self.b.transitions(self.states[-1], nxt, taken))
+        self.states.append(nxt)
+
+
+def good(step: Step, properties: Sequence[tuple[str, Callable[[State], Any]]]) -> Callable[[State], Any]:
+    """P over one state: no run error, no deadlock, every property holds."""
+    b = step.b
+
+    def holds(st: State) -> Any:
+        ended = z3.Not(z3.Or([b.enabled(st, ch) for ch in b.choices]))
+        deadlocked = z3.And(ended, z3.Not(b.complete(st)), st["err"] == 0)
+        return z3.And(st["err"] == 0, z3.Not(deadlocked), *(term(st) for _, term in properties))
+
+    return holds
+
+
+def read_only(net: Net, names: Sequence[str]) -> bool:
+    """No move writes any of these features (an assumption over them holds in every state)."""
+    written = set()
+    for place in net.places:
+        stmt = place.statement
+        target = getattr(stmt, "target", None)
+        if isinstance(target, str):
+            written.add(target)
+        written.update(net.features[i].local for i in place.locals)
+    return not written.intersection(names)
+
+
+def assumption_names(conditions: Sequence[Any]) -> list[str]:
+    return [name for c in conditions for name in names_read(c)]
+
+
+def prove(un: Unrolled, program: Any, action: Any, properties: Sequence[tuple[str, Callable[[State], Any]]],
+          assumptions: Sequence[str]) -> Induction:
+    """The step after the base (a bounded `no violation within k moves`), for j = 1 .. min(k, MAX_STEP)."""
+    from engines.check.properties import resolve_properties
+
+    step = Step(un)
+    fork = fork_on_cycle(un.net)
+    if step.initial_holds(un) != z3.unsat:  # unknown included: I is then not shown to hold
+        return Induction(None, "the structural invariant does not hold initially, not inductive")
+    kept = step.invariant_kept()
+    if kept == z3.unknown:
+        return Induction(None, "the solver did not decide whether the structural invariant is inductive")
+    if kept == z3.sat:
+        if fork is not None:
+            return Induction(None, f"fork '{fork.node.name}' on a cycle can grow the token population without"
+                                   " bound, not inductive")
+        return Induction(None, "the structural invariant is not inductive")
+    first = step.states[0]
+    step.solver.add(step.invariant(first))
+    notes = []
+    # an assumption over features no move writes holds in every state, so the step may assume it too
+    for prop in resolve_properties(program, action, tuple(assumptions)) if assumptions else ():
+        if not read_only(un.net, assumption_names(prop.conditions)):
+            notes.append(f"k-induction: the assumption {prop.name} is about features the action writes,"
+                         " so the step does not assume it")
+            continue
+        for condition in prop.conditions:
+            term, err = step.b.translate(first, 0, condition, prop.name)
+            step.solver.add(z3.Not(err), term.value)
+    p = good(step, properties)
+    for j in range(1, min(un.k, MAX_STEP) + 1):
+        step.solver.add(p(step.states[-1]))
+        step.extend()
+        answer = step.check(step.solver, z3.Not(p(step.states[-1])))
+        if answer == z3.unsat:
+            moves = f"{j} moves that keep" if j > 1 else "a move that keeps"
+            return Induction(j, notes=(*notes, f"k-induction closed at {j}: from any state the structural"
+                                       f" invariant allows, {moves} the properties (no run error, no deadlock)"
+                                       " cannot be followed by one that breaks them"))
+        if answer == z3.unknown:
+            return Induction(None, f"the solver did not decide the step at {j}", tuple(notes))
+    last = min(un.k, MAX_STEP)
+    return Induction(None, f"the step did not close up to {last} moves: the property is not inductive"
+                           " (a state no run may reach breaks it after moves that keep it; strengthen it"
+                           " with an invariant)", tuple(notes))

@@ -1,0 +1,137 @@
+"""k-induction (stage 4): a bounded `no violation within k moves` made `proved, unbounded` when the
+property is inductive over the structural invariant, and every refusal printed with the bounded
+verdict kept, never a proof. Each expectation is derived in the comments."""
+
+from __future__ import annotations
+
+from engines.framework import Strength
+from engines.smt.answer import Answer
+from engines.smt.answer import solve as _solve
+from engines.witness import replay_run, unreproduced
+from tests.engines.smt.models import program
+
+
+def solve(*args: object, **kwargs: object) -> Answer:
+    kwargs.setdefault("solver_seconds", 600.0)
+    return _solve(*args, **kwargs)  # type: ignore[arg-type]
+
+
+# A counter stepped by a merge loop. One pass is three moves (the merge, the test, the step), so 8 moves
+# cannot finish it. `AtMostFive` (i <= 5) is inductive: a step to 6 needs the token at `inc` with i = 5,
+# whose only predecessor is the test with i = 5, which routes to done. `NotSeven` (i != 7) holds on
+# every run (i is even) but is not inductive: from an odd i that no run reaches, passes that keep it
+# arrive at 7 after any number of moves. `Even` (i % 2 == 0) is inductive, and implies NotSeven.
+COUNTER = """package counter {
+    private import ScalarValues::*;
+    action def Count {
+        attribute i : Integer := 0;
+        first start;
+        then merge m;
+        then decide test;
+            if i < 5 then inc;
+            else done;
+        action inc { assign i := i + 1; }
+        then m;
+    }
+    action def Evens {
+        attribute i : Integer := 0;
+        first start;
+        then merge m;
+        then decide test;
+            if i < 10 then inc;
+            else done;
+        action inc { assign i := i + 2; }
+        then m;
+    }
+    requirement AtMostFive { i <= 5 }
+    requirement AtMostThree { i <= 3 }
+    requirement NotSeven { i != 7 }
+    requirement Even { i % 2 == 0 }
+}
+"""
+
+# A loop that forks a worker each round and never joins it: the workers may pile up at `worker`, so
+# no finite count covers them from an arbitrary state; the step is refused naming the fork.
+SPAWN = """package spawn {
+    private import ScalarValues::*;
+    action def Spawn {
+        attribute n : Integer := 0;
+        attribute jobs : Integer := 0;
+        first start;
+        then merge m;
+        then decide more;
+            if n < 3 then f;
+            else done;
+        fork f;
+            then worker;
+            then again;
+        action worker { assign jobs := jobs + 1; }
+        action again { assign n := n + 1; }
+        then m;
+    }
+    requirement FewJobs { jobs <= 3 }
+    requirement OneJob { jobs <= 1 }
+}
+"""
+
+
+def test_a_loop_invariant_is_proved_unbounded() -> None:
+    prog = program(COUNTER)
+    bounded = solve(prog, "counter::Count", "holds", properties=("counter::AtMostFive",), depth=8)
+    assert bounded.verdict == "no violation within 8 moves" and bounded.strength is Strength.BOUNDED
+    proved = solve(prog, "counter::Count", "holds", properties=("counter::AtMostFive",), depth=8, induction=True)
+    assert proved.verdict == "proved, unbounded (k-induction at 8)" and proved.strength is Strength.PROVED
+    assert proved.induction and proved.closed == 2
+    assert any(note.startswith("k-induction closed at 2") for note in proved.notes)
+
+
+def test_a_property_true_of_every_run_but_not_inductive_is_reported_so() -> None:
+    prog = program(COUNTER)
+    answer = solve(prog, "counter::Evens", "holds", properties=("counter::NotSeven",), depth=8, induction=True)
+    assert answer.verdict == "no violation within 8 moves" and answer.strength is Strength.BOUNDED
+    assert not answer.induction
+    assert answer.notes[-1].startswith("k-induction: the step did not close up to 8 moves: the property is not"
+                                       " inductive")
+    # strengthened by the invariant it follows from, it closes
+    both = solve(prog, "counter::Evens", "holds", properties=("counter::NotSeven", "counter::Even"), depth=8,
+                 induction=True)
+    assert both.verdict == "proved, unbounded (k-induction at 8)"
+
+
+def test_a_fork_on_a_cycle_is_refused_naming_it_and_the_bound_stays() -> None:
+    answer = solve(program(SPAWN), "spawn::Spawn", "holds", properties=("spawn::FewJobs",), depth=6,
+                   induction=True)
+    assert answer.verdict == "no violation within 6 moves" and not answer.induction
+    assert answer.notes[-1] == ("k-induction: fork 'f' on a cycle can grow the token population without bound,"
+                                " not inductive")
+
+
+def test_induction_is_not_needed_where_every_schedule_ends_within_k() -> None:
+    prog = program(COUNTER)
+    answer = solve(prog, "counter::Count", "holds", properties=("counter::AtMostFive",), depth=40, induction=True)
+    assert answer.verdict == "proved" and not answer.induction
+    assert answer.notes[-1].startswith("k-induction not needed: every schedule ends within 40 moves")
+
+
+def test_a_property_false_beyond_the_bound_is_never_proved_by_the_step() -> None:
+    """AtMostThree (i <= 3) holds for 8 moves (i reaches 2) but not after 11: the step must not close,
+    and the verdict stays the bounded one; with depth enough the base finds the violation."""
+    prog = program(COUNTER)
+    answer = solve(prog, "counter::Count", "holds", properties=("counter::AtMostThree",), depth=8, induction=True)
+    assert answer.verdict == "no violation within 8 moves" and not answer.induction
+    assert "the property is not inductive" in answer.notes[-1]
+    violated = solve(prog, "counter::Count", "holds", properties=("counter::AtMostThree",), depth=13,
+                     induction=True)
+    assert violated.verdict == "violated" and violated.violations[0][2] == 13
+
+
+def test_a_violation_under_a_fork_on_a_cycle_is_found_by_the_base() -> None:
+    """Two rounds make jobs 2 after 10 moves at the soonest (start, m, more, f, worker, again, m, more, f,
+    worker); the solver's schedule may take the others first."""
+    prog = program(SPAWN)
+    answer = solve(prog, "spawn::Spawn", "holds", properties=("spawn::OneJob",), depth=12,
+                   induction=True)
+    assert answer.verdict == "violated" and 10 <= answer.violations[0][2] <= 12
+    witness = answer.witnesses[0]
+    run = replay_run(prog, "spawn::Spawn", witness)
+    assert unreproduced(prog, run, witness) is None
