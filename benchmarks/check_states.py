@@ -51,23 +51,27 @@ def feature(mode: str) -> str:
     return "c" if mode == "shared" else "x1"
 
 
-def ours_in_process(text: str, name: str, diverge: str, reduce: bool) -> dict[str, object]:
-    """One check of the machine here (called in a child process): figures and peak resident memory."""
+def ours_in_process(text: str, name: str, diverge: str, reduce: bool, timeout: float | None = None) -> dict[str, object]:
+    """One check of the machine here (called in a child process): figures and peak resident memory;
+    `timeout` seconds at most (the search stops there: `stopped`)."""
     sys.path.insert(0, str(ROOT))
     from fractions import Fraction
 
     import ir
+    from engines.framework import Bounds
     from engines.runtime import Program
 
     program = Program(ir.resolve([ir.parse(text, "bench")]))
     check_machine, script = _machine_check()
     started = time.perf_counter()
-    result = check_machine(program, name, script(horizon=Fraction(1)), diverge=(diverge,), reduce=reduce)
+    bounds = Bounds().with_(timeout=timeout) if timeout is not None else Bounds()
+    result = check_machine(program, name, script(horizon=Fraction(1)), bounds, diverge=(diverge,), reduce=reduce)
     seconds = time.perf_counter() - started
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     values = {v for o in result.outcomes for k, v in o.values if k == diverge}
     return {"states": result.stats.states, "moves": result.stats.moves, "seconds": seconds, "peak_kb": peak_kb,
-            "verdict": result.verdict.value, "values": len(values)}
+            "verdict": result.verdict.value, "values": len(values),
+            "stopped": timeout is not None and seconds >= timeout}
 
 
 def _machine_check() -> tuple[Any, Any]:
@@ -78,9 +82,9 @@ def _machine_check() -> tuple[Any, Any]:
     return check_machine, Script
 
 
-def ours(text: str, name: str, diverge: str, reduce: bool = True) -> dict[str, object] | None:
+def ours(text: str, name: str, diverge: str, reduce: bool = True, timeout: float | None = None) -> dict[str, object] | None:
     try:
-        return in_child("check_states.ours_in_process", text, name, diverge, reduce)
+        return in_child("check_states.ours_in_process", text, name, diverge, reduce, timeout)
     except subprocess.CalledProcessError as failed:
         print(f"  ours failed: {failed.stderr.strip().splitlines()[-1] if failed.stderr else failed}", flush=True)
         return None
@@ -142,7 +146,8 @@ def main() -> int:
         mode, n, k = row.split(":")
         text, name = model(mode, int(n), int(k))
         mine = None if ("ours", mode) in slow else ours(text, name, feature(mode))
-        full = ours(text, name, feature(mode), reduce=False) if mine is not None else None
+        # the unreduced search only to show what the reduction saves: stopped at the limit
+        full = ours(text, name, feature(mode), reduce=False, timeout=args.limit) if mine is not None else None
         theirs = None if args.no_peer or ("peer", mode) in slow else peer(text, name, feature(mode), args.limit)
         seconds = float(mine["seconds"]) if mine else None  # type: ignore[arg-type]
         states = int(mine["states"]) if mine else None  # type: ignore[call-overload]
@@ -159,7 +164,7 @@ def main() -> int:
         ratio = f"{states / int(peer_states):.3f}" if states and peer_states else "-"  # type: ignore[call-overload]
         time_ratio = f"{seconds / peer_seconds:.3f}" if seconds is not None and peer_seconds else "-"
         peer_time = _cell(peer_seconds, 2) if peer_seconds else (f"> {args.limit:.0f}" if theirs else "-")
-        print(f"| {mode} {n}x{k} | {_cell(states)} | {_cell(seconds, 2)} | {_cell(full['states'] if full else None)} "
+        print(f"| {mode} {n}x{k} | {_cell(states)} | {_cell(seconds, 2)} | {('> ' if full and full.get('stopped') else '') + _cell(full['states'] if full else None)} "
               f"| {_cell(mine['values'] if mine else None)} | {_cell(peer_states)} | {peer_time} | {ratio} "
               f"| {time_ratio} |", flush=True)
     print()

@@ -222,6 +222,8 @@ class Driven:
         """The environment, when it may send but cannot now, waits for the machine (a firing in
         progress): one of the machine's moving actors must move first."""
         if actor.id == ENVIRONMENT:
+            if self.machine.front is not None:
+                return self.machine.enablers(actor)
             return sorted({m.actor for m in self.machine.enabled_moves()}) or None
         return self.machine.enablers(actor)
 

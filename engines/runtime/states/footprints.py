@@ -51,7 +51,19 @@ holds it (tests/engines/check/test_machine_footprints.py, `test_` + the words in
     lands there) and sends. A machine on a world other behaviors send on, which does not route
     messages, takes every message on the bus into its pool after each move: each of its moves accepts
     [a machine takes the bus only where another behavior may send].
-11. Unknown. A move of a kind this module does not spell, or of an actor it does not know, is
+11. Firing units. A firing whose units may take other orders (the regions of a parallel state
+    entered or left, reactions in several regions, a fork's branches, a join's segments) is in
+    progress, each chain a unit actor (MoveKind.UNIT). A unit touches its own chain's work and
+    everything its states may do after (`firing_unit`, `region_unit`), the queue's order left out (the
+    order of completions follows the order of what generates them); the rest of a chain it is part of
+    only where no other runnable chain is part of it too, since that rest runs after every sibling
+    whatever their order. The firing's own rest (deferred events, messages, timers, the final state)
+    is a key the last unit reads and a do step the firing started writes; such a do step also holds
+    what its state's completion leads to. Nothing else moves until the firing ends, so any one chain
+    enables the dispatcher, the completions and the environment [units of a firing commute where
+    their chains and what follows keep to their own data; a do step the firing started is ordered
+    against the firing s rest not its other units].
+12. Unknown. A move of a kind this module does not spell, or of an actor it does not know, is
     dynamic: dependent on everything (sound, no reduction) [a move of a kind not spelled here is
     dependent on everything].
 
@@ -85,6 +97,7 @@ REGIONS = 1_000_000  # a completion event's actor: this + the order of its state
 ENVIRONMENT = -1  # the environment's sends and time passing
 UNITS = 2 * REGIONS  # from here on: actors this module does not know (their moves are dynamic)
 # a do behavior's actor is 1 + its state's order
+Scope = list["Vertex | Transition | None"]  # what a unit's chain works on, then the chains it is part of
 CLOCK = "\0clock"  # the world's clock: read by timers, written by time passing
 _UNKNOWN: Summary = Footprint(dynamic=True)
 
@@ -119,6 +132,10 @@ class MachineFootprints:
         self._dos: dict[int, Summary] = {}
         self._dispatcher: dict[frozenset[int], Summary] = {}
         self._triggered: dict[frozenset[int], Summary] = {}
+        # the rest of a firing in progress, after all its chains (deferred events back to the pool,
+        # messages delivered, timers armed, the final state checked): ordered against the do steps
+        # the firing started only, so its units read it and those do steps write it
+        self.rest: Summary = Footprint(reads=frozenset({self.key("firing rest")}))
 
     def key(self, what: str) -> str:
         return f"{self.name}\0{what}"
@@ -178,7 +195,7 @@ class MachineFootprints:
     def footprint(self, move: Move) -> Summary:
         """What `move`, enabled now, may touch."""
         if move.kind is MoveKind.DO_STEP:
-            return self._do_step(move.actor - 1, last=self._may_end(move.actor - 1))
+            return self._do_step(move.actor - 1, last=self.may_end(move.actor - 1))
         if move.kind is MoveKind.SEND:
             return self.send()
         if move.kind is MoveKind.CLOCK:
@@ -228,7 +245,7 @@ class MachineFootprints:
         return _union([base, *fired, Footprint(reads=self._active(machine.shape.vertices) | keys,
                                                writes=keys | waiting)])
 
-    def _may_end(self, order: int) -> bool:
+    def may_end(self, order: int) -> bool:
         """Whether the next step of the do behavior of the state numbered `order` may be its last."""
         state = self.machine.shape.vertices[order]
         run = self.machine.dos.get(state)
@@ -282,7 +299,7 @@ class MachineFootprints:
             region = actor - REGIONS
             return ("completion", machine.status, active,
                     tuple(v.order for v in machine.completions if _region(v) == region))
-        return ("do", actor - 1, machine.status, active, self._may_end(actor - 1))
+        return ("do", actor - 1, machine.status, active, self.may_end(actor - 1))
 
     def enablers(self, actor: Actor) -> list[int] | None:
         """For an actor that cannot move now, actors one of which must move before it can (None: not
@@ -333,6 +350,69 @@ class MachineFootprints:
         inside = _subtree(region)
         entries = _union([self.graph.states[v.order].footprint for v in inside])
         return (entries | self._reach_orders(frozenset(v.order for v in inside))).without(self._queue)
+
+    # ------------------------------------------------------------ a firing in progress
+
+    def unit(self, actor: int, scopes: dict[int, Scope]) -> Summary:
+        """A unit of a firing in progress (MoveKind.UNIT), `scopes` giving what each runnable chain works
+        on and what the chains it is part of work on (MachineMoves.unit_scope). Its own chain's work and
+        everything after it; the rest of a chain it is part of only where no other runnable chain is
+        part of that one too (the rest runs at the end of the chain that ends last, after its siblings
+        whatever their order); the firing's own rest (deferred events, messages, timers, the final
+        state) as a read of `rest`, which a do step the firing started writes."""
+        scope = scopes.get(actor)
+        if not scope:
+            return _UNKNOWN
+        out = self._work(scope[0])
+        others = [s for a, s in scopes.items() if a != actor]
+        for depth in range(1, len(scope)):
+            tail = scope[depth:]
+            if any(len(s) > len(tail) and s[len(s) - len(tail):] == tail for s in others):
+                break  # another chain is part of this one: its rest is not this unit's to run
+            out = out | self._rest(scope[depth])
+        return out
+
+    def unit_future(self, actor: int, scopes: dict[int, Scope]) -> Summary:
+        """Everything a chain may still do: its work, and the rest of every chain it is part of."""
+        scope = scopes.get(actor)
+        if not scope:
+            return _UNKNOWN
+        return _union([self._work(scope[0]), *(self._rest(x) for x in scope[1:])])
+
+    def _work(self, what: Vertex | Transition | None) -> Summary:
+        """A chain's own work: a transition fired (a reaction, a fork branch, a join segment), a region
+        entered or a state left, with everything its states may do after (the queue's order left out,
+        as for `groups`: the order of completions follows the order of what generates them)."""
+        if what is None:
+            return _UNKNOWN  # the firing's root: its units are not spelled here
+        if isinstance(what, Transition):
+            return self.firing_unit(what)
+        # a region entered or left: the activity of all it holds besides what its states may do
+        return self.region_unit(what) | Footprint(writes=self._active(_subtree(what)))
+
+    def _rest(self, what: Vertex | Transition | None) -> Summary:
+        """What a chain does after the chains it started have all ended."""
+        if what is None:
+            return self.rest
+        if isinstance(what, Transition):
+            return self.transition(what)  # timers armed, the final state checked, onward entries: all of it
+        # a state left after its regions: its exit behavior, its activity, its timers, its history records
+        # (a region entered has no rest: its chain ends with the Par of what it holds)
+        writes = set(self._active([what]))
+        if _timed(what):
+            writes.add(self.key("timers"))
+        writes.update(self.key(f"history:{c.order}") for c in what.children
+                      if c.kind in (VertexKind.HISTORY, VertexKind.DEEP_HISTORY))
+        return self.graph.states[what.order].footprint | Footprint(writes=frozenset(writes))
+
+    def front_do_step(self, order: int, last: bool) -> Summary:
+        """A do step a firing in progress started: drawn against the firing's units, whose footprints
+        leave the completion queue out, so a last step holds what its state's completion leads to; and
+        it may run before or after the firing's rest (`rest`)."""
+        step = self._do_step(order, last) | Footprint(writes=self.rest.reads)
+        if last:
+            step = step | self._reach([self.machine.shape.vertices[order]]).without(self._queue)
+        return step
 
     # ------------------------------------------------------------ the futures
 

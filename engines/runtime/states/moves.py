@@ -462,20 +462,42 @@ class MachineMoves(Dispatch):
         return prints
 
     def footprint(self, move: Move) -> Summary:
+        prints = self.footprints()
         if move.kind is MoveKind.UNIT:
-            return _EVERYTHING  # sound; what each chain touches (unit_scope) is for footprints.py to map
-        return self.footprints().footprint(move)
+            return prints.unit(move.actor, self._scopes())
+        if self.front is not None and move.kind is MoveKind.DO_STEP:
+            order = move.actor - 1
+            return prints.front_do_step(order, prints.may_end(order))
+        if self.front is not None and move.kind is MoveKind.DISPATCH:
+            return _EVERYTHING  # beside a held entry: a unit queuing a completion disables it
+        return prints.footprint(move)
 
     def future(self, actor: Actor) -> Summary:
         if actor.id >= _UNITS:
-            return _EVERYTHING
+            return self.footprints().unit_future(actor.id, self._scopes())
         return self.footprints().future(actor)
 
+    def _scopes(self) -> dict[int, list[Vertex | Transition | None]]:
+        """What each runnable chain of the firing in progress works on (`unit_scope`), by actor."""
+        if self.front is None:
+            return {}
+        out: dict[int, list[Vertex | Transition | None]] = {}
+        for task in self.front.runnable():
+            scope = self.unit_scope(Move(MoveKind.UNIT, _UNITS + task.number, ""))
+            if scope:
+                out[_UNITS + task.number] = scope
+        return out
+
     def enablers(self, actor: Actor) -> list[int] | None:
-        if not self.finished and self.front is not None:
-            # a firing in progress: nothing else moves before one of its moves (its chains, the do
-            # behaviors it began, a dispatch at an entry not run to completion)
-            return sorted({m.actor for m in self.enabled_moves()}) or None
+        if self.front is not None:
+            # nothing else moves until the firing in progress ends, which waits for every chain of it: any
+            # one chain must move first (the first: a reducer's set holding it needs no other)
+            # (beside an entry not run to completion a dispatch may move too: then any moving actor)
+            moving = self.enabled_moves()
+            chains = self.front.runnable()
+            if chains and all(m.kind in (MoveKind.UNIT, MoveKind.DO_STEP) for m in moving):
+                return [_UNITS + chains[0].number]
+            return sorted({m.actor for m in moving}) or None
         return self.footprints().enablers(actor)
 
     def unit_scope(self, move: Move) -> list[Vertex | Transition | None] | None:

@@ -7,10 +7,11 @@ from fractions import Fraction
 
 import ir
 from engines.check.reduce import dependent
-from engines.runtime import Program
+from engines.runtime import Program, Script
 from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind
 from engines.runtime.states import MachineRun, start_machine
 from engines.runtime.states.core import Event, Timer
+from engines.runtime.states.driven import Driven
 from engines.runtime.states.footprints import DISPATCHER, ENVIRONMENT, REGIONS, UNITS, MachineFootprints
 from engines.runtime.states.layout import Vertex
 
@@ -252,3 +253,45 @@ def test_a_move_of_a_kind_not_spelled_here_is_dependent_on_everything() -> None:
     assert fp.footprint(stranger).dynamic
     assert fp.future(Actor(UNITS + 1, fp.place(UNITS + 1))).dynamic
     assert not fp.footprint(_dispatch("completion one", "one", actor=REGIONS)).dynamic
+
+
+FRONT = """
+package cnt {
+  private import ScalarValues::*;
+  state def Shared parallel {
+    attribute c : Integer := 0;
+    attribute k : Integer := 0;
+    state p { entry; then p1; state p1; state p2; transition first p1 do assign c := c * 2 then p2; }
+    state q { entry; then q1; state q1; state q2; transition first q1 do assign c := c + 1 then q2; }
+    state r { entry; then r1; state r1 { do { assign k := k + 1; } } }
+  }
+}
+"""
+
+
+def _front() -> Driven:
+    """The machine's start in progress: its three regions entered in an order drawn unit by unit."""
+    run = Program(ir.resolve([ir.parse(FRONT, "cnt")])).start_driven("cnt::Shared", Script())
+    assert [m.label for m in run.enabled_moves()] == ["unit p", "unit q", "unit r"]
+    return run
+
+
+def test_units_of_a_firing_commute_where_their_chains_and_what_follows_keep_to_their_own_data() -> None:
+    run = _front()
+    unit = {m.label: run.footprint(m) for m in run.enabled_moves()}
+    assert dependent(unit["unit p"], unit["unit q"])  # both regions' transitions write c: the order is c's
+    assert not dependent(unit["unit p"], unit["unit r"])
+    # nothing else moves before the firing ends, which waits for every chain: one chain enables the rest
+    dispatcher = next(a for a in run.actors() if a.id == DISPATCHER)
+    assert run.enablers(dispatcher) == [run.enabled_moves()[0].actor]
+
+
+def test_a_do_step_the_firing_started_is_ordered_against_the_firing_s_rest_not_its_other_units() -> None:
+    run = _front()
+    run.apply(next(m for m in run.enabled_moves() if m.label == "unit r"))  # r1 entered: its do begins
+    moves = {m.label: m for m in run.enabled_moves()}
+    step = run.footprint(moves["do r1"])
+    assert not dependent(step, run.footprint(moves["unit p"]))  # p's chain is not the last: no rest
+    run.apply(moves["unit p"])
+    moves = {m.label: m for m in run.enabled_moves()}
+    assert dependent(run.footprint(moves["do r1"]), run.footprint(moves["unit q"]))  # q's ends the firing
