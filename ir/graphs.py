@@ -46,9 +46,14 @@ K = TypeVar("K", bound=Hashable)
 
 @dataclass(frozen=True)
 class Footprint(Generic[K]):
-    """What a move touches: the features it reads and writes, whether it sends or accepts, the joins
-    and merges (and nodes many successions reach) it arrives at, and whether a target is dynamic (the
+    """What a move touches: the features it reads and writes, whether it sends or accepts, the merges
+    (and nodes many successions reach) it arrives at and the joins it fires (`control`), its arrivals
+    at joins, each with the succession's source (`arrivals`), and whether a target is dynamic (the
     move then depends on every other).
+
+    Arrivals at one join commute (each only adds a token there); a join's firing takes every token
+    waiting there, so it conflicts with an arrival at that join, and two arrivals from one source may
+    be split by a firing (the one that comes first is joined, the other waits for the next).
 
     `a | b` is what two moves touch together: a body's footprint is the union of its statements', a
     token's future the union of its nodes'. The union is associative and commutative, and the empty
@@ -60,11 +65,12 @@ class Footprint(Generic[K]):
     accepts: bool = False
     control: frozenset[K] = frozenset()
     dynamic: bool = False
+    arrivals: frozenset[tuple[K, K]] = frozenset()  # (join, source of the succession that arrives)
 
     def __or__(self, other: Footprint[K]) -> Footprint[K]:
         return Footprint(self.reads | other.reads, self.writes | other.writes, self.sends or other.sends,
                          self.accepts or other.accepts, self.control | other.control,
-                         self.dynamic or other.dynamic)
+                         self.dynamic or other.dynamic, self.arrivals | other.arrivals)
 
     def without(self, names: AbstractSet[str]) -> Footprint[K]:
         """The footprint with the features `names` neither read nor written (a performance's own)."""
@@ -74,7 +80,8 @@ class Footprint(Generic[K]):
         """The footprint with its control nodes named by the graph they are in, so footprints of two
         graphs summed never mistake one graph's join for another's."""
         return Footprint(self.reads, self.writes, self.sends, self.accepts,
-                         frozenset((graph, c) for c in self.control), self.dynamic)
+                         frozenset((graph, c) for c in self.control), self.dynamic,
+                         frozenset(((graph, j), (graph, at)) for j, at in self.arrivals))
 
 
 @dataclass(frozen=True)

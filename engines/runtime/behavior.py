@@ -83,14 +83,22 @@ Summary = Footprint[Any]
 def dependent(a: Summary, b: Summary) -> bool:
     """Whether the order of two moves with these footprints can matter (engines/check/reduce.py
     states the clauses): one writes what the other reads or writes, both send or accept, both reach
-    one control point, or either is dynamic."""
+    one merge or fire one join, one fires a join the other arrives at, both arrive at one join from
+    one source, or either is dynamic."""
     if a.dynamic or b.dynamic:
         return True
     if a.writes & (b.reads | b.writes) or b.writes & a.reads:
         return True
     if (a.sends or a.accepts) and (b.sends or b.accepts):
         return True
-    return bool(a.control & b.control)
+    if a.control & b.control:
+        return True
+    if a.arrivals or b.arrivals:
+        # a firing against an arrival at its join; two arrivals from one source (a firing between
+        # them joins one and leaves the other); arrivals from different sources commute
+        return bool(a.arrivals & b.arrivals) or any(j in b.control for j, _ in a.arrivals) \
+            or any(j in a.control for j, _ in b.arrivals)
+    return False
 
 
 class Behavior(Protocol):

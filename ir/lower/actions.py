@@ -205,7 +205,8 @@ class _Lowerer:
 
     def footprint(self, node: Node, nodes: list[Node], edges: list[Edge], owner: str,
                   local: set[str], scope_el: Element | None = None, start: bool = False) -> Footprint[int]:
-        """One move of `node`: its body, the guards of its outgoing successions, the joins it reaches;
+        """One move of `node`: its body, the guards of its outgoing successions, the joins and merges it
+        reaches (a join's firing is the move of a token standing at it: engines/runtime/actions/footprints.py);
         `start`, its start shot alone: what its features' initial values read."""
         body = node.body
         fp: Footprint[int] = Footprint(dynamic=node.footprint.dynamic or (body is not None and body.terminate))
@@ -235,7 +236,9 @@ class _Lowerer:
                 fp = fp | reading(e.guard)
                 target = nodes[e.target]
                 incoming = sum(1 for x in edges if x.target == e.target)
-                if target.kind in (NodeKind.JOIN, NodeKind.MERGE) or incoming > 1:
+                if target.kind is NodeKind.JOIN:
+                    fp = fp | Footprint(arrivals=frozenset({(e.target, node.index)}))
+                elif target.kind is NodeKind.MERGE or incoming > 1:
                     fp = fp | Footprint(control=frozenset({e.target}))
 
         def qualify(names: frozenset[str]) -> frozenset[str]:

@@ -16,7 +16,8 @@ from ir.lower import lower_action
 _NAMES = st.frozensets(st.sampled_from(["a", "b", "c", "tank.level", "tank", "Ctl::x"]), max_size=4)
 
 footprints = st.builds(Footprint, reads=_NAMES, writes=_NAMES, sends=st.booleans(), accepts=st.booleans(),
-                       control=st.frozensets(st.integers(0, 5), max_size=3), dynamic=st.booleans())
+                       control=st.frozensets(st.integers(0, 5), max_size=3), dynamic=st.booleans(),
+                       arrivals=st.frozensets(st.tuples(st.integers(0, 5), st.integers(0, 5)), max_size=3))
 
 
 @given(footprints, footprints, footprints)
@@ -39,7 +40,7 @@ def test_empty_footprint_is_the_identity_and_union_idempotent(a: Footprint[int])
 def test_union_keeps_everything_either_touches(a: Footprint[int], b: Footprint[int]) -> None:
     u = a | b
     assert u.reads == a.reads | b.reads and u.writes == a.writes | b.writes
-    assert u.control == a.control | b.control
+    assert u.control == a.control | b.control and u.arrivals == a.arrivals | b.arrivals
     assert (u.sends, u.accepts, u.dynamic) == (a.sends or b.sends, a.accepts or b.accepts, a.dynamic or b.dynamic)
 
 
@@ -47,6 +48,7 @@ def test_union_keeps_everything_either_touches(a: Footprint[int], b: Footprint[i
 def test_placing_distributes_over_union(a: Footprint[int], b: Footprint[int], graph: int) -> None:
     assert (a | b).placed(graph) == a.placed(graph) | b.placed(graph)
     assert a.placed(graph).control == {(graph, c) for c in a.control}
+    assert a.placed(graph).arrivals == {((graph, j), (graph, at)) for j, at in a.arrivals}
 
 
 @given(footprints, footprints, _NAMES)

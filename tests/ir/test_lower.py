@@ -72,10 +72,10 @@ def test_write_between_branch_nodes() -> None:
     left2 = _fp(g, "left2")
     assert left2.reads == {"test::overtake::x"}
     assert left2.writes == {"test::overtake::y"}
-    assert left2.control == {join}
+    assert left2.arrivals == {(join, _node(g, "left2").index)} and left2.control == frozenset()
     assert _fp(g, "right").writes == {"test::overtake::x"}
-    assert _fp(g, "right").control == {join}
-    assert _fp(g, "left1").control == frozenset()  # left1 reaches left2, not the join
+    assert _fp(g, "right").arrivals == {(join, _node(g, "right").index)}
+    assert _fp(g, "left1").arrivals == frozenset()  # left1 reaches left2, not the join
     for name in ("start", "split", "sync", "done"):
         assert _fp(g, name) == Footprint()
 
@@ -100,7 +100,7 @@ def test_fork_lost_update_reads_and_writes_the_shared_counter() -> None:
         fp = _fp(g, name)
         # the node's own attribute t is not a read of the action's features
         assert fp == Footprint(frozenset({"test::ForkPlain::c"}), frozenset({"test::ForkPlain::c"}),
-                               control=frozenset({j}))
+                               arrivals=frozenset({(j, _node(g, name).index)}))
         body = _node(g, name).body
         assert body is not None and [a.name for a in body.attributes] == ["t"]
         assert len(body.statements) == 1 and body.flow is None and body.performs is None
@@ -193,7 +193,7 @@ def test_accept_and_send_nodes() -> None:
         fp = _fp(g, name)
         assert fp.accepts and not fp.sends
         assert fp.writes == {payload}
-        assert fp.control == {sync}
+        assert fp.arrivals == {(sync, _node(g, name).index)}
     sender = _fp(g, "sender")
     assert sender.sends and not sender.accepts
     assert sender.reads == {"test::communicator::listenNumber", "test::communicator::listenText"}  # the addresses
@@ -248,7 +248,8 @@ def test_ordered_substeps_are_a_subflow_with_its_own_start() -> None:
     assert _edges(flow) == {("start", "a1"), ("a1", "a2"), ("a2", "done")}
     assert _initial(flow) == ["start"]
     log = "test::Ordered::log"
-    assert a.footprint == Footprint(frozenset({log}), frozenset({log}), control=frozenset({_node(g, "j").index}))
+    assert a.footprint == Footprint(frozenset({log}), frozenset({log}),
+                                    arrivals=frozenset({(_node(g, "j").index, a.index)}))
     assert _fp(g, "b").writes == {log}
     assert _fp(g, "b").reads == {log}
     assert _node(g, "b").body is not None and _node(g, "b").body.flow is None  # type: ignore[union-attr]
@@ -273,7 +274,7 @@ def test_typed_usages_performing_another_action_are_dynamic() -> None:
         assert node.body is not None and node.body.performs is not None
         assert node.body.performs.qualified_name == "test::Inc"
         assert node.footprint.dynamic
-        assert node.footprint.control == {_node(g, "j").index}
+        assert node.footprint.arrivals == {(_node(g, "j").index, node.index)}
     look = _fp(g, "look")
     assert not look.dynamic
     assert "test::counter.c" in look.reads and "test::counter" in look.reads  # a chain by its path and its head
@@ -289,7 +290,8 @@ def test_join_of_three_unequal_branches() -> None:
     sync = _node(g, "sync").index
     arrived, last = "test::gather::arrived", "test::gather::last"
     for name in ("a", "b2", "c3"):
-        assert _fp(g, name) == Footprint(frozenset({arrived}), frozenset({arrived, last}), control=frozenset({sync}))
+        assert _fp(g, name) == Footprint(frozenset({arrived}), frozenset({arrived, last}),
+                                         arrivals=frozenset({(sync, _node(g, name).index)}))
     for name in ("b1", "c1", "c2"):
         assert _fp(g, name) == Footprint()
     assert _fp(g, "after") == Footprint(frozenset({arrived}), frozenset({"test::gather::seen"}))
@@ -310,7 +312,7 @@ def test_a_guard_read_makes_the_decision_read_what_the_writer_writes() -> None:
     assert not (_fp(g, "other").writes & _fp(g, "d").reads)
     chosen, sync = _node(g, "chosen").index, _node(g, "sync").index
     assert _fp(g, "lo").control == _fp(g, "hi").control == {chosen}
-    assert _fp(g, "chosen").control == {sync}
+    assert _fp(g, "chosen").arrivals == {(sync, chosen)}
 
 
 def test_streaming_flow_producer_sends_consumer_accepts() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ir.graphs import ActionGraph, Footprint
+from ir.graphs import ActionGraph, Footprint, NodeKind
 
 if TYPE_CHECKING:
     from engines.runtime.actions.tokens import Token
@@ -51,6 +51,11 @@ class Footprints:
         # a token standing before a body's start shot moves only that shot (Body.starts_with_a_shot)
         shot = node.start_footprint if token.body is None and token.inside is None else None
         touch = (shot if shot is not None else node.footprint).placed(id(token.flow.graph))
+        if node.kind is NodeKind.JOIN:
+            # a token waiting at a join moves only to fire it; the firing is no part of any token's
+            # future: it needs every awaited arrival, so it cannot come before the arrival it
+            # conflicts with unless another token arrives from that source (Footprint.arrivals)
+            touch = touch | Footprint(control=frozenset({(id(token.flow.graph), token.node)}))
         parent = token.flow.parent_token
         while parent is not None:
             touch = touch | parent.flow.graph.nodes[parent.node].footprint.placed(id(parent.flow.graph))
