@@ -1,6 +1,7 @@
 """The check engine over the scaling families of ../shared/bench/gen_scaling.py, beside the peer.
 
-Prints, per model: states, moves, wall seconds, moves per second and peak memory of our check, and,
+Prints, per model: states, moves, wall seconds, moves per second, microseconds per state and per
+move (the per-state cost benchmarks/lean_floor.py measures the floor of) and peak memory of our check, and,
 when `jupyter-opensysml-kernel` is importable (dev only, never a dependency), the peer's states and
 wall seconds measured in the same run through ../shared/bench/peer_kernel.py, with the ratios.
 Each of our checks runs in a fresh process so its peak memory is its own.
@@ -154,7 +155,8 @@ def main() -> int:
     parser.add_argument("rows", nargs="*", default=DEFAULT_ROWS, help="mode:n:k")
     parser.add_argument("--no-peer", action="store_true")
     args = parser.parse_args()
-    header = (f"{'model':<12}{'states':>9}{'moves':>10}{'wall s':>9}{'moves/s':>10}{'peak MB':>9}"
+    header = (f"{'model':<12}{'states':>9}{'moves':>10}{'wall s':>9}{'moves/s':>10}{'us/state':>10}{'us/move':>9}"
+              f"{'peak MB':>9}"
               f"{'peer states':>13}{'peer s':>9}{'time ratio':>12}")
     print(header)
     for row in args.rows:
@@ -165,7 +167,9 @@ def main() -> int:
         seconds = float(mine["seconds"])  # type: ignore[arg-type]
         moves = int(mine["moves"])  # type: ignore[call-overload]
         line = (f"{mode + ' ' + n + 'x' + k:<12}{mine['states']:>9}{moves:>10}{seconds:>9.2f}"
-                f"{moves / seconds if seconds else 0:>10.0f}{int(mine['peak_kb']) / 1024:>9.0f}")  # type: ignore[call-overload]
+                f"{moves / seconds if seconds else 0:>10.0f}"
+                f"{seconds * 1e6 / max(int(mine['states']), 1):>10.0f}{seconds * 1e6 / max(moves, 1):>9.0f}"  # type: ignore[call-overload]
+                f"{int(mine['peak_kb']) / 1024:>9.0f}")  # type: ignore[call-overload]
         if theirs is not None and theirs.get("seconds"):
             ratio = seconds / float(theirs["seconds"])  # type: ignore[arg-type]
             line += f"{theirs.get('states') or '?':>13}{float(theirs['seconds']):>9.2f}{ratio:>12.2f}"  # type: ignore[arg-type]

@@ -53,6 +53,7 @@ class Reducer:
 
     def __init__(self) -> None:
         self._persistent: dict[object, frozenset[int] | None] = {}
+        self.complete = 0  # states whose enabled moves all conflicted (no set grown)
         # keyed by the footprints' ids, which the entry keeps alive (so an id is never reused under it)
         self._dependent: dict[tuple[int, int], tuple[bool, Summary, Summary]] = {}
 
@@ -64,10 +65,25 @@ class Reducer:
             known = self._dependent[key] = (dependent(a, b), a, b)
         return known[0]
 
+    def _complete(self, behavior: Behavior, moves: list[Move], actors: list[Actor], enabled: set[int]) -> bool:
+        """Whether every enabled actor's move is dependent on every other enabled actor's future (the
+        relation `_grow` closes over)."""
+        now: dict[int, list[Summary]] = {}
+        for m in moves:
+            now.setdefault(m.actor, []).append(behavior.footprint(m))
+        futures = {a.id: behavior.future(a) for a in actors if a.id in enabled}
+        return all(any(self.dependent(f, futures[b]) for f in mine)
+                   for a, mine in now.items() for b in futures if b != a)
+
     def persistent(self, behavior: Behavior, moves: list[Move], actors: list[Actor]) -> list[Move]:
         """The smallest persistent set found from any seed actor, else every enabled move."""
         enabled = {m.actor for m in moves}
         if len(enabled) <= 1:
+            return moves
+        if self._complete(behavior, moves, actors, enabled):
+            # the static conflict graph of the enabled moves is complete: the set grown from any seed
+            # holds every enabled actor (or fails), so all enabled moves are taken, with no set grown
+            self.complete += 1
             return moves
         # The set depends only on where the actors stand and which can move: computed once per such
         # situation, as positions in the actor list (actor numbers differ between equal situations).

@@ -8,6 +8,7 @@ replayed through the interpreter before it is reported.
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -151,12 +152,18 @@ def check_behavior(start: Callable[[], Behavior], subject: str, bounds: Bounds |
     search = _Search(start, subject, bounds, props, diverge, reduce and not props, interrupted,
                      progress, readable, model, performer)
     started = time.monotonic()
-    with watching(bounds.watch(started, interrupted)):
-        try:
-            _run_search(search, started)
-        except BoundReached as reached:  # inside a move: the search stops where it stands
-            search.stopped = reached.kind
-            search.hits.add(reached.kind)
+    # what exists before the search (the model, the program, the start) is never garbage during it:
+    # frozen, the collector's full passes no longer walk it
+    gc.freeze()
+    try:
+        with watching(bounds.watch(started, interrupted)):
+            try:
+                _run_search(search, started)
+            except BoundReached as reached:  # inside a move: the search stops where it stands
+                search.stopped = reached.kind
+                search.hits.add(reached.kind)
+    finally:
+        gc.unfreeze()
     return _result(search, time.monotonic() - started)
 
 
