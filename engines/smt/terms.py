@@ -11,10 +11,30 @@ from typing import Any
 
 import z3
 
+from engines.runtime.operators import MAX_DIGITS
 from engines.smt.net import NotCovered, Sort
 from ir import syntax as s
 
 INT64 = 2 ** 63
+LIMIT = 10 ** MAX_DIGITS  # the interpreter's NumberTooLarge bound on an exact result
+
+
+def too_large(value: Any, kind: str) -> Any:
+    """Where the interpreter refuses the result of an operator as too large (NumberTooLarge): an
+    Integer of MAX_DIGITS digits or more; a Rational of that magnitude, or nonzero and at most its
+    reciprocal (its numerator or denominator has that many digits: the interpreter refuses those and
+    a few more, whose magnitude alone does not show it). Without this bound a loop squaring a number
+    makes the solver multiply numbers of billions of digits, where it does not see its timeout."""
+    if kind == "int":
+        return z3.Or(value >= LIMIT, value <= -LIMIT)
+    tiny = z3.RealVal(1) / LIMIT
+    return z3.Or(value >= LIMIT, value <= -LIMIT, z3.And(value != 0, value <= tiny, value >= -tiny))
+
+
+def representable(value: Any, kind: str) -> Any:
+    """A number the interpreter can hold: no operator result is too_large (literals are checked where
+    this is assumed: k-induction's invariant must hold initially)."""
+    return z3.Not(too_large(value, kind)) if kind in ("int", "real") else z3.BoolVal(True)
 
 
 @dataclass(frozen=True)
@@ -175,11 +195,11 @@ class Translator:
             left, right = self._unify(left, right, op)
             lhs, rhs = left.value, right.value
             value = lhs + rhs if op == "+" else (lhs - rhs if op == "-" else lhs * rhs)
-            return Term(value, left.kind), err
+            return Term(value, left.kind), z3.Or(err, too_large(value, left.kind))
         if op == "/":
             lhs = left.value if left.kind == "real" else z3.ToReal(left.value)
             rhs = right.value if right.kind == "real" else z3.ToReal(right.value)
-            return Term(lhs / rhs, "real"), z3.Or(err, rhs == 0)
+            return Term(lhs / rhs, "real"), z3.Or(err, rhs == 0, z3.And(rhs != 0, too_large(lhs / rhs, "real")))
         if op == "%":
             if left.kind != "int" or right.kind != "int":
                 raise self.refuse("'%' over a Rational")

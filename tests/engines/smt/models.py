@@ -233,3 +233,29 @@ SUMS = """package sums {
 
 def program(text: str) -> Program:
     return Program(ir.resolve([ir.parse(text, "model.sysml")]))
+
+# A product past the interpreter's bound on an exact number (MAX_DIGITS = 4,000 digits) is a run error
+# (NumberTooLarge), an Integer's magnitude or a Rational's denominator: 10^2000 squared has 4,001
+# digits and fails, 10^1999 squared has 3,999 and completes; 1/10^2000 squared has a denominator of
+# 4,001 digits. `growth(digits)` is the model with x = 10^digits.
+GROWTH = """package num {
+	private import ScalarValues::*;
+	action def Square {
+		attribute x : Integer := BIG;
+		attribute y : Integer := 0;
+		first start; then sq;
+		action sq { assign y := x * x; }
+		then done;
+	}
+	action def Shrink {
+		attribute x : Real := 1 / BIG;
+		attribute y : Real := 0.0;
+		first start; then sq;
+		action sq { assign y := x * x; }
+		then done;
+	}
+}"""
+
+
+def growth(digits: int) -> str:
+    return GROWTH.replace("BIG", "1" + "0" * digits)

@@ -169,3 +169,15 @@ def test_a_for_loop_over_an_input_range() -> None:
     assert small.verdict == "violated"  # n = 3: 1 + 2 + 3 = 6 > 5
     assert small.witnesses[0].inputs == (("n", "3"),)
     _replays(prog, "sums::Sum", small.witnesses[0].text())
+
+
+def test_a_product_past_the_interpreters_number_bound_fails_as_the_run_does() -> None:
+    # The solver bounds exact arithmetic where the interpreter does: without it a loop squaring a
+    # number had the solver multiply numbers of billions of digits, past its own timeout.
+    too_large = program(models.growth(2000))
+    for subject in ("num::Square", "num::Shrink"):
+        answer = solve(too_large, subject, "holds")
+        assert answer.verdict == "violated" and answer.violations[0][0] == "fails", subject
+        assert "more than the 4,000 a number may have" in answer.violations[0][1]
+        _replays(too_large, subject, answer.witnesses[0].text())
+        assert solve(program(models.growth(1999)), subject, "holds").verdict == "proved", subject
