@@ -76,3 +76,18 @@ def test_the_kernel_answers_before_it_loads_the_session() -> None:
                           check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_the_errors_load_no_parser_and_the_package_keeps_its_functions() -> None:
+    # `from ir.errors import ...` is every command's error handling: the grammar loads only on a parse.
+    # Importing the submodules ir.parse and ir.resolve (which Python binds on the package) leaves
+    # ir.parse and ir.resolve the functions.
+    probe = ("import sys, types; import ir.errors; eager = sorted(m for m in sys.modules if m.startswith(('lark', "
+             "'ir.parse', 'ir.resolve'))); import ir.parse.common, ir.resolve, ir; "
+             "print(eager, [isinstance(getattr(ir, n), types.ModuleType) for n in ('parse', 'resolve', 'lookup',"
+             " 'Model')], ir.parse.__module__, ir.resolve.__module__)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=env,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[] [False, False, False, False] ir.parse ir.resolve"
