@@ -28,7 +28,6 @@ import z3
 
 from engines.smt.encode import Builder, State, at_most_one
 from engines.smt.net import Act, Net, Place
-from engines.smt.terms import representable
 from engines.smt.unroll import Unrolled, names_read
 
 Region = tuple[int, ...]
@@ -113,9 +112,6 @@ class Step:
     def invariant(self, st: State) -> Any:
         b, net = self.b, self.net
         out = [z3.Not(st["ovf"])]
-        # every number a state holds is within the interpreter's bound: from an arbitrary state, a step
-        # adding one to -10^4000 would otherwise fail where no run can
-        out.extend(representable(st[("val", f.index)], f.sort.kind) for f in net.features)
         for key in b.keys:
             if isinstance(key, tuple) and key[0] in ("cnt", "via"):
                 out.append(z3.ULE(st[key], 1))
