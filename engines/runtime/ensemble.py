@@ -88,7 +88,13 @@ class Ensemble:
     def apply(self, move: Move) -> list[str]:
         index, own = self._member_move(move)
         self.moves_taken.append(move)
-        return self.members[index].apply(own)
+        lines = self.members[index].apply(own)
+        for member in self.members:
+            # what a member sent another by name is that one's at once (a machine's pool)
+            take = getattr(member, "take_addressed", None)
+            if take is not None and not member.finished:
+                take()
+        return lines
 
     def stuck(self) -> str | None:
         if self.finished or self.enabled_moves() or self.next_wake() is not None:

@@ -164,6 +164,23 @@ class Bodies(MachineCore):
             self.ctx.journal.touch(bus)
             bus.clear()
 
+    def take_addressed(self) -> bool:
+        """Messages another behavior of the world sent to this machine by name (`send Go() to
+        receiver`): into the pool at once, in the order sent, as the sender's move ends (a machine at
+        rest has no move of its own to collect them by). Whether any were taken."""
+        bus = self.ctx.bus
+        if self.shared or not bus:
+            return False
+        names = {self.element.name, self.element.qualified_name}
+        mine = [m for m in bus if m.to in names]
+        if not mine:
+            return False
+        self.ctx.journal.touch(bus)
+        for message in mine:
+            self.pool.append(Event("signal", signal_name(message.payload, self.ctx), message.payload))
+            bus.remove(message)
+        return True
+
     def _do_round(self) -> bool:
         """Every active do behavior with a statement due performs one, in region declaration order."""
         moved = False

@@ -235,6 +235,11 @@ class Configuration(Bodies):
         root = self._child_toward(lca, source)
         if root is not None and root in self.active:
             yield from self._exit(root)
+        if lca.parallel and self._child_toward(lca, out.target) is out.target:
+            # the join's way out ends at the orthogonal state's own vertex (its done), in none of its
+            # regions: every region is left, a region with no segment into the join too
+            for region in [c for c in lca.children if c.is_state and c in self.active]:
+                yield from self._exit(region)
         if out.effect:
             yield UNIT
         self._effect(out, self.frame)
