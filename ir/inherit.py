@@ -42,32 +42,36 @@ def own_members(el: Element) -> tuple[s.Member, ...]:
     return ()
 
 
-def generals(model: Model, el: Element) -> list[Element]:
-    """The actions `el` specializes or is typed by (library actions inherit nothing performable)."""
+def generals(model: Model, el: Element, kinds: tuple[str, ...] = ACTION_KINDS) -> list[Element]:
+    """The actions (or elements of `kinds`) `el` specializes or is typed by (library ones inherit
+    nothing performable)."""
     out = []
     for name in el.type_names:
         general = lookup(model, el.owner, name)
-        if general is not None and general.base_kind in ACTION_KINDS and not general.library \
+        if general is not None and general.base_kind in kinds and not general.library \
                 and general is not el:
             out.append(general)
     return out
 
 
-def effective_members(model: Model, el: Element) -> tuple[s.Member, ...]:
-    """What `el` performs: the members of its generals (redefinitions applied), then its own."""
-    return _effective(model, el, ())
+def effective_members(model: Model, el: Element, kinds: tuple[str, ...] = ACTION_KINDS) -> tuple[s.Member, ...]:
+    """What `el` performs: the members of its generals (redefinitions applied), then its own; the
+    generals are the actions it specializes or is typed by, or those of `kinds` (a state usage typed
+    by a state definition holds the definition's features: `kinds` ("state",))."""
+    return _effective(model, el, (), kinds)
 
 
-def _effective(model: Model, el: Element, visiting: tuple[Element, ...]) -> tuple[s.Member, ...]:
+def _effective(model: Model, el: Element, visiting: tuple[Element, ...],
+               kinds: tuple[str, ...] = ACTION_KINDS) -> tuple[s.Member, ...]:
     if el in visiting:
         span = el.decl.span if el.decl is not None else s.NO_SPAN
-        raise LoweringError(f"action {el.qualified_name} specializes itself", el.path, span.line, span.column)
+        raise LoweringError(f"{el.base_kind} {el.qualified_name} specializes itself", el.path, span.line, span.column)
     own = own_members(el)
     inherited: list[s.Member] = []
     seen_ids: set[int] = set()
     seen_names: set[str] = set()
-    for general in generals(model, el):
-        for m in _effective(model, general, (*visiting, el)):
+    for general in generals(model, el, kinds):
+        for m in _effective(model, general, (*visiting, el), kinds):
             if m is SEGMENT_BREAK:
                 continue
             name = declared_name(m)

@@ -291,14 +291,14 @@ def question_for(chosen: Engine, subject: str, settings: CheckSettings, performe
 
 def applying(program: Program, subject: str, settings: CheckSettings, kind: str = "action") -> tuple[CheckSettings, tuple[str, ...]]:
     """The settings with only the properties that apply to the behavior `subject` (an action, or with
-    `kind` "state" a machine): those whose every name is a feature of it or a name the model resolves;
+    `kind` "state" a machine, "part" an instance): those whose every name is a feature of it or a name the model resolves;
     and for each left out, a line saying why. A property that applies to no behavior of the model at all
     is refused as it stands (a name misspelt is an error, not a property for another action)."""
     from engines.check.properties import resolve_properties
     from ir.errors import ResolveError
 
     def find(name: str) -> Any:
-        return program.state(name) if kind == "state" else program.action(name)
+        return program.state(name) if kind == "state" else program.part(name) if kind == "part" else program.action(name)
 
     kept: list[str] = []
     notes: list[str] = []

@@ -98,6 +98,9 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--action", action="append", default=[], metavar="NAME", help="an action to check; repeatable")
     check.add_argument("--state", action="append", default=[], metavar="NAME",
                        help="a state machine to check, driven by the environment below; repeatable")
+    check.add_argument("--instantiate", action="append", default=[], metavar="PART",
+                       help="a part whose instance to check: the machines its objects exhibit and the actions they"
+                       " perform, on one clock, driven by the environment below; repeatable")
     check.add_argument("--send", action="append", default=[], metavar="EVENT",
                        help="an event the environment sends, in order, at any point between the machine's moves;"
                        " repeatable")
@@ -136,6 +139,8 @@ def _parser() -> argparse.ArgumentParser:
     replay.add_argument("--action", metavar="NAME", help="the action the witness is of (default: the one it names)")
     replay.add_argument("--state", metavar="NAME", help="the state machine the witness is of (its environment's"
                         " sends are the witness's own)")
+    replay.add_argument("--instantiate", metavar="PART", help="the part whose instance the witness is of (its"
+                        " environment's sends are the witness's own)")
     replay.add_argument("--on", metavar="PART", help="the part usage the checked run was performed on"
                         " (default: the one the witness names)")
     replay.add_argument("--trace", action="store_true", help="print the trace of every move")
@@ -223,9 +228,9 @@ def _run_driven(args: argparse.Namespace) -> int:
     """`run FILE (--state M [--on P] | --instantiate P) [--send E]... [--events F] [--advance T]`: the
     machine (or the instance's machines), its events in the pool in the order given (--events first),
     run until it rests, then the time given passes."""
-    from engines.runtime.states import EnvEvent, parse_send
+    from engines.runtime.states import EnvEvent, parse_send, split_target
     from engines.runtime.states import parse_duration as parse_time
-    from opensysml_kernel.machines import InstanceStepping, read_events, split_target
+    from opensysml_kernel.machines import InstanceStepping, read_events
 
     session = Session()
     subject, status, code, error = args.state or args.instantiate, "error", EXIT_BAD_INPUT, None
@@ -351,7 +356,9 @@ def _check(args: argparse.Namespace) -> int:
         timeout = session.settings.timeout
         asks: list[tuple[str, Callable[[], CheckReport]]] = [
             *((action, functools.partial(session.check, action, args.on)) for action in args.action),
-            *((state, functools.partial(session.check_state, state, environment)) for state in args.state)]
+            *((state, functools.partial(session.check_state, state, environment)) for state in args.state),
+            *((part, functools.partial(session.check_state, part, environment, part=True))
+              for part in args.instantiate)]
         for action, ask in asks:
             try:
                 with command_deadline(args.started + timeout if timeout is not None else None):
@@ -380,12 +387,13 @@ def _environment(args: argparse.Namespace) -> Environment:
     from opensysml_kernel.machine_checks import Environment
 
     given = [name for name in ("send", "events", "advance", "alphabet", "max_events") if getattr(args, name)]
-    if not args.action and not args.state:
-        raise UsageError("check needs a behavior: --action NAME or --state NAME (repeatable)",
+    if not args.action and not args.state and not args.instantiate:
+        raise UsageError("check needs a behavior: --action NAME, --state NAME or --instantiate PART (repeatable)",
                          "check model.sysml --state Plant::Controller --send Go")
-    if given and not args.state:
+    if given and not args.state and not args.instantiate:
         flags = ", ".join("--" + name.replace("_", "-") for name in given)
-        raise UsageError(f"{flags} drive a state machine: use them with --state", "check FILE --state NAME --send Go")
+        raise UsageError(f"{flags} drive a state machine: use them with --state or --instantiate",
+                         "check FILE --state NAME --send Go")
     return Environment.of(args.send, args.events, args.advance, args.alphabet, args.max_events)
 
 
@@ -405,12 +413,15 @@ def _replay_document(args: argparse.Namespace, lines: list[str], code: int, **fi
 
 
 def _replay_state(args: argparse.Namespace) -> int:
-    """`replay FILE --witness W --state M`: the machine with the witness's sends, move by move."""
+    """`replay FILE --witness W (--state M | --instantiate P)`: the machine (or the instance) with the
+    witness's sends, move by move."""
     from engines.check.machine import replay_machine, unreproduced_machine
     from engines.errors import ClaimNotReproduced
     from engines.witness import parse_witness
 
     session = Session()
+    subject = args.state if args.state is not None else args.instantiate
+    what = "State machine" if args.state is not None else "Instance"
     try:
         session.load(args.files)
         try:
@@ -419,20 +430,20 @@ def _replay_state(args: argparse.Namespace) -> int:
             raise UsageError(f"--witness {args.witness}: {err.strerror or err}", "replay FILE --witness W --state M") from None
         witness = parse_witness(text, args.witness)
         program = session.program()
-        run = replay_machine(program, witness, args.state, args.witness)
+        run = replay_machine(program, witness, subject, args.witness)
         found = unreproduced_machine(program, run, witness)
         if found is not None:
             raise ClaimNotReproduced(f"replay refused: {args.witness}: {found}")
     except SysmlError as bad:
-        return _replay_document(args, [], EXIT_BAD_INPUT, subject=args.state, reproduced=False, error=str(bad))
+        return _replay_document(args, [], EXIT_BAD_INPUT, subject=subject, reproduced=False, error=str(bad))
     trace = list(run.world.trace.lines)
     lines = list(trace) if args.trace else []
     values = [f"  {path} = {value}" for path, value in run.outputs().items()]
     moves = len(run.moves_taken)
     if witness.ending:
-        lines.append(f"✗ State machine {witness.behavior}: witness reproduced after {moves} moves: {witness.ending}")
+        lines.append(f"✗ {what} {witness.behavior}: witness reproduced after {moves} moves: {witness.ending}")
     else:
-        lines.append(f"✓ State machine {witness.behavior}: replayed {moves} moves")
+        lines.append(f"✓ {what} {witness.behavior}: replayed {moves} moves")
     code = EXIT_FAILED if witness.ending else EXIT_COMPLETED
     return _replay_document(args, [*lines, *values], code, subject=witness.behavior,
                             claims=[c.line() for c in witness.claims], reproduced=True, moves=moves,
@@ -444,7 +455,7 @@ def _replay(args: argparse.Namespace) -> int:
     from engines.runtime import Run
     from engines.witness import unreproduced
 
-    if args.state is not None:
+    if args.state is not None or args.instantiate is not None:
         return _replay_state(args)
     session = Session()
     session.trace = args.trace

@@ -10,8 +10,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from engines.runtime.states import parse_addressed, split_target
 from engines.runtime.states import parse_duration as parse_time
-from engines.runtime.states import parse_send
 from ir.errors import SysmlError
 from opensysml_kernel.cells import CommandLine, split_cell
 from opensysml_kernel.checking import engine_choices, engine_rows
@@ -19,7 +19,7 @@ from opensysml_kernel.diagrams import show_command
 from opensysml_kernel.errors import CellInterrupted, InternalError, UnknownCommandError, UsageError
 from opensysml_kernel.figures import configuration_figure
 from opensysml_kernel.machine_checks import Environment, parse_count
-from opensysml_kernel.machines import RESTING, read_events, split_target
+from opensysml_kernel.machines import RESTING, read_events
 from opensysml_kernel.results import Result, Table, Tone
 from opensysml_kernel.settings import (
     check_assume,
@@ -183,6 +183,8 @@ def _state(session: Session, args: list[str]) -> Result:
 def _instantiate(session: Session, args: list[str]) -> Result:
     if len(args) != 1:
         raise UsageError("%instantiate needs one part (definition or usage)", COMMANDS["instantiate"].usage)
+    if session.replay is None and _checking(session):
+        return session.check_state(session.part_name(args[0]), applying_only=True, part=True)
     instance = session.instantiate(args[0])
     head = f"▶ Instance of {instance.subject} started (schedule {session.schedule})"
     lines = [head, *_machine_trace(session, instance.trace), *instance.current()]
@@ -199,8 +201,9 @@ def _send(session: Session, args: list[str]) -> Result:
         raise UsageError("%send needs a signal, e.g. %send Go or %send Set(speed=3)", COMMANDS["send"].usage)
     if _checking(session):
         env = session.environment
-        session.environment = replace(env, events=(*env.events, parse_send(" ".join(args))))
-        return Result.of([*session.environment.describe(), "%state <machine> checks it against them"], Tone.PAUSED)
+        session.environment = replace(env, events=(*env.events, parse_addressed(" ".join(args))))
+        return Result.of([*session.environment.describe(),
+                          "%state <machine> or %instantiate <part> checks it against them"], Tone.PAUSED)
     text, target = split_target(" ".join(args))
     if text == "to" or text.endswith(" to"):
         raise UsageError("%send <signal> to <target>: both are needed", COMMANDS["send"].usage)
@@ -218,7 +221,9 @@ def _advance(session: Session, args: list[str]) -> Result:
         session.environment = replace(session.environment, horizon=parse_time(" ".join(args)))
         if session.checked_machine is None:
             return Result.of(session.environment.describe(), Tone.PAUSED)
-        return session.check_state(session.checked_machine, applying_only=True)
+        checked = session.model.element(session.checked_machine)
+        part = checked is not None and checked.base_kind == "part"
+        return session.check_state(session.checked_machine, applying_only=True, part=part)
     session.debugger.driven("advance")
     progress = session.advance(" ".join(args))
     machine = session.machine
@@ -427,7 +432,8 @@ COMMANDS: dict[str, Command] = {c.name: c for c in (
             "%advance 5 [s]"),
     Command("instantiate", _instantiate, "%instantiate <part>",
             "materialize the part (definition or usage) with the parts it holds, run the actions they perform and"
-            " start the machines they exhibit; %send ... to <object>, %step, %continue, %advance, %back drive them",
+            " start the machines they exhibit; %send ... to <object>, %step, %continue, %advance, %back drive them;"
+            " under %engine check, every schedule of them and of the events %send and %events queued is checked",
             "%instantiate plant::Plant"),
     Command("current", _current, "%current", "the machine's active states (a tree, regions in order) and features",
             "%current"),

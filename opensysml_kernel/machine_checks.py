@@ -11,7 +11,13 @@ from fractions import Fraction
 from engines.check.machine import check_machine, explore_machine
 from engines.framework import Result
 from engines.runtime import Program, Script
-from engines.runtime.states import EnvEvent, EnvironmentInputError, parse_duration, parse_send
+from engines.runtime.states import (
+    EnvEvent,
+    EnvironmentInputError,
+    parse_addressed,
+    parse_duration,
+    parse_send,
+)
 from opensysml_kernel.checking import CheckSettings, Interrupt, ProgressMeter, refuse_unread
 from opensysml_kernel.machines import read_events
 
@@ -34,7 +40,7 @@ class Environment:
            alphabet: str | None = None, max_events: str | None = None) -> Environment:
         """From the CLI's options; bad input is an EnvironmentInputError saying which and why."""
         events = list(read_events(events_file)) if events_file is not None else []
-        events.extend(parse_send(text) for text in sends)
+        events.extend(parse_addressed(text) for text in sends)
         letters: list[EnvEvent] = []
         if alphabet is not None:
             names = [n.strip() for n in alphabet.split(",")]
@@ -69,12 +75,12 @@ def parse_count(text: str) -> int:
 
 
 def ask_machine(engine: str, program: Program, subject: str, script: Script, settings: CheckSettings,
-                interrupted: Interrupt, meter: ProgressMeter) -> Result:
-    """One engine's answer about the machine `subject` driven by `script`."""
+                interrupted: Interrupt, meter: ProgressMeter, part: bool = False) -> Result:
+    """One engine's answer about the machine `subject` (or, `part`, the part's instance) driven by `script`."""
     refuse_unread(settings, engine)
     bounds = settings.bounds()
     if engine == "explore":
         polled: Callable[[], bool] = interrupted
-        return explore_machine(program, subject, script, bounds, settings.diverge, polled)
+        return explore_machine(program, subject, script, bounds, settings.diverge, polled, part=part)
     return check_machine(program, subject, script, bounds, settings.properties, settings.diverge,
-                         interrupted=interrupted, progress=meter)
+                         interrupted=interrupted, progress=meter, part=part)

@@ -51,14 +51,6 @@ def read_events(path: str) -> list[EnvEvent]:
     return events_from_json(data)
 
 
-def split_target(text: str) -> tuple[str, str | None]:
-    """`Go(speed=3) to station` as the event's text and whom it is sent to (None: no `to`)."""
-    head, sep, target = f" {text} ".rpartition(" to ")
-    if not sep or not head.strip() or not target.strip() or ")" in target or "(" in target:
-        return text.strip(), None
-    return head.strip(), target.strip()
-
-
 @dataclass(frozen=True)
 class Input:
     """One thing done to a driven run, in order: a move tried (`move`), an event sent, time let pass."""
@@ -425,8 +417,8 @@ class InstanceStepping(Driven):
         self.world.ctx.trace.enabled = True
         # The actions each object performs first, as the corpus's instances run (Instantiation.run).
         for obj in self.world.objects:
-            for action in self.world._ordered(obj.actions):
-                self.world._perform(obj, action)
+            for action in self.world.ordered(obj.actions):
+                self.world.perform(obj, action)
         self._cursor = 0
 
     @property
@@ -456,7 +448,7 @@ class InstanceStepping(Driven):
         return None
 
     def _delivered(self, sender: MachineRun) -> None:
-        self.world._route(sender)
+        self.world.route(sender)
 
     def _holder(self, machine: MachineRun) -> str:
         owner = next(o for o in self.objects if machine in o.machines)

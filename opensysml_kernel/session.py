@@ -209,6 +209,10 @@ class Session:
         self.debugger.attach(machine, machine.subject, None)
         return machine
 
+    def part_name(self, name: str) -> str:
+        """The qualified name of the part (definition or usage) `name` (qualified, or unique unqualified)."""
+        return self.workspace.part_name(name)
+
     @_atomic
     def instantiate(self, part: str) -> InstanceStepping:
         """The part materialized with its parts, the actions they perform run and the machines they
@@ -345,22 +349,26 @@ class Session:
         except WitnessWriteError as error:
             return (), str(error)
 
-    def check_state(self, name: str, environment: Environment | None = None, applying_only: bool = False) -> CheckReport:
-        """Ask the selected engines about the state machine over every schedule of its moves and of the
+    def check_state(self, name: str, environment: Environment | None = None, applying_only: bool = False,
+                    part: bool = False) -> CheckReport:
+        """Ask the selected engines about the state machine (or, `part`, the instance of the part: its
+        objects' machines and performed actions on one world) over every schedule of its moves and of the
         environment's sends (the queue %send and %events gathered, when none is given); kept as the last
         check. With `applying_only`, the properties that read features the machine lacks are left out, said."""
         program = self.program()
-        subject = program.state(name).qualified_name
+        subject = (program.part(name) if part else program.state(name)).qualified_name
         self.checked_machine = subject
         script = (environment if environment is not None else self.environment).script()
-        settings, notes = applying(program, subject, self.settings, "state") if applying_only else (self.settings, ())
+        kind = "part" if part else "state"
+        settings, notes = applying(program, subject, self.settings, kind) if applying_only else (self.settings, ())
         checks: list[Check] = []
         engines = settings.engines() or ("check",)
         for engine in engines:
             result, flag = self._asked(
-                subject, functools.partial(ask_machine, engine, program, subject, script, settings))
+                subject, functools.partial(ask_machine, engine, program, subject, script, settings, part=part))
             paths, unwritten = self._witness_files(subject, result, engine if len(engines) > 1 else "")
-            checks.append(Check(result, paths, (), unwritten, "State machine", script.describe(), notes))
+            checks.append(Check(result, paths, (), unwritten, "Instance" if part else "State machine",
+                                script.describe(), notes))
             if result.incomplete == "interrupted" or flag():
                 break
         report = CheckReport.build(checks)

@@ -1,5 +1,7 @@
 """Check and explore a state machine driven by an environment (engines/runtime/states/driven.py):
-every schedule of its moves and of the environment's sends, searched as any behavior is."""
+every schedule of its moves and of the environment's sends, searched as any behavior is. An instance
+(a part's objects, the machines they exhibit and the actions they perform, on one world:
+engines/runtime/states/instance_run.py) is checked the same way, `part=True`."""
 
 from __future__ import annotations
 
@@ -14,15 +16,27 @@ from engines.runtime import Program, Script, replay_script
 from engines.runtime.behavior import Behavior
 from engines.witness import Witness, admit, model_hash, next_move, parse_witness, unmet
 from ir.errors import SysmlError
+from ir.model import Element
 
 
-def machine_start(program: Program, name: str, script: Script) -> tuple[Callable[[], Behavior], str]:
-    """What makes the machine `name` afresh with its environment, and its qualified name; an unknown
-    signal of the script is refused now, before any search."""
-    probe = program.start_driven(name, script)
-    qualified = probe.subject
+def machine_start(program: Program, name: str, script: Script, part: bool = False) -> tuple[Callable[[], Behavior], str]:
+    """What makes the machine `name` (or, `part`, the instance of the part `name`) afresh with its
+    environment, and its qualified name; an unknown signal of the script is refused now, before any
+    search."""
+    start = program.start_instance if part else program.start_driven
+    qualified = start(name, script).subject
 
-    return (lambda: program.start_driven(qualified, script)), qualified
+    return (lambda: start(qualified, script)), qualified
+
+
+def _subject(program: Program, name: str, part: bool) -> Element:
+    """The machine, or the part, a check is of (where its properties are looked up)."""
+    return program.part(name) if part else program.state(name)
+
+
+def _is_part(program: Program, name: str) -> bool:
+    el = program.model.element(name)
+    return el is not None and el.base_kind == "part"
 
 
 def _diverge(probe: Behavior, subject: str, diverge: tuple[str, ...] | None) -> tuple[str, ...] | None:
@@ -40,12 +54,13 @@ def _diverge(probe: Behavior, subject: str, diverge: tuple[str, ...] | None) -> 
 def check_machine(program: Program, name: str, script: Script | None = None, bounds: Bounds | None = None,
                   properties: tuple[str, ...] = (), diverge: tuple[str, ...] | None = None, reduce: bool = True,
                   interrupted: Callable[[], bool] | None = None,
-                  progress: Callable[[int, int, int], None] | None = None) -> Result:
-    """Every schedule of the machine and its environment within the bounds: properties at every
-    stable state, deadlocks, failures, and the features (with `finalState`) that end differently."""
-    start, subject = machine_start(program, name, script or Script())
+                  progress: Callable[[int, int, int], None] | None = None, part: bool = False) -> Result:
+    """Every schedule of the machine (or the part's instance) and its environment within the bounds:
+    properties at every stable state, deadlocks, failures, and the features (with `finalState`) that
+    end differently."""
+    start, subject = machine_start(program, name, script or Script(), part)
     probe = start()
-    props = resolve_properties(program, program.state(subject), properties)
+    props = resolve_properties(program, _subject(program, subject, part), properties)
     paths = _diverge(probe, subject, diverge)
     return check_behavior(start, subject, bounds, props, paths, reduce, interrupted, progress,
                           model=model_hash(program.model))
@@ -53,9 +68,10 @@ def check_machine(program: Program, name: str, script: Script | None = None, bou
 
 def explore_machine(program: Program, name: str, script: Script | None = None, bounds: Bounds | None = None,
                     diverge: tuple[str, ...] | None = None,
-                    interrupted: Callable[[], bool] | None = None) -> Result:
-    """Every linearization of the machine's and the environment's moves, within the runs budget."""
-    start, subject = machine_start(program, name, script or Script())
+                    interrupted: Callable[[], bool] | None = None, part: bool = False) -> Result:
+    """Every linearization of the machine's (or the instance's) and the environment's moves, within
+    the runs budget."""
+    start, subject = machine_start(program, name, script or Script(), part)
     probe = start()
     paths = _diverge(probe, subject, diverge)
     features = None if paths is None else (lambda out: {k: v for k, v in out.items() if k in paths})
@@ -69,8 +85,11 @@ def replay_machine(program: Program, witness: Witness | str, subject: str | None
     machine is refused (WitnessMismatch)."""
     if isinstance(witness, str):
         witness = parse_witness(witness, name)
-    admit(witness, program.model, name, program.state(subject).qualified_name if subject is not None else None)
-    run = program.start_driven(witness.behavior, replay_script([c.taken for c in witness.choices]))
+    part = _is_part(program, witness.behavior)
+    admit(witness, program.model, name,
+          _subject(program, subject, part).qualified_name if subject is not None else None)
+    start = program.start_instance if part else program.start_driven
+    run = start(witness.behavior, replay_script([c.taken for c in witness.choices]))
     while len(run.moves_taken) < witness.last_step:
         move = next_move(run, witness, name)
         if move is None:
@@ -86,7 +105,8 @@ def unreproduced_machine(program: Program, run: Behavior, witness: Witness) -> s
     """The witness's claims re-evaluated on its replay; a property is the machine's, by name."""
     def property_of(prop: str) -> object:
         try:
-            (found,) = resolve_properties(program, program.state(witness.behavior), (prop,))
+            subject = _subject(program, witness.behavior, _is_part(program, witness.behavior))
+            (found,) = resolve_properties(program, subject, (prop,))
         except SysmlError as missing:
             return str(missing)
         return found

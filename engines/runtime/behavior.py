@@ -12,7 +12,7 @@ clock are one behavior again (`Ensemble`): its enabled moves are theirs.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
@@ -183,12 +183,3 @@ class Behavior(Protocol):
     def snapshot(self, allow_replay: bool = False) -> Snapshot:
         """It and its world as they stand, to restore (repeatably) until released."""
         ...
-
-
-def let_time_pass(behaviors: Sequence[Behavior], world: Context) -> bool:
-    """The world's clock moves to the earliest instant one of the behaviors waits for."""
-    wakes = [w for w in (b.next_wake() for b in behaviors) if w is not None]
-    if not wakes:
-        return False
-    world.clock.advance_to(min(wakes))
-    return True

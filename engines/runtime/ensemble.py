@@ -8,13 +8,13 @@ place says whose it is. Time is the world's: it moves to the earliest instant an
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from typing import cast
 
 from engines.errors import RunError
-from engines.runtime.behavior import Actor, Behavior, Move, Summary, let_time_pass
+from engines.runtime.behavior import Actor, Behavior, Move, Summary
 from engines.runtime.evaluate import Frame
 from engines.runtime.snapshot import Restorable, Snapshot, SnapshotError
 from engines.runtime.world import Context
@@ -25,7 +25,11 @@ _OWN = ("finalState", "stateVisits")  # what every machine reports of itself
 class Ensemble:
     """Named behaviors acting on one world; implements the behavior protocol over them."""
 
-    def __init__(self, world: Context, members: Sequence[tuple[str, Behavior]]) -> None:
+    def __init__(self, world: Context, members: Sequence[tuple[str, Behavior]],
+                 route: Callable[[int], None] | None = None, after: Mapping[int, Sequence[int]] | None = None) -> None:
+        """`members` by name; `route(i)`, where given, delivers what member i's move sent (an instance's
+        routing), else a machine takes what is addressed to it by name; a member of `after` starts once
+        the members it names have finished (a succession between two performed actions)."""
         if not members:
             raise ValueError("an ensemble holds at least one behavior")
         for name, member in members:
@@ -38,6 +42,12 @@ class Ensemble:
         self.members = [member for _, member in members]
         self.moves_taken: list[Move] = []
         self._inner: dict[Move, tuple[int, Move]] = {}
+        self._route = route
+        self._after = {i: tuple(before) for i, before in (after or {}).items()}
+
+    def _ready(self, index: int) -> bool:
+        """Whether member `index` may move: not finished, and every member it comes after finished."""
+        return not self.members[index].finished and all(self.members[j].finished for j in self._after.get(index, ()))
 
     # ------------------------------------------------------------ the protocol
 
@@ -57,7 +67,8 @@ class Ensemble:
         if self.error is not None or all(m.finished for m in self.members):
             return True
         live = [m for m in self.members if not m.finished]
-        return (not any(m.enabled_moves() for m in live) and all(m.next_wake() is None for m in live)
+        ready = [m for i, m in enumerate(self.members) if self._ready(i)]
+        return (not any(m.enabled_moves() for m in ready) and all(m.next_wake() is None for m in live)
                 and all(m.stuck() is None for m in live))
 
     def enabled_moves(self) -> list[Move]:
@@ -67,7 +78,7 @@ class Ensemble:
         inner: dict[Move, tuple[int, Move]] = {}
         moves: list[Move] = []
         for i, member in enumerate(self.members):
-            if member.finished:
+            if not self._ready(i):
                 continue
             for move in member.enabled_moves():
                 outer = replace(move, actor=move.actor * count + i, label=f"{self.names[i]}: {move.label}")
@@ -89,6 +100,9 @@ class Ensemble:
         index, own = self._member_move(move)
         self.moves_taken.append(move)
         lines = self.members[index].apply(own)
+        if self._route is not None:
+            self._route(index)
+            return lines
         for member in self.members:
             # what a member sent another by name is that one's at once (a machine's pool)
             take = getattr(member, "take_addressed", None)
@@ -108,7 +122,17 @@ class Ensemble:
         return min(wakes) if wakes else None
 
     def let_time_pass(self) -> bool:
-        return let_time_pass(self.members, self._world)
+        """The clock to the earliest instant a member waits for; each member that keeps rounds per
+        instant (a machine's do behaviors, its batch of timers due) told of the new instant."""
+        wake = self.next_wake()
+        if wake is None:
+            return False
+        for member in self.members:
+            tell = getattr(member, "pass_time_to", None)
+            if tell is not None and not member.finished:
+                tell(wake)
+        self._world.clock.advance_to(wake)
+        return True
 
     def state_key(self, readable: frozenset[str] | None = None) -> tuple[object, ...]:
         return tuple(m.state_key(readable) for m in self.members)

@@ -36,29 +36,27 @@ class LoweredModel(ModelGraphs):
 
     def action(self, name: str) -> Element:
         """The action a modeler named: qualified, or unqualified when only one action has that name."""
-        el = self.model.element(name)
-        if el is not None and el.base_kind == "action":
-            return el
-        actions = self.model.behaviors("action")
-        matches = [q for q in actions if q.rsplit("::", 1)[-1] == name]
-        if len(matches) == 1:
-            found = self.model.element(matches[0])
-            assert found is not None
-            return found
-        raise UnknownBehaviorError(name, "action", actions)
+        return self._named(name, "action")
 
     def state(self, name: str) -> Element:
         """The state machine a modeler named: qualified, or unqualified when only one has that name."""
+        return self._named(name, "state")
+
+    def part(self, name: str) -> Element:
+        """The part (definition or usage) a modeler named: qualified, or unqualified when unique."""
+        return self._named(name, "part")
+
+    def _named(self, name: str, kind: str) -> Element:
         el = self.model.element(name)
-        if el is not None and el.base_kind == "state":
+        if el is not None and el.base_kind == kind:
             return el
-        states = self.model.behaviors("state")
-        matches = [q for q in states if q.rsplit("::", 1)[-1] == name]
+        known = self.model.behaviors(kind)
+        matches = [q for q in known if q.rsplit("::", 1)[-1] == name]
         if len(matches) == 1:
             found = self.model.element(matches[0])
             assert found is not None
             return found
-        raise UnknownBehaviorError(name, "state", states)
+        raise UnknownBehaviorError(name, kind, known)
 
     def performer(self, name: str) -> Element:
         """The object (a part usage) that performs a run: qualified, or unqualified when unique."""

@@ -6,8 +6,9 @@ from engines.runtime.actions import Run
 from engines.runtime.lowered import LoweredModel
 from engines.runtime.objects import action_on, performer_for
 from engines.runtime.schedule import make_scheduler
-from engines.runtime.states import start_machine
+from engines.runtime.states import EnvironmentInputError, MachineRun, start_machine
 from engines.runtime.states.driven import Driven, Script
+from engines.runtime.states.instance_run import InstanceRun
 from engines.runtime.world import Context
 
 
@@ -24,9 +25,22 @@ class Program(LoweredModel):
         ctx = Context(self, make_scheduler(schedule), max_steps)
         return Run(ctx, el, part.qualified_name if part is not None else None, fine=fine)
 
-    def start_driven(self, name: str, script: Script | None = None) -> Driven:
+    def start_driven(self, name: str, script: Script | None = None) -> Driven[MachineRun]:
         """The state machine `name` (qualified, or unqualified when unique) with its environment `script`,
         before its first move; an event of the script that the machine and the model name nowhere is
         refused here (UnknownSignalError)."""
         qualified = start_machine(self, name).element.qualified_name
-        return Driven(lambda: start_machine(self, qualified, units=True), script or Script())
+        script = script or Script()
+        sent_to = next((e for e in (*script.events, *script.alphabet) if e.to is not None), None)
+        if sent_to is not None:
+            raise EnvironmentInputError(f"{sent_to.text()}: `to` names an object of an instance; a state machine"
+                                        " checked alone takes every event: check the part that exhibits it"
+                                        " (--instantiate PART, %instantiate PART)")
+        return Driven(lambda: start_machine(self, qualified, units=True), script)
+
+    def start_instance(self, part: str, script: Script | None = None) -> Driven[InstanceRun]:
+        """The part `part` (qualified, or unqualified when unique) materialized, its machines and
+        performed actions on one world with the environment `script`, before the first move."""
+        qualified = self.part(part).qualified_name
+        InstanceRun(self, qualified)  # refused now (a part with no machine), not at the first search
+        return Driven(lambda: InstanceRun(self, qualified), script or Script())

@@ -49,7 +49,7 @@ class ModelGraphs:
         features alone, so the run's frame holds them (its states and transitions are no action flow)."""
         graph = self._graphs.get(element.qualified_name)
         if graph is None:
-            members = tuple(m for m in effective_members(self.model, element)
+            members = tuple(m for m in effective_members(self.model, element, ("action", "state"))
                             if isinstance(m, s.Usage) and m.kind in FEATURE_KINDS)
             graph = lower_block(self.model, element, members, element.name)
             self._graphs[element.qualified_name] = graph

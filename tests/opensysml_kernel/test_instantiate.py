@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from engines.errors import UnknownBehaviorError
+from ir.errors import SysmlError
 from opensysml_kernel.cli import main
 from opensysml_kernel.commands import execute
 from opensysml_kernel.errors import UsageError
@@ -133,3 +134,45 @@ def test_cli_instantiate_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "names the signal 'Gone'" in out.err and json.loads(out.out)["objects"] == [
         {"path": "pinger", "finalState": "idle", "stateVisits": ["idle"], "slots": {"sent": "0"}},
         {"path": "ponger", "finalState": "quiet", "stateVisits": ["quiet"], "slots": {"heard": "0"}}]
+
+
+# ---------------------------------------------------------------- checking an instance
+
+def test_instantiate_under_check_checks_every_schedule(session: Session) -> None:
+    """Two Go's to the pinger: the second is lost where it arrives while the pinger is busy (no
+    transition of busy takes it), taken where the 5 s timer has brought it back to idle first."""
+    execute(session, "%engine check")
+    assert lines(session, "%send Go to pinger")[0] == "environment: sends Go to pinger"
+    execute(session, "%send Go to pinger")
+    out = lines(session, "%instantiate Plant")
+    assert out[0].startswith("✗ Instance plant::Plant: divergent")
+    assert "  divergent: ponger.heard ends as 1 or 2" in out
+    assert session.last_check is not None
+    assert lines(session, "%advance 4")[0].startswith("✓ Instance plant::Plant: no violation")  # the timer never fires
+
+
+def test_instantiate_under_check_refuses_an_unknown_object(session: Session) -> None:
+    execute(session, "%engine check")
+    execute(session, "%send Go to nobody")
+    with pytest.raises(SysmlError, match="no object of plant::Plant of that path exhibits a state machine"):
+        execute(session, "%instantiate Plant")
+
+
+def test_cli_check_and_replay_an_instance(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model = tmp_path / "plant.sysml"
+    model.write_text(PLANT)
+    witnesses = tmp_path / "w"
+    assert main(["check", str(model), "--instantiate", "Plant", "--alphabet", "Go", "--max-events", "2",
+                 "--diverge", "ponger.heard", "--witness-dir", str(witnesses), "--json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    (report,) = document["reports"] if "reports" in document else document["checks"]
+    heard = {o["values"]["ponger.heard"] for o in report["outcomes"]}
+    assert heard == {"0", "1", "2"}
+    files = sorted(witnesses.iterdir())
+    assert files
+    for witness in files:
+        assert main(["replay", str(model), "--instantiate", "Plant", "--witness", str(witness)]) == 0
+        assert capsys.readouterr().out.startswith("✓ Instance plant::Plant: replayed")
+    assert main(["replay", str(model), "--state", "pinging", "--witness", str(files[0])]) == 2
+    assert main(["check", str(model), "--state", "pinging", "--send", "Go to pinger"]) == 2
+    assert "check the part that exhibits it" in capsys.readouterr().err

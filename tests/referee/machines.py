@@ -105,10 +105,11 @@ class MachineSeen:
 def run_ours(case: MachineCase) -> MachineSeen:
     """Submit as a cell (or `run FILE`) does, start the machine (or materialize the part) and drive it
     as `run FILE --state M --send E --advance T` and `%send`/`%continue`/`%advance` do."""
+    from engines.runtime.states import split_target
     from engines.runtime.states.environment import parse_send
     from ir.errors import SysmlError
     from opensysml_kernel.errors import RunFailedError
-    from opensysml_kernel.machines import InstanceStepping, split_target
+    from opensysml_kernel.machines import InstanceStepping
     from opensysml_kernel.session import Session
 
     seen = MachineSeen()

@@ -9,10 +9,13 @@ from engines.runtime.states.environment import (
     EventKind,
     UnknownSignalError,
     events_from_json,
+    parse_addressed,
     parse_duration,
     parse_send,
+    split_target,
 )
 from engines.runtime.states.machine import MachineRun, start_machine
 
 __all__ = ["EnvEvent", "EnvironmentInputError", "EventKind", "MachineError", "MachineRun", "UnknownSignalError",
-           "events_from_json", "parse_duration", "parse_send", "start_machine"]
+           "events_from_json", "parse_addressed", "parse_duration", "parse_send", "split_target",
+           "start_machine"]

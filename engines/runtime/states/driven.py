@@ -18,17 +18,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Generic, TypeVar
 
 from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Summary
 from engines.runtime.evaluate import Frame
 from engines.runtime.snapshot import Snapshot
 from engines.runtime.states.environment import EnvEvent, EnvironmentInputError
+from engines.runtime.states.instance_run import InstanceRun
 from engines.runtime.states.machine import MachineRun
 from engines.runtime.values import spell
 from engines.runtime.world import Context
 from ir.graphs import Footprint
 
 ENVIRONMENT = -1  # the environment's actor number
+M = TypeVar("M", MachineRun, InstanceRun)  # what the environment drives: a machine, or an instance
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,7 @@ class Script:
     max_events: int = 0
     horizon: Fraction | None = None
     replay: bool = False  # a witness's: the environment may also stop sending wherever the machine rests
+    stops: bool = False  # a witness's whose environment stopped (its alphabet's STOP move)
 
     def __post_init__(self) -> None:
         if self.max_events < 0:
@@ -70,18 +74,20 @@ def send_move(event: EnvEvent) -> Move:
     return Move(MoveKind.SEND, ENVIRONMENT, label, "environment", event.text(), ChoiceKind.TOKEN_ORDER)
 
 
-class Driven:
-    """A machine and its environment as one behavior (engines/runtime/behavior.py)."""
+class Driven(Generic[M]):
+    """A machine (or an instance, instance_run.py) and its environment as one behavior
+    (engines/runtime/behavior.py)."""
 
-    def __init__(self, start: Callable[[], MachineRun], script: Script) -> None:
-        self._start = start
+    def __init__(self, start: Callable[[], M], script: Script) -> None:
+        self._start: Callable[[], M] = start
         self.script = script
         self._begin()
 
     def _begin(self) -> None:
-        self.machine = self._start()
+        self.machine: M = self._start()
         self.sent = 0  # the script's events sent
         self.drawn = 0  # the alphabet's events sent
+        self.stopped = False  # a witness's environment said it sends no more
         self.moves_taken: list[Move] = []
         for event in (*self.script.events, *self.script.alphabet):
             self.machine.check_signal(event)
@@ -111,10 +117,13 @@ class Driven:
                 and self.machine.stuck() is None)
 
     def environment_moves(self) -> list[Move]:
+        resting = not self.machine.enabled_moves() and self.next_wake() is None
         if self.sent < len(self.script.events):
-            if self.script.replay and not self.machine.enabled_moves() and self.next_wake() is None:
+            if self.script.replay and resting:
                 return [send_move(self.script.events[self.sent]), STOP]
             return [send_move(self.script.events[self.sent])]
+        if self.script.stops and resting and not self.stopped:
+            return [STOP]  # a witness's alphabet that stopped after its last send (or before any)
         if self.drawn < self.script.max_events:
             moves = [send_move(e) for e in self.script.alphabet]
             if not self.machine.enabled_moves() and self.next_wake() is None:
@@ -154,6 +163,7 @@ class Driven:
             self.moves_taken.append(move)
             self.drawn = self.script.max_events
             self.sent = len(self.script.events) if self.script.replay else self.sent
+            self.stopped = True
             return []
         event = next((self._event(m) for m in enabled if m.label == move.label), None)
         if event is None:
@@ -197,10 +207,10 @@ class Driven:
 
     def actors(self) -> list[Actor]:
         """The machine's actors, and the environment while it may still send."""
-        own = self.machine.actors()
+        own: list[Actor] = self.machine.actors()
         if not self._may_send():
             return own
-        return [Actor(ENVIRONMENT, (self.machine.footprints().place(ENVIRONMENT), self.sent, self.drawn)), *own]
+        return [Actor(ENVIRONMENT, (self.machine.environment_place(), self.sent, self.drawn)), *own]
 
     def _may_send(self) -> bool:
         return not self.machine.finished and (self.sent < len(self.script.events)
@@ -279,7 +289,7 @@ class Driven:
 
 def replay_script(taken: list[str]) -> Script:
     """The environment a witness's moves name: its sends, in its order (`send Go(speed=3,mode=1)`)."""
-    from engines.runtime.states.environment import parse_send
+    from engines.runtime.states.environment import parse_addressed
 
-    events = tuple(parse_send(label.removeprefix("send ")) for label in taken if label.startswith("send "))
-    return Script(events, replay=True)
+    events = tuple(parse_addressed(label.removeprefix("send ")) for label in taken if label.startswith("send "))
+    return Script(events, replay=True, stops=STOP.label in taken)

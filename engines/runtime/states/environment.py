@@ -5,7 +5,7 @@ operation calls) and the time it lets pass, read from `--send`/`%send` text, fro
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -36,14 +36,17 @@ class EnvEvent:
     name: str  # the signal's or operation's name; for a bare value, its type name
     args: tuple[tuple[str, Value], ...] = ()
     value: Value = None  # a bare value's value
+    to: str | None = None  # in an instance, the object it is sent to (its path); None: whoever accepts it
 
     def text(self) -> str:
         """The event as `%send` takes it back."""
         if self.kind == EventKind.VALUE:
-            return spell(self.value)
-        args = ", ".join(f"{k}={spell(v)}" for k, v in self.args)
-        head = f"call {self.name}" if self.kind == EventKind.CALL else self.name
-        return f"{head}({args})" if args or self.kind == EventKind.CALL else head
+            head = spell(self.value)
+        else:
+            args = ", ".join(f"{k}={spell(v)}" for k, v in self.args)
+            head = f"call {self.name}" if self.kind == EventKind.CALL else self.name
+            head = f"{head}({args})" if args or self.kind == EventKind.CALL else head
+        return head if self.to is None else f"{head} to {self.to}"
 
 
 _NAME = r"[A-Za-z_][A-Za-z_0-9]*(?:::[A-Za-z_][A-Za-z_0-9]*)*"
@@ -89,6 +92,21 @@ def _split_args(text: str) -> list[str]:
     if current.strip() or parts:
         parts.append(current)
     return parts
+
+
+def split_target(text: str) -> tuple[str, str | None]:
+    """`Go(speed=3) to station` as the event's text and whom it is sent to (None: no `to`)."""
+    head, sep, target = f" {text} ".rpartition(" to ")
+    if not sep or not head.strip() or not target.strip() or ")" in target or "(" in target:
+        return text.strip(), None
+    return head.strip(), target.strip()
+
+
+def parse_addressed(text: str) -> EnvEvent:
+    """An event, optionally sent to one object of an instance: `Go`, `Go(speed=3) to station`."""
+    head, target = split_target(text)
+    event = parse_send(head)
+    return event if target is None else replace(event, to=target)
 
 
 def parse_send(text: str) -> EnvEvent:

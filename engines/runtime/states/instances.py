@@ -32,12 +32,16 @@ class InstanceObject:
 
 
 class Instantiation:
-    def __init__(self, program: LoweredModel, name: str, schedule: str = "reverse") -> None:
+    def __init__(self, program: LoweredModel, name: str, schedule: str = "reverse", units: bool = False) -> None:
+        """The part `name` materialized, its machines started; with `units`, each machine's firings are
+        moves of their units (a check's machines, engines/runtime/states/moves.py)."""
         model = program.model
         el = model.element(name)
         if el is None or el.base_kind != "part":
             raise UnknownBehaviorError(name, "part", [q for q in model.qualified_names()])
         self.program = program
+        self.element = el
+        self.units = units
         self.ctx = Context(program, make_scheduler(schedule))
         self.objects: list[InstanceObject] = []
         # each `connect a.p to b.q` of a part, its ends as (object path, port): a message sent via
@@ -89,13 +93,12 @@ class Instantiation:
         trace = self.ctx.trace
         trace.flush_left(f"start: exhibited state machine {machine.name} of #{obj.ref.id}")
         self.ctx.materialize(machine.name, machine.qualified_name)
-        obj.machines.append(MachineRun(self.program, machine, ctx=self.ctx, on=obj.ref))
+        obj.machines.append(MachineRun(self.program, machine, ctx=self.ctx, on=obj.ref, units=self.units))
 
-    def _ordered(self, actions: list[Element]) -> list[Element]:
-        """The performed actions in an order every succession between two of them allows (`first g
-        then m`, owned by their type or by a package, its ends named by chain or qualified name);
-        declaration order where none orders them."""
-        names = {a.name: a for a in actions}
+    def before(self, actions: list[Element]) -> dict[str, set[str]]:
+        """Per performed action, those a succession puts before it (`first g then m`, owned by their type
+        or by a package, its ends named by chain or qualified name)."""
+        names = {a.name for a in actions}
         before: dict[str, set[str]] = {a.name: set() for a in actions}
         for el in self.program.model.walk():
             members = getattr(el.decl, "members", ()) or ()
@@ -105,6 +108,12 @@ class Instantiation:
                     then = m.target.replace("::", ".").rsplit(".", 1)[-1]
                     if first in names and then in names and first != then:
                         before[then].add(first)
+        return before
+
+    def ordered(self, actions: list[Element]) -> list[Element]:
+        """The performed actions in an order every succession between two of them allows; declaration
+        order where none orders them."""
+        before = self.before(actions)
         out: list[Element] = []
         left = list(actions)
         while left:
@@ -113,37 +122,43 @@ class Instantiation:
             left.remove(ready)
         return out
 
-    def _perform(self, obj: InstanceObject, action: Element) -> None:
-        trace = self.ctx.trace
-        trace.flush_left(f"start: performed action {action.name} of #{obj.ref.id}")
+    def performed(self, obj: InstanceObject, action: Element, fine: bool = False) -> Run:
+        """A performance of `action` by the object `obj`, started (its features read with `this` the
+        object); `fine`, moving one performance at a time (a check's)."""
+        self.ctx.trace.flush_left(f"start: performed action {action.name} of #{obj.ref.id}")
         self.ctx.materialize(action.name, action.qualified_name)
-        run = Run(self.ctx, action)
+        run = Run(self.ctx, action, fine=fine)
         run.root.frame.performer = obj.ref
         with self.ctx.trace.quiet():  # its features again, now that `this` is the object performing it
             run.init_attributes(self.program.graph(action).attributes, run.root.frame, 0)
-        trace.flush_left(f"run: performed action {action.name} of #{obj.ref.id}")
+        return run
+
+    def perform(self, obj: InstanceObject, action: Element) -> None:
+        """`action` performed by `obj` to its end, what it sent routed."""
+        run = self.performed(obj, action)
+        self.ctx.trace.flush_left(f"run: performed action {action.name} of #{obj.ref.id}")
         run.run_to_end()
-        self._route(own=obj)
+        self.route(own=obj)
 
     def run(self) -> list[str]:
         """The actions each object performs, one after another as the successions between them
         order them; then every machine until none can move, messages going to the machines that
         accept them."""
         for obj in self.objects:
-            for action in self._ordered(obj.actions):
-                self._perform(obj, action)
+            for action in self.ordered(obj.actions):
+                self.perform(obj, action)
         for obj in self.objects:
             for machine in obj.machines:
                 self.ctx.trace.flush_left(f"run: exhibited state machine {machine.element.name} of #{obj.ref.id}")
                 machine.run_to_end()
-                self._route(machine)
+                self.route(machine)
         moved = True
         while moved:
             moved = False
             for machine in self.machines:
                 if machine.pool or machine.completions:
                     machine.run_to_end()
-                    self._route(machine)
+                    self.route(machine)
                     moved = True
         return self.ctx.trace.lines
 
@@ -157,7 +172,7 @@ class Instantiation:
             raise MachineError(f"{path or 'the instance'} exhibits no state machine to send {event.name} to")
         obj.machines[0].send(event)
 
-    def _route(self, sender: MachineRun | None = None, own: InstanceObject | None = None) -> None:
+    def route(self, sender: MachineRun | None = None, own: InstanceObject | None = None) -> None:
         """The messages a machine (or an action the object `own` performs) sent: one addressed (`to
         this`, `to peer`) to the machines of the object it names, whatever they accept (what none
         takes is unmatched there); one sent via a connected port over the connection; one addressed
@@ -181,7 +196,9 @@ class Instantiation:
             for machine in self.machines:
                 if machine is not sender and machine.accepts(name):
                     machine.post(message.payload)
-        bus.clear()
+        if bus:
+            self.ctx.journal.touch(bus)  # a check restores the bus a move left messages on
+            bus.clear()
 
     def _linked(self, own: InstanceObject, via: str) -> list[InstanceObject]:
         """The objects with a machine at the far ends of the connections (through the bindings that

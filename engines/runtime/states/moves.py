@@ -38,6 +38,7 @@ from engines.runtime.evaluate import Frame
 from engines.runtime.snapshot import Snapshot, SnapshotError
 from engines.runtime.states.core import DoRun, Event, Firing, Timer
 from engines.runtime.states.dispatch import Dispatch
+from engines.runtime.states.footprints import ENVIRONMENT as _ENVIRONMENT
 from engines.runtime.states.footprints import MachineFootprints
 from engines.runtime.states.layout import Transition, Vertex
 from engines.runtime.states.units import Front, Steps, Task, run_whole
@@ -168,7 +169,7 @@ class MachineMoves(Dispatch):
                 continue
             found = []
             for t in state.outgoing:
-                if not self._accepts(t, event) or not self._guard(t, quiet=True):
+                if not self._accepts(t, event) or not self._guard(t, quiet=True, frame=self._payload_frame(t, event)):
                     continue
                 route = self._route(t)
                 if route is not None:
@@ -387,13 +388,18 @@ class MachineMoves(Dispatch):
         wake = self.next_wake()
         if wake is None:
             return False
+        self.pass_time_to(wake)
+        return True
+
+    def pass_time_to(self, wake: Fraction) -> None:
+        """The clock at `wake` (this machine's next wake, or an instant before it another behavior on
+        its world waits for): a new round of do behaviors, the timers due then in a batch."""
         self.ctx.clock.advance_to(wake)
         self.stepped = set()  # a new instant: a new round of the do behaviors
         for run in self.dos.values():
             run.woken = run.wake == wake
         self.due_batch = sorted((tm for tm in self.timers if tm.due == wake and tm.transition.source in self.active),
                                 key=lambda tm: tm.seq)
-        return True
 
     # ------------------------------------------------------------ resting, stuck, reporting
 
@@ -453,6 +459,10 @@ class MachineMoves(Dispatch):
             out.extend(Actor(_UNITS + task.number, ("unit", task.name, task.taken, task.number))
                        for task in self.front.runnable())
         return out
+
+    def environment_place(self) -> tuple[object, ...]:
+        """Where the environment stands as this machine's moves see it (footprints.py `place`)."""
+        return self.footprints().place(_ENVIRONMENT)
 
     def footprints(self) -> MachineFootprints:
         """What this machine's moves touch (computed from the lowered graph once per performance)."""
@@ -518,9 +528,13 @@ class MachineMoves(Dispatch):
         """The machine's features, then `finalState` (as the corpus spells configurations; `(terminated)`
         once a terminate ended it)."""
         out = dict(self.host.own_outputs())  # not a do behavior's performance's own (it ends with it)
-        # a terminated machine has no configuration left (the corpus reports `terminated`, not a state)
-        out["finalState"] = "(terminated)" if self.status == "terminated" else self.final_state()
+        out["finalState"] = self.final_configuration()
         return out
+
+    def final_configuration(self) -> str:
+        """`final_state()`, or `(terminated)`: a terminated machine has no configuration left (the
+        corpus reports `terminated`, not a state)."""
+        return "(terminated)" if self.status == "terminated" else self.final_state()
 
     def own_outputs(self) -> dict[str, str]:
         return self.machine_outputs()

@@ -141,3 +141,28 @@ def test_a_snapshot_of_a_driven_machine_restores_repeatably() -> None:
 def test_corpus_events_are_the_script() -> None:
     events = events_from_json([{"signal": "Go"}, {"signal": "Stop"}])
     assert Script(tuple(events)).describe() == "sends Go, Stop"
+
+
+# A guard reads the payload its trigger accepts (`accept b : Ball if b.n > best`): the check's choice of
+# transitions read the guard in the machine's frame alone (`unknown name 'b'`) where the fixed run bound
+# the payload first; and `state keeper : Keeper` holds Keeper's features (a run failed, "no feature
+# 'best' in keeper").
+def test_a_checked_guard_reads_the_accepted_payload_of_a_typed_usage() -> None:
+    result = check_machine(program("keeper.sysml"), "keeper", Script(sends("Ball(n=3)", "Ball(n=2)")))
+    assert result.incomplete is None and not result.violations
+    assert {dict(o.values)["best"] for o in result.outcomes} == {"3"}
+
+
+def test_a_witness_whose_environment_stops_before_sending_replays() -> None:
+    """An alphabet's environment may send nothing at all: the witness of that outcome (`environment
+    stops`, no send before it) replays, where its replay offered no stop once the sends ran out."""
+    from engines.check.machine import replay_machine, unreproduced_machine
+
+    prog = program("keeper.sysml")
+    alphabet = Script(alphabet=sends("Ball(n=3)"), max_events=1)
+    result = check_machine(prog, "keeper", alphabet, diverge=("best",))
+    assert {dict(o.values)["best"] for o in result.outcomes} == {"0", "3"}
+    assert any(w.choices and w.choices[-1].taken == "environment stops" for w in result.witnesses)
+    for witness in result.witnesses:
+        run = replay_machine(prog, parse_witness(witness.text(), "w"), "keeper")
+        assert unreproduced_machine(prog, run, witness) is None
