@@ -67,7 +67,7 @@ def test_a_machine_witness_is_written_and_replays(tmp_path: Path, capsys: pytest
     (witness,) = [str(p) for p in sorted(tmp_path.glob("Thermo.Thermostat-*.witness"))
                   if "claim: property Thermo::fewCycles = false" in p.read_text()]
     assert main(["replay", THERMOSTAT, "--witness", witness, "--state", "Thermostat"]) == 1
-    assert "witness reproduced after 13 moves: property: Thermo::fewCycles" in capsys.readouterr().out
+    assert "witness reproduced after 9 moves: property: Thermo::fewCycles" in capsys.readouterr().out
     # a witness of another model is refused
     assert main(["replay", DOOR, "--witness", witness, "--state", "DoorMachine"]) == 2
     assert "written for another model" in capsys.readouterr().err

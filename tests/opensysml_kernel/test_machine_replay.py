@@ -49,13 +49,13 @@ def lines(session: Session, line: str) -> list[str]:
 
 def test_the_replay_follows_the_witness_to_its_end(replaying: Session) -> None:
     assert lines(replaying, "%state Heater") == [
-        "▶ State machine heater::Heater started (replaying witness 2 of heater::Heater (through move 11;"
+        "▶ State machine heater::Heater started (replaying witness 2 of heater::Heater (through move 8;"
         " ends property: heater::oneCycle))", "idle", "● idle at t=0.0"]
     out = lines(replaying, "%continue")
-    assert out[:2] == ["move 1: send Cold (chosen over completion idle)", "environment: send Cold"]
-    assert out[-8:] == ["move 10: completion idle", "move 11: accept Cold", "exit: idle", "enter: heat (entry action)",
-                        "transition: idle -> heat (event: accept Cold)", "  cycles: 1 → 2",
-                        "⏸ end of the witness after 11 moves: property: heater::oneCycle", "● heat at t=60.0"]
+    assert out[:2] == ["move 1: send Cold (chosen over environment stops)", "environment: send Cold"]
+    assert out[-8:] == ["transition: heat -> idle (event: time)", "move 8: accept Cold", "exit: idle",
+                        "enter: heat (entry action)", "transition: idle -> heat (event: accept Cold)", "  cycles: 1 → 2",
+                        "⏸ end of the witness after 8 moves: property: heater::oneCycle", "● heat at t=60.0"]
     assert lines(replaying, "%current") == ["heat", "cycles = 2"]
 
 
@@ -63,18 +63,18 @@ def test_a_state_breakpoint_stops_the_replay_on_entry_and_exit(replaying: Sessio
     execute(replaying, "%break state heat")
     execute(replaying, "%state Heater")
     first = lines(replaying, "%continue")
-    assert first[-7:] == ["move 4: accept Cold (chosen over send Cold)", "exit: idle", "enter: heat (entry action)",
+    assert first[-7:] == ["move 3: accept Cold (chosen over send Cold)", "exit: idle", "enter: heat (entry action)",
                           "transition: idle -> heat (event: accept Cold)", "  cycles: 0 → 1",
                           "⏸ breakpoint state heat (entered)", "● heat at t=0.0"]
     second = lines(replaying, "%continue")
-    assert second[-6:] == ["move 9: time heat->idle (chosen over accept Cold)", "exit: heat", "enter: idle",
+    assert second[-6:] == ["move 7: time heat->idle (chosen over accept Cold)", "exit: heat", "enter: idle",
                            "transition: heat -> idle (event: time)", "⏸ breakpoint state heat (exited)",
                            "● idle at t=60.0"]
-    assert lines(replaying, "%back") == ["⏸ back 1 move: heater::Heater at move 8; undone: time heat->idle",
+    assert lines(replaying, "%back") == ["⏸ back 1 move: heater::Heater at move 6; undone: time heat->idle",
                                          "heat", "cycles = 1", "pool: Cold", "● heat at t=60.0"]
     assert lines(replaying, "%step") == second[-6:]  # the same move again
     assert lines(replaying, "%continue")[-3:] == ["⏸ breakpoint state heat (entered)",
-                                                  "⏸ end of the witness after 11 moves: property: heater::oneCycle",
+                                                  "⏸ end of the witness after 8 moves: property: heater::oneCycle",
                                                   "● heat at t=60.0"]
 
 

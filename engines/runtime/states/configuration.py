@@ -124,8 +124,12 @@ class Configuration(Bodies):
 
     def _completed(self, v: Vertex) -> None:
         if v.is_state and v is not self.shape.machine:
-            self.completions.append(v)
             self.complete.add(v)
+            if self.units and not any(t.trigger is None for t in v.outgoing):
+                # checked: a completion event no transition could take is dispatched to nothing, so its
+                # move would change nothing but the queue; it is dropped as it arises (see the README)
+                return
+            self.completions.append(v)
 
     def _exit(self, v: Vertex) -> Steps:
         """Leave `v` and everything active below it, innermost first, recording history (the regions

@@ -111,10 +111,10 @@ def test_bad_max_events_is_a_typed_error() -> None:
 
 def test_the_environment_send_interleaves_with_the_machines_own_moves() -> None:
     p = program("door.sysml")
-    run = p.start_driven("DoorMachine", Script(sends("Open")))
-    labels = [m.label for m in run.enabled_moves()]
-    assert labels[0] == "send Open" and len(labels) > 1
+    run = p.start_driven("DoorMachine", Script(sends("Open", "Close")))
+    assert [m.label for m in run.enabled_moves()] == ["send Open"]  # at rest: only the environment moves
     run.apply(run.enabled_moves()[0])
+    assert [m.label for m in run.enabled_moves()] == ["send Close", "accept Open"]
     with pytest.raises(RunError, match="not enabled"):
         run.apply(Move(MoveKind.SEND, -1, "send Open", "environment", "Open"))
     with pytest.raises(RunError, match="not enabled"):
