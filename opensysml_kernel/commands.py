@@ -185,8 +185,10 @@ def _instantiate(session: Session, args: list[str]) -> Result:
         raise UsageError("%instantiate needs one part (definition or usage)", COMMANDS["instantiate"].usage)
     if session.replay is None and _checking(session):
         return session.check_state(session.part_name(args[0]), applying_only=True, part=True)
+    replay = session.replay
     instance = session.instantiate(args[0])
-    head = f"▶ Instance of {instance.subject} started (schedule {session.schedule})"
+    how = f"replaying {replay.describe()}" if instance.fine and replay is not None else f"schedule {session.schedule}"
+    head = f"▶ Instance of {instance.subject} started ({how})"
     lines = [head, *_machine_trace(session, instance.trace), *instance.current()]
     return _machine_result(session, instance, lines, Tone.STARTED)
 
@@ -358,7 +360,8 @@ def _replay(session: Session, args: list[str]) -> Result:
         installed = session.install_replay(args[0])
         if installed is None:
             return Result.of(["replay off"])
-        command = "%state" if installed.subject in session.model.behaviors("state") else "%action"
+        kinds = {"state": "%state", "part": "%instantiate"}
+        command = next((c for k, c in kinds.items() if installed.subject in session.model.behaviors(k)), "%action")
         follow = f"{command} {installed.subject}" if installed.subject else "the next %action"
         return Result.of([f"replay {installed.describe()}: {follow} follows it move by move"])
     replay = session.replay

@@ -18,7 +18,7 @@ from engines.runtime.values import spell
 from engines.witness import unreproduced
 from opensysml_kernel.errors import NoRunError, RunFailedError, UsageError
 from opensysml_kernel.history import Deed, DeedKind, History, Stepped, Stepping, Waypoint
-from opensysml_kernel.machines import Driven, MachineReplay, breakpoint_hit
+from opensysml_kernel.machines import Driven, InstanceReplay, MachineReplay, breakpoint_hit
 from opensysml_kernel.witness import WitnessPlan, diff, next_move
 
 DEFAULT_SCHEDULE = "reverse"
@@ -261,7 +261,7 @@ class Debugger:
                     move = next_move(run, self.stepping.plan)  # a refusal undoes the command, time passed included
                     if move is None:
                         history.step_not_made()
-                        what = "State machine" if machine else "Action"
+                        what = "Instance" if isinstance(run, InstanceReplay) else "State machine" if machine else "Action"
                         stopped = f"✗ {what} {self.subject}: {run.stuck() or 'no move is enabled'}" \
                                   f" (after {len(run.moves_taken)} moves)"
                         break

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from engines.check.machine import unreproduced_machine
 from engines.errors import RunError
@@ -26,6 +26,8 @@ from engines.runtime.states import (
     events_from_json,
     start_machine,
 )
+from engines.runtime.states.driven import Driven as EngineDriven
+from engines.runtime.states.instance_run import InstanceRun
 from engines.runtime.states.instances import InstanceObject, Instantiation
 from engines.runtime.values import spell
 from engines.runtime.world import Context
@@ -518,15 +520,18 @@ class MachineReplay(Driven):
 
     def __init__(self, program: Program, witness: Witness) -> None:
         self.witness = witness
-        self.behavior = program.start_driven(witness.behavior, self._script())
+        self.behavior: EngineDriven[Any] = self._start(program)
         super().__init__(program, self.behavior.subject, "replay")
 
     def _script(self) -> Script:
         return replay_script([c.taken for c in self.witness.choices])
 
+    def _start(self, program: Program) -> EngineDriven[Any]:
+        return program.start_driven(self.witness.behavior, self._script())
+
     def _fresh(self) -> None:
         assert isinstance(self.program, Program), "a replay is started by a Program"
-        self.behavior = self.program.start_driven(self.witness.behavior, self._script())
+        self.behavior = self._start(self.program)
         self.behavior.world.trace.enabled = True
 
     @property
@@ -584,3 +589,54 @@ class MachineReplay(Driven):
 
     def outputs(self) -> dict[str, str]:
         return self.behavior.machine.outputs()
+
+
+class InstanceReplay(MachineReplay):
+    """An instance following a witness of its check (`check --instantiate`) move by move."""
+
+    def _start(self, program: Program) -> EngineDriven[Any]:
+        return program.start_instance(self.witness.behavior, self._script())
+
+    @property
+    def instance(self) -> InstanceRun:
+        return cast(InstanceRun, self.behavior.machine)
+
+    @property
+    def machines(self) -> list[MachineRun]:
+        return self.instance.machines
+
+    @property
+    def status(self) -> str:
+        if self.behavior.error is not None:
+            return "failed"
+        return "running" if any(m.status == "running" for m in self.machines) else self.machines[0].status
+
+    def _holder(self, machine: MachineRun) -> str:
+        return f"{self.instance.name_of(self._object(machine))}: "
+
+    def _owner(self, machine: MachineRun) -> str:
+        return f"{self.instance.name_of(self._object(machine))} {machine.element.name}: "
+
+    def _object(self, machine: MachineRun) -> InstanceObject:
+        return next(o for o in self.instance.instance.objects if machine in o.machines)
+
+    def final_state(self) -> str:
+        return ", ".join(f"{self.instance.name_of(o)}: {m.final_state()}"
+                         for o in self.instance.instance.objects for m in o.machines)
+
+    def current(self) -> list[str]:
+        lines: list[str] = []
+        for obj in self.instance.instance.objects:
+            slots = self.instance.instance.slots(obj)
+            if not obj.machines and not slots:
+                continue
+            lines.append(self.instance.name_of(obj))
+            for machine in obj.machines:
+                lines.append(f"  {machine.element.name}")
+                lines += _tree(machine, 2)
+            lines += [f"  {k} = {v}" for k, v in slots.items()]
+        return lines
+
+    def outputs(self) -> dict[str, str]:
+        return self.instance.machine_outputs()
+

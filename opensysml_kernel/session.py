@@ -33,7 +33,7 @@ from opensysml_kernel.diagrams import action_diagram, chosen_witness, witness_pa
 from opensysml_kernel.errors import NoWitnessError, RunFailedError, WitnessWriteError
 from opensysml_kernel.history import Stepped, Stepping
 from opensysml_kernel.machine_checks import Environment, ask_machine
-from opensysml_kernel.machines import Driven, InstanceStepping, MachineReplay, MachineStepping
+from opensysml_kernel.machines import Driven, InstanceReplay, InstanceStepping, MachineReplay, MachineStepping
 from opensysml_kernel.reports import Check, CheckReport
 from opensysml_kernel.results import Result
 from opensysml_kernel.witness import WitnessPlan, read_plan, witness_steps, write_witnesses
@@ -214,9 +214,19 @@ class Session:
         return self.workspace.part_name(name)
 
     @_atomic
-    def instantiate(self, part: str) -> InstanceStepping:
+    def instantiate(self, part: str) -> InstanceStepping | InstanceReplay:
         """The part materialized with its parts, the actions they perform run and the machines they
-        exhibit started: the debugger's current run."""
+        exhibit started: the debugger's current run; with a witness of the part installed (`%replay`),
+        the instance following it move by move."""
+        installed = self.debugger.replay
+        if installed is not None and installed.subject in self.model.behaviors("part"):
+            subject = self.workspace.part_name(part)
+            admit(installed.plan.witness, self.model, installed.plan.name, subject)
+            replay = self.debugger.replay_for(subject)
+            assert replay is not None, "the replay installed is of this part"
+            replaying = InstanceReplay(self.program(), replay.plan.witness)
+            self.debugger.attach(replaying, replaying.subject, replay)
+            return replaying
         instance = InstanceStepping(self.program(), self.workspace.part_name(part), self.schedule)
         self.debugger.attach(instance, instance.subject, None)
         return instance

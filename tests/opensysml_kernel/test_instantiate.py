@@ -176,3 +176,28 @@ def test_cli_check_and_replay_an_instance(tmp_path: Path, capsys: pytest.Capture
     assert main(["replay", str(model), "--state", "pinging", "--witness", str(files[0])]) == 2
     assert main(["check", str(model), "--state", "pinging", "--send", "Go to pinger"]) == 2
     assert "check the part that exhibits it" in capsys.readouterr().err
+
+
+def test_a_witness_of_an_instance_replays_at_the_prompt_with_a_state_breakpoint() -> None:
+    """examples/station.sysml: the pump takes Run before the valve takes Open (witness 1 of the check);
+    `%replay last` then `%instantiate` follows it, a state breakpoint stopping it, `%back` and on."""
+    session = Session()
+    station = Path(__file__).resolve().parents[2] / "examples" / "station.sysml"
+    session.submit(station.read_text(encoding="utf-8"), "station.sysml")
+    for line in ("%engine check", "%check-property dryRun"):
+        execute(session, line)
+    assert lines(session, "%instantiate Station")[0].startswith("✗ Instance pumping::Station: violation")
+    assert lines(session, "%replay last")[0].endswith(": %instantiate pumping::Station follows it move by move")
+    for line in ("%engine run", "%break state on"):
+        execute(session, line)
+    assert lines(session, "%instantiate Station")[0].startswith(
+        "▶ Instance of pumping::Station started (replaying witness 1 of pumping::Station")
+    out = lines(session, "%continue")
+    assert "move 3: pump.pumping: accept Run (chosen over valve.valving: accept Open)" in out
+    assert out[-3:] == ["⏸ breakpoint state on (entered)",
+                        "⏸ end of the witness after 3 moves: property: pumping::Station::dryRun",
+                        "● valve: shut, pump: on at t=0.0"]
+    assert lines(session, "%current") == ["valve", "  valving", "    shut", "  open = false",
+                                          "pump", "  pumping", "    on", "  running = true"]
+    assert lines(session, "%back")[0] == "⏸ back 1 move: pumping::Station at move 2; undone: pump.pumping: accept Run"
+    assert lines(session, "%continue")[-2] == "⏸ end of the witness after 3 moves: property: pumping::Station::dryRun"
