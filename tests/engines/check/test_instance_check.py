@@ -9,6 +9,8 @@ outcome sets worked out in their comments."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import ir
@@ -251,3 +253,43 @@ def test_a_succession_orders_the_performed_actions() -> None:
     assert {dict(o)["y"] for o in outcomes(result)} == {"2"}
     unordered = check_machine(program(RIG.replace("first boot then go;", "")), "rig::Rig", Script(), BOUNDS, part=True)
     assert {dict(o)["y"] for o in outcomes(unordered)} == {"1", "2"}
+
+
+# ---------------------------------------------------------------- more instances of our own (instances/)
+
+INSTANCES = Path(__file__).resolve().parent / "instances"
+
+
+def model_of(name: str) -> Program:
+    return program((INSTANCES / name).read_text(encoding="utf-8"))
+
+
+def values_of(result: Result, feature: str) -> set[str]:
+    return {dict(o)[feature] for o in outcomes(result)}
+
+
+def test_deferred_requests_are_all_seen_once_time_runs() -> None:
+    prog = model_of("clinic.sysml")
+    both = script("Go to ann", "Go to bob")
+    result = check_machine(prog, "Clinic", both, BOUNDS, part=True)
+    assert values_of(result, "doctor.seen") == {"2"} and values_of(result, "doctor.last") == {"1", "2"}
+    early = check_machine(prog, "Clinic", script("Go to ann", "Go to bob", horizon=5), BOUNDS, part=True)
+    assert values_of(early, "doctor.seen") == {"1"} and values_of(early, "doctor.practice") == {"busy"}
+    broadcast = check_machine(prog, "Clinic", script("Go"), BOUNDS, part=True)  # both patients accept Go
+    assert values_of(broadcast, "doctor.seen") == {"2"}
+
+
+def test_two_producers_interleave_keeping_each_ones_order() -> None:
+    prog = model_of("pipeline.sysml")
+    result = check_machine(prog, "Line", Script(), BOUNDS, diverge=("consumer.log",), part=True)
+    assert values_of(result, "consumer.log") == {"1234", "1324", "1342", "3124", "3142", "3412"}
+    full = check_machine(prog, "Line", Script(), BOUNDS, diverge=("consumer.log",), reduce=False, part=True)
+    assert outcomes(full) == outcomes(result)
+
+
+def test_timers_due_at_one_instant_in_two_objects_are_a_choice() -> None:
+    prog = model_of("timer_tie.sysml")
+    result = check_machine(prog, "Race", Script(), BOUNDS, diverge=("judge.first", "judge.ticks"), part=True)
+    assert outcomes(result) == {(("judge.first", "1"), ("judge.ticks", "2")), (("judge.first", "2"), ("judge.ticks", "2"))}
+    early = check_machine(prog, "Race", script(horizon=4), BOUNDS, diverge=("judge.ticks",), part=True)
+    assert values_of(early, "judge.ticks") == {"0"}
