@@ -1,16 +1,24 @@
 """The smt engine beside the check engine on the scaling families (../shared/bench/gen_scaling.py): a
 fork of N branches of K leaves, asked whether `c` (or `x1`) ends the same on every schedule.
 
-Run as `python benchmarks/smt_scaling.py [--sizes 2x2,3x2,3x3] [--timeout 60]`. Each row prints the
-family, N x K, k (the moves the encoding unrolls), each engine's verdict and wall time. The `+input`
-rows make each leaf's increment an input the model leaves unbound (`in attribute step : Integer;`):
-smt ranges over every Integer, where check has no value to run.
+Run as `python benchmarks/smt_scaling.py [--sizes 2x2,3x2,3x3] [--timeout 60] [--no-peer]`. Each row
+prints the family, N x K, k (the moves the encoding unrolls), each engine's verdict and wall time, and,
+where the peer kernel is installed (benchmarks/check_scaling.py says how it is found), the peer's smt
+engine asked the same question in the same run (`%engine smt`, `%check-diverge F`, `%action NAME`; its
+solver needs `z3` on PATH, taken from the peer's virtual environment when the PATH has none): its
+verdict and the wall seconds of its check cell. The `+input` rows make each leaf's increment an input
+the model leaves unbound (`in attribute step : Integer;`): smt ranges over every Integer, where check
+has no value to run (the peer is not asked: it binds no input it is not given).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
+import os
+import re
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -18,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import ir
+from benchmarks.check_scaling import ROOT, peer_cells, peer_command
 from engines.check.search import check
 from engines.framework import Bounds
 from engines.runtime import Program
@@ -40,8 +49,27 @@ def with_input(text: str) -> str:
     return text.replace("+ 1;", "+ step;")
 
 
+def peer_smt(text: str, subject: str, feature: str, timeout: float) -> str:
+    """The peer's smt answer to the same question: its verdict line's word and its cell's wall seconds."""
+    rows = peer_cells(["%engine smt", text, f"%check-diverge {feature}", f"%action {subject}"], timeout=timeout + 60)
+    if not rows:
+        return "| - | - |"
+    output = json.dumps(rows[-1].get("outputs", ""))
+    found = re.search(r"standing: ([a-z ,]+)", output)
+    verdict = found.group(1).strip() if found else "?"
+    return f"| {verdict} | {float(rows[-1].get('wall_s') or 0):6.2f}s |"
+
+
+def _z3_on_path() -> None:
+    """The peer's solver is the `z3` on PATH: the peer's virtual environment's, when there is none."""
+    if shutil.which("z3") is None:
+        venv_bin = ROOT / ".." / "peer-venv" / "bin"
+        if (venv_bin / "z3").exists():
+            os.environ["PATH"] = f"{venv_bin.resolve()}{os.pathsep}{os.environ['PATH']}"
+
+
 def row(family: str, n: int, k: int, text: str, subject: str, feature: str, timeout: float,
-        run_check: bool) -> str:
+        run_check: bool, with_peer: bool = False) -> str:
     from engines.smt.answer import solve
 
     program = Program(ir.resolve([ir.parse(text, f"{family}.sysml")]))
@@ -56,26 +84,31 @@ def row(family: str, n: int, k: int, text: str, subject: str, feature: str, time
         check_time = f"{time.monotonic() - started:6.2f}s"
     else:
         check_text, check_time = "- (no value for the input)", "      "
-    return (f"| {family:<12} | {n}x{k} | {answer.k:>3} | {smt:<40} | {smt_time:6.2f}s | {check_text:<38} |"
+    line = (f"| {family:<12} | {n}x{k} | {answer.k:>3} | {smt:<40} | {smt_time:6.2f}s | {check_text:<38} |"
             f" {check_time} |")
+    return line + (" " + peer_smt(text, subject, feature, timeout)[2:] if with_peer else "")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="2x2,3x2,3x3,4x2")
     parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument("--no-peer", action="store_true", help="ours only")
     args = parser.parse_args()
     gen = _generator()
+    with_peer = not args.no_peer and peer_command() is not None
+    if with_peer:
+        _z3_on_path()
     print("| family       | NxK | k   | smt                                      | time    | check"
-          "                                  | time    |")
-    print("|---|---|---|---|---|---|---|")
+          "                                  | time    |" + (" peer smt | peer time |" if with_peer else ""))
+    print("|---|---|---|---|---|---|---|" + ("---|---|" if with_peer else ""))
     for size in args.sizes.split(","):
         n, k = (int(x) for x in size.split("x"))
         for mode in ("shared", "racy", "indep"):
             text = gen.model(mode, n, k)  # type: ignore[attr-defined]
             subject = gen.qualified_name(mode, n, k)  # type: ignore[attr-defined]
             feature = "x1" if mode == "indep" else "c"
-            print(row(mode, n, k, text, subject, feature, args.timeout, True), flush=True)
+            print(row(mode, n, k, text, subject, feature, args.timeout, True, with_peer), flush=True)
             if mode != "racy":
                 print(row(mode + "+input", n, k, with_input(text), subject, feature, args.timeout, False), flush=True)
 
