@@ -267,6 +267,7 @@ def _run_driven(args: argparse.Namespace) -> int:
                                    "outputs": driven.outputs() if driven is not None else {}}
     if args.instantiate is not None:
         document["objects"] = driven.object_documents() if isinstance(driven, InstanceStepping) else []
+        document["waiting"] = driven.waiting_actions() if isinstance(driven, InstanceStepping) else []
     else:
         document["finalState"] = driven.final_state() if driven is not None else ""
         document["stateVisits"] = driven.visits() if driven is not None else []
@@ -285,6 +286,9 @@ def _driven_lines(driven: Driven) -> list[str]:
             lines.append(f"  {obj['path'] or driven.subject.rsplit('::', 1)[-1]}: {obj['finalState'] or '(no active state)'}")
             lines.append(f"    visits: {', '.join(obj['stateVisits'])}")
             lines += [f"    {k} = {v}" for k, v in obj["slots"].items()]
+        shown = {f"{o['path']}.{k}" if o["path"] else k for o in driven.object_documents() for k in o["slots"]}
+        lines += [f"  {k} = {v}" for k, v in driven.outputs().items() if k not in shown]
+        lines += [f"  waiting at an accept: {w}" for w in driven.waiting_actions()]
         return lines
     return [f"✓ State machine {driven.subject}: {driven.final_state() or '(no active state)'}",
             f"  visits: {', '.join(driven.visits())}", *(f"  {k} = {v}" for k, v in driven.outputs().items())]

@@ -418,9 +418,7 @@ class InstanceStepping(Driven):
         self.world = Instantiation(self.program, self.part, self.schedule)
         self.world.ctx.trace.enabled = True
         # The actions each object performs first, as the corpus's instances run (Instantiation.run).
-        for obj in self.world.objects:
-            for action in self.world.ordered(obj.actions):
-                self.world.perform(obj, action)
+        self.world.perform_all()
         self._cursor = 0
 
     @property
@@ -451,6 +449,7 @@ class InstanceStepping(Driven):
 
     def _delivered(self, sender: MachineRun) -> None:
         self.world.route(sender)
+        self.world.resume()  # an action waiting at an accept takes what came for it
 
     def _holder(self, machine: MachineRun) -> str:
         owner = next(o for o in self.objects if machine in o.machines)
@@ -503,6 +502,12 @@ class InstanceStepping(Driven):
             prefix = f"{obj.path}." if obj.path else ""
             out.update({prefix + k: v for k, v in self.world.slots(obj).items()})
         return out
+
+    def waiting_actions(self) -> list[str]:
+        """The performed actions still waiting at an accept for a message (`Shop.supervise at accept`)."""
+        return [f"{self._name(obj)}.{run.element.name} (token "
+                + ", ".join(f"{t.id}@{t.flow.model_label(t)}" for t in run.all_tokens(run.root)) + ")"
+                for obj, run, _ in self.world.waiting]
 
     def object_documents(self) -> list[dict[str, Any]]:
         """`objects: [{path, finalState, stateVisits, slots}]`, one per object that exhibits a machine."""

@@ -110,6 +110,17 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
             self.step()
         return self.ctx.trace.since(mark)
 
+    def run_until_waiting(self) -> bool:
+        """Step until the run ends (True) or every token left waits at an accept no message on the bus
+        answers (False, the run still running: in an instance a machine may yet send it one)."""
+        while not self.finished:
+            try:
+                self.step()
+            except AcceptDeadlock:
+                self.status, self.error = "running", None  # the round that found it moved nothing
+                return False
+        return True
+
     def snapshot(self, allow_replay: bool = False) -> Snapshot:
         """The run as it stands between two moves, to restore (repeatably) until released."""
         from engines.runtime.snapshot import Snapshot

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from engines.errors import UnknownBehaviorError
 from engines.runtime.actions import Run
+from engines.runtime.bus import Message
 from engines.runtime.lowered import LoweredModel
 from engines.runtime.schedule import make_scheduler
 from engines.runtime.states.core import MachineError, signal_name
@@ -44,6 +45,8 @@ class Instantiation:
         self.units = units
         self.ctx = Context(program, make_scheduler(schedule))
         self.objects: list[InstanceObject] = []
+        # the performed actions waiting at an accept, each with the actions of its object after it
+        self.waiting: list[tuple[InstanceObject, Run, list[Element]]] = []
         # each `connect a.p to b.q` of a part, its ends as (object path, port): a message sent via
         # one end goes to the object at the other
         self.links: list[tuple[tuple[str, str], tuple[str, str]]] = []
@@ -133,20 +136,46 @@ class Instantiation:
             run.init_attributes(self.program.graph(action).attributes, run.root.frame, 0)
         return run
 
-    def perform(self, obj: InstanceObject, action: Element) -> None:
-        """`action` performed by `obj` to its end, what it sent routed."""
-        run = self.performed(obj, action)
-        self.ctx.trace.flush_left(f"run: performed action {action.name} of #{obj.ref.id}")
-        run.run_to_end()
-        self.route(own=obj)
+    def perform_all(self) -> None:
+        """The actions each object performs, one after another as the successions between them order
+        them, each until it ends or waits at an accept for a message (then it and those after it wait:
+        `resume`), what they send routed."""
+        for obj in self.objects:
+            self._perform_from(obj, list(self.ordered(obj.actions)))
+
+    def _perform_from(self, obj: InstanceObject, actions: list[Element], run: Run | None = None) -> None:
+        while run is not None or actions:
+            if run is None:
+                action, actions = actions[0], actions[1:]
+                run = self.performed(obj, action)
+                self.ctx.trace.flush_left(f"run: performed action {action.name} of #{obj.ref.id}")
+            ended = run.run_until_waiting()
+            self.route(own=obj)
+            if not ended:
+                self.waiting.append((obj, run, actions))
+                return
+            run = None
+
+    def resume(self) -> bool:
+        """Every waiting action a message has come for goes on (as `perform_all`); whether one moved."""
+        moved = False
+        for obj, run, rest in list(self.waiting):
+            before = run.step_number
+            self.waiting.remove((obj, run, rest))
+            self._perform_from(obj, rest, run)
+            moved = moved or run.finished or run.step_number != before
+        return moved
+
+    def stuck_actions(self) -> None:
+        """An action still waiting once nothing else can move: its accept deadlock, raised."""
+        for _, run, _ in self.waiting:
+            run.run_to_end()
 
     def run(self) -> list[str]:
-        """The actions each object performs, one after another as the successions between them
-        order them; then every machine until none can move, messages going to the machines that
-        accept them."""
-        for obj in self.objects:
-            for action in self.ordered(obj.actions):
-                self.perform(obj, action)
+        """The actions each object performs (`perform_all`); then every machine until none can move,
+        messages going to the machines that accept them, and the waiting actions going on as messages
+        come for them."""
+        self.perform_all()
         for obj in self.objects:
             for machine in obj.machines:
                 self.ctx.trace.flush_left(f"run: exhibited state machine {machine.element.name} of #{obj.ref.id}")
@@ -154,12 +183,13 @@ class Instantiation:
                 self.route(machine)
         moved = True
         while moved:
-            moved = False
+            moved = self.resume()
             for machine in self.machines:
                 if machine.pool or machine.completions:
                     machine.run_to_end()
                     self.route(machine)
                     moved = True
+        self.stuck_actions()
         return self.ctx.trace.lines
 
     def send(self, path: str, event: EnvEvent) -> None:
@@ -176,15 +206,22 @@ class Instantiation:
         """The messages a machine (or an action the object `own` performs) sent: one addressed (`to
         this`, `to peer`) to the machines of the object it names, whatever they accept (what none
         takes is unmatched there); one sent via a connected port over the connection; one addressed
-        to no one to every other machine whose transitions accept its signal."""
+        to no one to every other machine whose transitions accept its signal. A message no machine
+        there accepts stays on the bus when an action performed there (or, undirected, anywhere in
+        the instance) may accept it: an action's accept takes it as it takes any message."""
         if own is None:
             assert sender is not None
             own = self._object_of(sender)
         bus = self.ctx.bus
+        kept: list[Message] = []
         for message in list(bus):
             name = signal_name(message.payload, self.ctx)
             if message.to is not None:
-                for machine in self._addressed(own, sender, message.to).machines:
+                target = self._addressed(own, sender, message.to)
+                if target.actions and not any(m.accepts(name) for m in target.machines):
+                    kept.append(Message(message.payload, "this", message.sender, message.via))
+                    continue
+                for machine in target.machines:
                     machine.post(message.payload)
                 continue
             linked = self._linked(own, message.via) if message.via is not None else []
@@ -193,12 +230,14 @@ class Instantiation:
                     for machine in obj.machines:
                         machine.post(message.payload)
                 continue
-            for machine in self.machines:
-                if machine is not sender and machine.accepts(name):
-                    machine.post(message.payload)
+            takers = [m for m in self.machines if m is not sender and m.accepts(name)]
+            if not takers and any(o.actions for o in self.objects):
+                kept.append(message)
+            for machine in takers:
+                machine.post(message.payload)
         if bus:
             self.ctx.journal.touch(bus)  # a check restores the bus a move left messages on
-            bus.clear()
+            bus[:] = kept
 
     def _linked(self, own: InstanceObject, via: str) -> list[InstanceObject]:
         """The objects with a machine at the far ends of the connections (through the bindings that

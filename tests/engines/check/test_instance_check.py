@@ -9,6 +9,7 @@ outcome sets worked out in their comments."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -293,3 +294,34 @@ def test_timers_due_at_one_instant_in_two_objects_are_a_choice() -> None:
     assert outcomes(result) == {(("judge.first", "1"), ("judge.ticks", "2")), (("judge.first", "2"), ("judge.ticks", "2"))}
     early = check_machine(prog, "Race", script(horizon=4), BOUNDS, diverge=("judge.ticks",), part=True)
     assert values_of(early, "judge.ticks") == {"0"}
+
+
+def test_an_action_the_part_performs_takes_a_message_its_machine_sends() -> None:
+    prog = model_of("acknowledge.sysml")
+    result = check_machine(prog, "Shop", Script(), BOUNDS, part=True)
+    assert result.verdict is Verdict.EXHAUSTIVE and values_of(result, "acked") == {"1"}
+    # time up to 1 s: the observation ends with the action still waiting (as a machine's timer past the
+    # horizon never fires), an outcome
+    early = check_machine(prog, "Shop", script(horizon=1), BOUNDS, part=True)
+    assert values_of(early, "acked") == {"0"} and not early.violations
+    # a worker that never answers: the action waits for ever, a deadlock
+    text = (INSTANCES / "acknowledge.sysml").read_text(encoding="utf-8").replace("do send new Done() then idle",
+                                                                                  "then idle")
+    never = check_machine(program(text), "Shop", Script(), BOUNDS, part=True)
+    assert never.verdict is Verdict.VIOLATION
+    assert [v.kind for v in never.violations] == ["deadlock"] and "supervise" in never.violations[0].text
+
+
+def test_the_fixed_run_resumes_an_action_when_its_message_comes() -> None:
+    from engines.runtime.states.instances import Instantiation
+
+    world = Instantiation(model_of("acknowledge.sysml"), "ack::Shop")
+    world.perform_all()
+    assert [run.element.name for _, run, _ in world.waiting] == ["supervise"]  # it sent Start, then waits
+    (worker,) = world.machines
+    worker.run_to_end()
+    world.route(worker)
+    worker.advance(Fraction(3))
+    world.route(worker)
+    assert world.resume() and not world.waiting
+    assert world.slots(world.objects[0])["acked"] == "1"
