@@ -30,6 +30,7 @@ class InstanceObject:
     ref: ObjectRef
     machines: list[MachineRun] = field(default_factory=list)
     actions: list[Element] = field(default_factory=list)  # the actions it performs, in declaration order
+    parts: set[str] = field(default_factory=set)  # its features that hold its parts' objects
 
 
 class Instantiation:
@@ -58,7 +59,7 @@ class Instantiation:
             return lookup(self.program.model, el.owner, el.decl.types[0])
         return el if el.is_definition else None
 
-    def _make(self, el: Element, path: str) -> None:
+    def _make(self, el: Element, path: str) -> ObjectRef:
         definition = self._definition(el)
         short = el.name if not path else path.rsplit(".", 1)[-1]
         type_name = definition.qualified_name if definition is not None else ""
@@ -90,7 +91,11 @@ class Instantiation:
                 elif member.kind == "part":
                     parts.append(child)
         for child in parts:
-            self._make(child, f"{path}.{child.name}" if path else child.name)
+            # the part feature holds its object: `room.lamp.lit` reads through it
+            held = self._make(child, f"{path}.{child.name}" if path else child.name)
+            self.ctx.objects[ref.id].values[child.name] = held
+            obj.parts.add(child.name)
+        return ref
 
     def _exhibit(self, obj: InstanceObject, machine: Element) -> None:
         trace = self.ctx.trace
@@ -293,7 +298,8 @@ class Instantiation:
             f"{', '.join(o.path or '(root)' for o in self.objects)}); send to this, a part, or a feature holding one")
 
     def slots(self, obj: InstanceObject) -> dict[str, str]:
-        return {k: spell(v) for k, v in self.ctx.objects[obj.ref.id].values.items()}
+        """The object's features and their values; its parts (objects of their own) left out."""
+        return {k: spell(v) for k, v in self.ctx.objects[obj.ref.id].values.items() if k not in obj.parts}
 
 
 def _end(path: str, written: str) -> tuple[str, str]:

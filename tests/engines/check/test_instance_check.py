@@ -325,3 +325,12 @@ def test_the_fixed_run_resumes_an_action_when_its_message_comes() -> None:
     world.route(worker)
     assert world.resume() and not world.waiting
     assert world.slots(world.objects[0])["acked"] == "1"
+
+
+def test_a_property_reads_a_feature_two_parts_down_and_both_machines_of_an_object_take_an_event() -> None:
+    prog = model_of("house.sysml")
+    once = check_machine(prog, "House", script("Go"), BOUNDS, properties=("oneLit",), part=True)
+    assert outcomes(once) == {(("room.lamp.life", "bright"), ("room.lamp.lit", "1"), ("room.lamp.watch", "on"))}
+    twice = check_machine(prog, "House", script("Go to room.lamp", "Go to room.lamp"), BOUNDS, properties=("oneLit",),
+                          part=True)
+    assert twice.verdict is Verdict.EXHAUSTIVE and values_of(twice, "room.lamp.lit") == {"1"}
