@@ -331,6 +331,20 @@ class Driven(ABC):
         return [v for m in self.machines for v in m.visits]
 
 
+def _configurations(obj: InstanceObject) -> str:
+    """An object's final configuration; of several machines, each named (`life: bright, watch: on`)."""
+    if len(obj.machines) == 1:
+        return obj.machines[0].final_state()
+    return ", ".join(f"{m.element.name}: {m.final_state()}" for m in obj.machines)
+
+
+def _visits(obj: InstanceObject) -> list[str]:
+    """The states an object's machine entered, in order; of several machines, each named, machine by machine."""
+    if len(obj.machines) == 1:
+        return list(obj.machines[0].visits)
+    return [f"{m.element.name}.{v}" for m in obj.machines for v in m.visits]
+
+
 def _event_text(event: Any) -> str:
     return str(event.name if event.kind != "time" else f"time {event.transition.label()}")
 
@@ -511,8 +525,8 @@ class InstanceStepping(Driven):
 
     def object_documents(self) -> list[dict[str, Any]]:
         """`objects: [{path, finalState, stateVisits, slots}]`, one per object that exhibits a machine."""
-        return [{"path": obj.path, "finalState": obj.machines[0].final_state(),
-                 "stateVisits": list(obj.machines[0].visits), "slots": self.world.slots(obj)}
+        return [{"path": obj.path, "finalState": _configurations(obj), "stateVisits": _visits(obj),
+                 "slots": self.world.slots(obj)}
                 for obj in self.objects if obj.machines]
 
 

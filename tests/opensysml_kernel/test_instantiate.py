@@ -201,3 +201,11 @@ def test_a_witness_of_an_instance_replays_at_the_prompt_with_a_state_breakpoint(
                                           "pump", "  pumping", "    on", "  running = true"]
     assert lines(session, "%back")[0] == "⏸ back 1 move: pumping::Station at move 2; undone: pump.pumping: accept Run"
     assert lines(session, "%continue")[-2] == "⏸ end of the witness after 3 moves: property: pumping::Station::dryRun"
+
+
+def test_an_object_with_two_machines_reports_both(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    house = Path(__file__).resolve().parents[1] / "engines" / "check" / "instances" / "house.sysml"
+    assert main(["run", str(house), "--instantiate", "House", "--send", "Go", "--json"]) == 0
+    (lamp,) = json.loads(capsys.readouterr().out)["objects"]
+    assert lamp == {"path": "room.lamp", "finalState": "life: bright, watch: on",
+                    "stateVisits": ["life.dark", "life.bright", "watch.off", "watch.on"], "slots": {"lit": "1"}}
