@@ -263,10 +263,39 @@ class Evaluator(Calls):
             return clock
         el = self._model_element(name, frame)
         if el is not None:
+            live = self._live_feature(el, frame)
+            if live is not None:
+                return live[0]
             return self.element_value(el, frame, depth)
         if name == "this":
             return self.this_of(frame)
         raise EvaluationError(f"unknown name '{name}' in {frame.label}")
+
+    def _live_feature(self, el: Element, frame: Frame) -> tuple[Value] | None:
+        """A feature named by its qualified name (`Controller::cycles` in a property) of a behavior this
+        frame is part of: its value in the running performance (in the frame whose scope is the feature's
+        owner or is typed by it, or the object performing that frame), not the declaration's default."""
+        owner = el.owner
+        if owner is None or el.kind != "attribute":
+            return None
+        f: Frame | None = frame
+        while f is not None:
+            scope = f.scope
+            if scope is not None and (scope is owner or owner in self._types_of(scope)):
+                if el.name in f.values:
+                    return (f.values[el.name],)
+                if f.performer is not None:
+                    obj = self.ctx.objects.get(f.performer.id)
+                    if obj is not None and el.name in obj.values:
+                        return (obj.values[el.name],)
+            f = f.parent
+        return None
+
+    def _types_of(self, scope: Element) -> list[Element]:
+        """The definitions a usage is typed by (a performance of `a : A` holds A's features)."""
+        model = self.ctx.program.model
+        return [t for t in (lookup(model, scope.owner, n) for n in scope.type_names) if t is not None] \
+            if scope.owner is not None else []
 
     @staticmethod
     def this_of(frame: Frame) -> Value:
