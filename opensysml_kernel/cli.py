@@ -394,6 +394,9 @@ def _environment(args: argparse.Namespace) -> Environment:
     if not args.action and not args.state and not args.instantiate:
         raise UsageError("check needs a behavior: --action NAME, --state NAME or --instantiate PART (repeatable)",
                          "check model.sysml --state Plant::Controller --send Go")
+    if args.on is not None and not args.action:
+        raise UsageError("--on names the part that performs the actions checked (--action); a machine is named by"
+                         " --state, a part's instance by --instantiate PART itself", "check FILE --action NAME --on PART")
     if given and not args.state and not args.instantiate:
         flags = ", ".join("--" + name.replace("_", "-") for name in given)
         raise UsageError(f"{flags} drive a state machine: use them with --state or --instantiate",
@@ -434,6 +437,13 @@ def _replay_state(args: argparse.Namespace) -> int:
             raise UsageError(f"--witness {args.witness}: {err.strerror or err}", "replay FILE --witness W --state M") from None
         witness = parse_witness(text, args.witness)
         program = session.program()
+        held = program.model.element(witness.behavior)
+        kind = held.base_kind if held is not None else None
+        if kind in ("state", "part") and (kind == "part") != (args.instantiate is not None):
+            flag = "--instantiate" if kind == "part" else "--state"
+            what = "the instance of part" if kind == "part" else "state machine"
+            raise UsageError(f"--witness {args.witness} is a witness of {what} {witness.behavior}: replay it with"
+                             f" {flag} {witness.behavior}", f"replay FILE --witness W {flag} {witness.behavior}")
         run = replay_machine(program, witness, subject, args.witness)
         found = unreproduced_machine(program, run, witness)
         if found is not None:

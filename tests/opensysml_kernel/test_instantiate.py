@@ -209,3 +209,16 @@ def test_an_object_with_two_machines_reports_both(tmp_path: Path, capsys: pytest
     (lamp,) = json.loads(capsys.readouterr().out)["objects"]
     assert lamp == {"path": "room.lamp", "finalState": "life: bright, watch: on",
                     "stateVisits": ["life.dark", "life.bright", "watch.off", "watch.on"], "slots": {"lit": "1"}}
+
+
+def test_cli_refuses_what_does_not_fit_an_instance(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model = tmp_path / "plant.sysml"
+    model.write_text(PLANT)
+    assert main(["check", str(model), "--instantiate", "Plant", "--on", "pinger"]) == 2
+    assert "--on names the part that performs the actions checked" in capsys.readouterr().err
+    witnesses = tmp_path / "w"
+    assert main(["check", str(model), "--state", "pinging", "--send", "Go", "--witness-dir", str(witnesses)]) == 1
+    capsys.readouterr()
+    machine_witness = sorted(witnesses.iterdir())[0]
+    assert main(["replay", str(model), "--instantiate", "Plant", "--witness", str(machine_witness)]) == 2
+    assert "is a witness of state machine plant::Pinger::pinging: replay it with --state" in capsys.readouterr().err
