@@ -1,13 +1,14 @@
 """An instance as one behavior for check and explore: every object's state machines and the actions it
 performs, members of one ensemble on one world (one clock, one bus), each message a move sends
 routed at once as the instance routes it (instances.py: to the object it names, over a connection,
-or to every other machine that accepts its signal). The environment (driven.py) drives it as it
+or to every other machine that accepts its signal; one no machine there accepts stays on the bus for
+an action performed there to accept). The environment (driven.py) drives it as it
 drives one machine: an event it sends goes to every machine of the instance that accepts its signal
 (to the first machine where none does, which then refuses or drops it as a machine does).
 
 Performed actions interleave with the machines from the start, each starting once the performed
-actions a succession puts before it have ended (the fixed run of `run --instantiate` runs them
-first, to their end, then the machines).
+actions a succession puts before it have ended (the fixed run of `run --instantiate` runs each
+until it ends or waits at an accept, then the machines).
 
 Dependence (engines/check/reduce.py): a member's moves touch what they touch as members of any
 ensemble do; a move that sends also writes the pool of every machine of the instance (routing may
