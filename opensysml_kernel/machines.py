@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -331,6 +331,21 @@ class Driven(ABC):
         return [v for m in self.machines for v in m.visits]
 
 
+def _objects_tree(world: Instantiation, name: Callable[[InstanceObject], str]) -> list[str]:
+    """An instance's objects (named by `name`), each with its machines' configurations and its features."""
+    lines: list[str] = []
+    for obj in world.objects:
+        slots = world.slots(obj)
+        if not obj.machines and not slots:
+            continue
+        lines.append(name(obj))
+        for machine in obj.machines:
+            lines.append(f"  {machine.element.name}")
+            lines += _tree(machine, 2)
+        lines += [f"  {k} = {v}" for k, v in slots.items()]
+    return lines
+
+
 def _configurations(obj: InstanceObject) -> str:
     """An object's final configuration; of several machines, each named (`life: bright, watch: on`)."""
     if len(obj.machines) == 1:
@@ -498,17 +513,7 @@ class InstanceStepping(Driven):
         return ", ".join(f"{self._name(o)}: {m.final_state()}" for o in self.objects for m in o.machines)
 
     def current(self) -> list[str]:
-        lines: list[str] = []
-        for obj in self.objects:
-            slots = self.world.slots(obj)
-            if not obj.machines and not slots:
-                continue
-            lines.append(f"{self._name(obj)}")
-            for machine in obj.machines:
-                lines.append(f"  {machine.element.name}")
-                lines += _tree(machine, 2)
-            lines += [f"  {k} = {v}" for k, v in slots.items()]
-        return lines
+        return _objects_tree(self.world, self._name)
 
     def outputs(self) -> dict[str, str]:
         out: dict[str, str] = {}
@@ -644,17 +649,7 @@ class InstanceReplay(MachineReplay):
                          for o in self.instance.instance.objects for m in o.machines)
 
     def current(self) -> list[str]:
-        lines: list[str] = []
-        for obj in self.instance.instance.objects:
-            slots = self.instance.instance.slots(obj)
-            if not obj.machines and not slots:
-                continue
-            lines.append(self.instance.name_of(obj))
-            for machine in obj.machines:
-                lines.append(f"  {machine.element.name}")
-                lines += _tree(machine, 2)
-            lines += [f"  {k} = {v}" for k, v in slots.items()]
-        return lines
+        return _objects_tree(self.instance.instance, self.instance.name_of)
 
     def outputs(self) -> dict[str, str]:
         return self.instance.machine_outputs()

@@ -13,7 +13,7 @@ from engines.framework import Result as Answer
 from engines.framework import engine as engine_named
 from engines.runtime import Program
 from engines.runtime.states import EnvEvent, parse_duration, parse_send
-from engines.witness import admit, fix_inputs
+from engines.witness import Witness, admit, fix_inputs
 from ir.model import Declaration
 from ir.syntax import Document
 from opensysml_kernel.checking import (
@@ -196,18 +196,27 @@ class Session:
     def start_machine(self, name: str, performer: str | None = None) -> Driven:
         """A run of the state machine (its initial configuration entered), the debugger's current run;
         with a witness of a machine installed (`%replay`), the machine following it move by move."""
-        installed = self.debugger.replay
-        if installed is not None and installed.subject in self.model.behaviors("state"):
-            subject = self.program().state(name).qualified_name
-            admit(installed.plan.witness, self.model, installed.plan.name, subject)
-            replay = self.debugger.replay_for(subject)
-            assert replay is not None, "the replay installed is of this machine"
-            replaying = MachineReplay(self.program(), replay.plan.witness)
-            self.debugger.attach(replaying, replaying.subject, replay)
+        replaying = self._replaying("state", lambda: self.program().state(name).qualified_name, MachineReplay)
+        if replaying is not None:
             return replaying
         machine = MachineStepping(self.program(), name, self.schedule, performer)
         self.debugger.attach(machine, machine.subject, None)
         return machine
+
+    def _replaying(self, kind: str, subject: Callable[[], str],
+                   follow: Callable[[Program, Witness], MachineReplay]) -> MachineReplay | None:
+        """With a witness of a `kind` ("state", "part") installed by `%replay`, the run following it,
+        made the debugger's current run (a witness of another machine or part is refused); else None."""
+        installed = self.debugger.replay
+        if installed is None or installed.subject not in self.model.behaviors(kind):
+            return None
+        name = subject()
+        admit(installed.plan.witness, self.model, installed.plan.name, name)
+        replay = self.debugger.replay_for(name)
+        assert replay is not None, f"the replay installed is of this {kind}"
+        replaying = follow(self.program(), replay.plan.witness)
+        self.debugger.attach(replaying, replaying.subject, replay)
+        return replaying
 
     def part_name(self, name: str) -> str:
         """The qualified name of the part (definition or usage) `name` (qualified, or unique unqualified)."""
@@ -218,14 +227,9 @@ class Session:
         """The part materialized with its parts, the actions they perform run and the machines they
         exhibit started: the debugger's current run; with a witness of the part installed (`%replay`),
         the instance following it move by move."""
-        installed = self.debugger.replay
-        if installed is not None and installed.subject in self.model.behaviors("part"):
-            subject = self.workspace.part_name(part)
-            admit(installed.plan.witness, self.model, installed.plan.name, subject)
-            replay = self.debugger.replay_for(subject)
-            assert replay is not None, "the replay installed is of this part"
-            replaying = InstanceReplay(self.program(), replay.plan.witness)
-            self.debugger.attach(replaying, replaying.subject, replay)
+        replaying = self._replaying("part", lambda: self.workspace.part_name(part), InstanceReplay)
+        if replaying is not None:
+            assert isinstance(replaying, InstanceReplay)
             return replaying
         instance = InstanceStepping(self.program(), self.workspace.part_name(part), self.schedule)
         self.debugger.attach(instance, instance.subject, None)
