@@ -218,10 +218,10 @@ def _schedule_key(witness: Witness) -> tuple[int, ...]:
 
 
 def _matches(outcome: Outcome, witness: Witness) -> bool:
-    """Whether the witness ends in the outcome: it claims values, each one the outcome's."""
-    claimed = [(c.subject, c.value) for c in witness.claims if c.kind.value == "value"]
-    values = dict(outcome.values)
-    return outcome.error is None and bool(claimed) and all(values.get(k) == v for k, v in claimed)
+    """Whether the witness ends in the outcome: it claims a value of every feature the outcome has,
+    each the outcome's (a witness claiming some of them may end in another outcome that shares them)."""
+    claimed = {c.subject: c.value for c in witness.claims if c.kind.value == "value"}
+    return outcome.error is None and bool(claimed) and claimed == dict(outcome.values)
 
 
 def stable_numbers(result: Result) -> Result:

@@ -69,7 +69,7 @@ class _Level:
 class _Claim:
     """Something a schedule showed, and the schedule (moves with their choice lines) that showed it."""
 
-    kind: str  # property, deadlock, fails, value
+    kind: str  # property, deadlock, fails, value, reached (an outcome first reached), outcome
     text: str
     path: tuple[Move, ...]
     alternatives: tuple[list[Move], ...]  # what was enabled before each move of the path
@@ -106,6 +106,8 @@ class _Search:
     outcome_table: dict[tuple[tuple[str, str], ...], int] = field(default_factory=dict)
     # the outcomes whose final state violates properties: which, and the first schedule reaching it
     violating: dict[tuple[tuple[str, str], ...], tuple[tuple[str, ...], _Claim]] = field(default_factory=dict)
+    # each outcome's first schedule: its witness, where a value's witness took that schedule
+    first_reached: dict[tuple[tuple[str, str], ...], _Claim] = field(default_factory=dict)
 
 
 def _final_values(run: Behavior, features: tuple[str, ...] | None) -> dict[str, str]:
@@ -329,6 +331,8 @@ def _final(search: _Search, run: Behavior, path: list[Move], choices: list[list[
             per[value] = _Claim("value", "", tuple(path), tuple(choices), feature, value)
     key = tuple(sorted(values.items()))
     search.outcome_table[key] = search.outcome_table.get(key, 0) + 1
+    if key not in search.first_reached:
+        search.first_reached[key] = _Claim("reached", "", tuple(path), tuple(choices))
     if violated:
         # an outcome that ends violating a property: named with the property, and given a witness
         known = search.violating.get(key)
@@ -339,8 +343,11 @@ def _final(search: _Search, run: Behavior, path: list[Move], choices: list[list[
             search.violating[key] = (names, known[1])
 
 
-def _claims(claim: _Claim, violates: tuple[str, ...] = ()) -> tuple[Claim, ...]:
-    """What a witness of `claim` states in its header."""
+def _claims(claim: _Claim, violates: tuple[str, ...] = (),
+            values: tuple[tuple[str, str], ...] = ()) -> tuple[Claim, ...]:
+    """What a witness of `claim` states in its header (of an outcome reached, its every value)."""
+    if claim.kind == "reached":
+        return tuple(Claim(ClaimKind.VALUE, feature, value) for feature, value in values)
     if claim.kind == "fails":
         return (Claim(ClaimKind.FAILS, claim.text),)
     if claim.kind == "deadlock":
@@ -352,11 +359,12 @@ def _claims(claim: _Claim, violates: tuple[str, ...] = ()) -> tuple[Claim, ...]:
     return (Claim(ClaimKind.COMPLETES), *(Claim(ClaimKind.PROPERTY, name, "false") for name in violates))
 
 
-def _witness(search: _Search, claim: _Claim, violates: tuple[str, ...] = ()) -> tuple[Witness, str | None]:
+def _witness(search: _Search, claim: _Claim, violates: tuple[str, ...] = (),
+             values: tuple[tuple[str, str], ...] = ()) -> tuple[Witness, str | None]:
     """The claim's schedule replayed in a fresh interpreter; the disagreement when it does not hold
     (the claim re-evaluated as every replay of the witness re-evaluates it)."""
     run, trace, _ = replay(search.start, claim.path)
-    witness = Witness(search.subject, search.model, "check", _claims(claim, violates), claim.choices, tuple(trace),
+    witness = Witness(search.subject, search.model, "check", _claims(claim, violates, values), claim.choices, tuple(trace),
                       search.performer)
     by_name = {p.name: p for p in search.properties}
     return witness, unmet(run, witness, lambda name: by_name.get(name) or f"no property {name} is checked")
@@ -394,7 +402,8 @@ def _result(search: _Search, seconds: float) -> Result:
     outcomes = []
     for key in sorted(search.outcome_table, key=lambda k: [(f, _value_order(v)) for f, v in k]):
         violates: tuple[str, ...] = ()
-        index = 0
+        reached = search.first_reached[key]
+        index = replayed.get(reached.path, 0)
         if key in search.violating:
             violates, claim = search.violating[key]
             index = replayed.get(claim.path, 0)
@@ -405,6 +414,14 @@ def _result(search: _Search, seconds: float) -> Result:
                 else:
                     witnesses.append(witness)
                     index = len(witnesses)
+        elif not index and len(search.outcome_table) > 1:
+            # an outcome no value's witness ends in: a witness of its own, claiming its every value
+            witness, disagreement = _witness(search, reached, (), key)
+            if disagreement is not None:
+                notes.append(f"not covered: outcome {', '.join(f'{k} = {v}' for k, v in key)}: {disagreement}")
+            else:
+                witnesses.append(witness)
+                index = len(witnesses)
         outcomes.append(Outcome(key, search.outcome_table[key], index, violates=violates))
     incomplete = None
     if search.stopped in ("interrupted", "time", "memory"):
