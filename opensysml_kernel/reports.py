@@ -141,12 +141,14 @@ class Check:
         return f"standing: {CLAIM.get(r.verdict, r.verdict.value)} ({r.strength.word}: {evidence})"
 
     def outcome_text(self, outcome: Outcome, witness: bool = True) -> str:
-        """`count = 2`, or `count = 2 (violates Hotel::oneBooking; witness 3)` for an outcome whose
-        final state violates a property."""
+        """`count = 2 (witness 1)`, or `count = 2 (violates Hotel::oneBooking; witness 3)` for an outcome
+        whose final state violates a property."""
         text = outcome.describe()
         if outcome.violates:
             text += f" (violates {', '.join(outcome.violates)}"
             text += f"; witness {self._ref(outcome.witness)})" if witness and outcome.witness else ")"
+        elif witness and outcome.witness:
+            text += f" (witness {self._ref(outcome.witness)})"
         return text
 
     def outcome_table(self) -> Table:

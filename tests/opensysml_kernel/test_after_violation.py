@@ -73,7 +73,7 @@ def test_the_violating_outcome_is_listed_beside_the_others(booking: Session) -> 
     lines = report.lines
     assert lines[0].startswith("✗ Action Booking::sell: violation")
     assert "  violation: Booking::oneSeat is false after 8 moves (witness 2)" in lines
-    assert "  outcome: count = 1" in lines
+    assert "  outcome: count = 1 (witness 1)" in lines
     ending = [line for line in lines if line.startswith("  outcome: count = 2")]
     assert len(ending) == 1 and ending[0].startswith("  outcome: count = 2 (violates Booking::oneSeat; witness ")
 
@@ -101,7 +101,7 @@ def test_a_property_that_holds_marks_no_outcome(booking: Session) -> None:
     execute(booking, "%check-property neverNegative")
     lines = execute(booking, "%action sell").lines
     assert lines[0].startswith("✗ Action Booking::sell: divergent")
-    assert "  outcome: count = 1" in lines and "  outcome: count = 2" in lines
+    assert "  outcome: count = 1 (witness 1)" in lines and "  outcome: count = 2 (witness 2)" in lines
 
 
 def test_html_names_the_violating_outcome(booking: Session) -> None:

@@ -89,7 +89,7 @@ def test_check_reports_divergence(race: Session) -> None:
     lines = report.text.splitlines()
     assert lines[0].startswith("✗ Action race::Race: divergent (")
     assert lines[1:6] == ["  divergent: c ends as 1 or 2", "    c = 1 (witness 2)", "    c = 2 (witness 1)",
-                          "  outcome: c = 1", "  outcome: c = 2"]
+                          "  outcome: c = 1 (witness 2)", "  outcome: c = 2 (witness 1)"]
     assert lines[-1].startswith("  standing: sensitive (witnessed: ")
     assert report.exit_status == 1 and len(report.witnesses) == 2
     assert race.last_check is report

@@ -175,7 +175,7 @@ def test_prime_on_pump_checked_is_divergent(plant: Session) -> None:
     execute(plant, "%engine check")
     lines = execute(plant, "%action prime on pump").lines
     assert "  divergent: pump.pressure ends as 4 or 6" in lines
-    assert "  outcome: pump.pressure = 6, pump.primed = true" in lines
+    assert "  outcome: pump.pressure = 6, pump.primed = true (witness 1)" in lines
 
 
 def test_an_action_name_two_parts_perform_is_the_named_parts(plant: Session) -> None:
