@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from engines.check.machine import is_part
 from engines.runtime.states import parse_addressed, split_target
 from engines.runtime.states import parse_duration as parse_time
 from ir.errors import SysmlError
@@ -223,8 +224,7 @@ def _advance(session: Session, args: list[str]) -> Result:
         session.environment = replace(session.environment, horizon=parse_time(" ".join(args)))
         if session.checked_machine is None:
             return Result.of(session.environment.describe(), Tone.PAUSED)
-        checked = session.model.element(session.checked_machine)
-        part = checked is not None and checked.base_kind == "part"
+        part = is_part(session.program(), session.checked_machine)
         return session.check_state(session.checked_machine, applying_only=True, part=part)
     session.debugger.driven("advance")
     progress = session.advance(" ".join(args))

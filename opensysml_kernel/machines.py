@@ -433,7 +433,31 @@ class MachineStepping(Driven):
                 "error": error, "trace": list(trace)}
 
 
-class InstanceStepping(Driven):
+class _InstanceViews:
+    """What an instance's stepping run and its replay show alike: each object named by its path, its
+    machines' configurations, the tree %current draws."""
+
+    def _instantiation(self) -> Instantiation:
+        raise NotImplementedError
+
+    def _name(self, obj: InstanceObject) -> str:
+        return self._instantiation().name_of(obj)
+
+    def _holder(self, machine: MachineRun) -> str:
+        return f"{self._name(self._instantiation().object_of(machine))}: "
+
+    def _owner(self, machine: MachineRun) -> str:
+        return f"{self._name(self._instantiation().object_of(machine))} {machine.element.name}: "
+
+    def final_state(self) -> str:
+        world = self._instantiation()
+        return ", ".join(f"{world.name_of(o)}: {m.final_state()}" for o in world.objects for m in o.machines)
+
+    def current(self) -> list[str]:
+        return _objects_tree(self._instantiation(), self._name)
+
+
+class InstanceStepping(_InstanceViews, Driven):
     """A part materialized with the parts it holds: the actions each object performs run first, then
     its machines move one move at a time, each to rest in object order (as the corpus's instances
     run), a message one machine sends going to the machines that accept it."""
@@ -462,6 +486,9 @@ class InstanceStepping(Driven):
     def objects(self) -> list[InstanceObject]:
         return self.world.objects
 
+    def _instantiation(self) -> Instantiation:
+        return self.world
+
     def _move(self) -> str | None:
         machines = self.machines
         for turn in range(len(machines)):
@@ -472,24 +499,12 @@ class InstanceStepping(Driven):
                 self._cursor = index
                 done = _what_moved(machine, before)
                 self._delivered(machine)
-                owner = next(o for o in self.objects if machine in o.machines)
-                return f"{self._name(owner)} {machine.element.name}: {done}"
+                return f"{self._owner(machine)}{done}"
         return None
 
     def _delivered(self, sender: MachineRun) -> None:
         self.world.route(sender)
         self.world.resume()  # an action waiting at an accept takes what came for it
-
-    def _holder(self, machine: MachineRun) -> str:
-        owner = next(o for o in self.objects if machine in o.machines)
-        return f"{self._name(owner)}: "
-
-    def _owner(self, machine: MachineRun) -> str:
-        owner = next(o for o in self.objects if machine in o.machines)
-        return f"{self._name(owner)} {machine.element.name}: "
-
-    def _name(self, obj: InstanceObject) -> str:
-        return obj.path or self.part.rsplit("::", 1)[-1]
 
     def _send(self, event: EnvEvent, target: str | None) -> None:
         objects = self.objects
@@ -509,12 +524,6 @@ class InstanceStepping(Driven):
         for machine in takers:
             machine.send(event)
 
-    def final_state(self) -> str:
-        return ", ".join(f"{self._name(o)}: {m.final_state()}" for o in self.objects for m in o.machines)
-
-    def current(self) -> list[str]:
-        return _objects_tree(self.world, self._name)
-
     def outputs(self) -> dict[str, str]:
         out: dict[str, str] = {}
         for obj in self.objects:
@@ -523,7 +532,7 @@ class InstanceStepping(Driven):
         return out
 
     def waiting_actions(self) -> list[str]:
-        """The performed actions still waiting at an accept for a message (`Shop.supervise at accept`)."""
+        """The performed actions still waiting at an accept for a message (`Shop.supervise (token 1@accept)`)."""
         return [f"{self._name(obj)}.{run.element.name} (token "
                 + ", ".join(f"{t.id}@{t.flow.model_label(t)}" for t in run.all_tokens(run.root)) + ")"
                 for obj, run, _ in self.world.waiting]
@@ -615,7 +624,7 @@ class MachineReplay(Driven):
         return self.behavior.machine.outputs()
 
 
-class InstanceReplay(MachineReplay):
+class InstanceReplay(_InstanceViews, MachineReplay):
     """An instance following a witness of its check (`check --instantiate`) move by move."""
 
     def _start(self, program: Program) -> EngineDriven[Any]:
@@ -635,21 +644,8 @@ class InstanceReplay(MachineReplay):
             return "failed"
         return "running" if any(m.status == "running" for m in self.machines) else self.machines[0].status
 
-    def _holder(self, machine: MachineRun) -> str:
-        return f"{self.instance.name_of(self._object(machine))}: "
-
-    def _owner(self, machine: MachineRun) -> str:
-        return f"{self.instance.name_of(self._object(machine))} {machine.element.name}: "
-
-    def _object(self, machine: MachineRun) -> InstanceObject:
-        return next(o for o in self.instance.instance.objects if machine in o.machines)
-
-    def final_state(self) -> str:
-        return ", ".join(f"{self.instance.name_of(o)}: {m.final_state()}"
-                         for o in self.instance.instance.objects for m in o.machines)
-
-    def current(self) -> list[str]:
-        return _objects_tree(self.instance.instance, self.instance.name_of)
+    def _instantiation(self) -> Instantiation:
+        return self.instance.instance
 
     def outputs(self) -> dict[str, str]:
         return self.instance.machine_outputs()

@@ -34,7 +34,8 @@ def _subject(program: Program, name: str, part: bool) -> Element:
     return program.part(name) if part else program.state(name)
 
 
-def _is_part(program: Program, name: str) -> bool:
+def is_part(program: Program, name: str) -> bool:
+    """Whether the qualified name `name` is a part's (a check of it is an instance's)."""
     el = program.model.element(name)
     return el is not None and el.base_kind == "part"
 
@@ -85,7 +86,7 @@ def replay_machine(program: Program, witness: Witness | str, subject: str | None
     machine is refused (WitnessMismatch)."""
     if isinstance(witness, str):
         witness = parse_witness(witness, name)
-    part = _is_part(program, witness.behavior)
+    part = is_part(program, witness.behavior)
     admit(witness, program.model, name,
           _subject(program, subject, part).qualified_name if subject is not None else None)
     start = program.start_instance if part else program.start_driven
@@ -105,7 +106,7 @@ def unreproduced_machine(program: Program, run: Behavior, witness: Witness) -> s
     """The witness's claims re-evaluated on its replay; a property is the machine's, by name."""
     def property_of(prop: str) -> object:
         try:
-            subject = _subject(program, witness.behavior, _is_part(program, witness.behavior))
+            subject = _subject(program, witness.behavior, is_part(program, witness.behavior))
             (found,) = resolve_properties(program, subject, (prop,))
         except SysmlError as missing:
             return str(missing)

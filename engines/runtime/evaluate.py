@@ -25,11 +25,15 @@ from engines.runtime.values import (
 )
 from ir import syntax as s
 from ir.connections import Connection
+from ir.inherit import generals
 from ir.model import Element
 from ir.resolve import lookup
 
 if TYPE_CHECKING:
     from engines.runtime.world import Context
+
+# the kinds of definition a performance may be typed by, whose features it then holds (`a : A`)
+_TYPED = ("action", "state", "part")
 
 
 @dataclass(eq=False)
@@ -281,7 +285,7 @@ class Evaluator(Calls):
         f: Frame | None = frame
         while f is not None:
             scope = f.scope
-            if scope is not None and (scope is owner or owner in self._types_of(scope)):
+            if scope is not None and (scope is owner or owner in generals(self.ctx.program.model, scope, _TYPED)):
                 if el.name in f.values:
                     return (f.values[el.name],)
                 if f.performer is not None:
@@ -290,12 +294,6 @@ class Evaluator(Calls):
                         return (obj.values[el.name],)
             f = f.parent
         return None
-
-    def _types_of(self, scope: Element) -> list[Element]:
-        """The definitions a usage is typed by (a performance of `a : A` holds A's features)."""
-        model = self.ctx.program.model
-        return [t for t in (lookup(model, scope.owner, n) for n in scope.type_names) if t is not None] \
-            if scope.owner is not None else []
 
     @staticmethod
     def this_of(frame: Frame) -> Value:

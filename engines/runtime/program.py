@@ -40,7 +40,7 @@ class Program(LoweredModel):
 
     def start_instance(self, part: str, script: Script | None = None) -> Driven[InstanceRun]:
         """The part `part` (qualified, or unqualified when unique) materialized, its machines and
-        performed actions on one world with the environment `script`, before the first move."""
+        performed actions on one world with the environment `script`, before the first move (a part
+        exhibiting no machine is refused here: Driven starts one at once)."""
         qualified = self.part(part).qualified_name
-        InstanceRun(self, qualified)  # refused now (a part with no machine), not at the first search
         return Driven(lambda: InstanceRun(self, qualified), script or Script())

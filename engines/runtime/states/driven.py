@@ -117,19 +117,22 @@ class Driven(Generic[M]):
                 and self.machine.stuck() is None)
 
     def environment_moves(self) -> list[Move]:
-        resting = not self.machine.enabled_moves() and self.next_wake() is None
         if self.sent < len(self.script.events):
-            if self.script.replay and resting:
+            if self.script.replay and self._resting():
                 return [send_move(self.script.events[self.sent]), STOP]
             return [send_move(self.script.events[self.sent])]
-        if self.script.stops and resting and not self.stopped:
+        if self.script.stops and not self.stopped and self._resting():
             return [STOP]  # a witness's alphabet that stopped after its last send (or before any)
         if self.drawn < self.script.max_events:
             moves = [send_move(e) for e in self.script.alphabet]
-            if not self.machine.enabled_moves() and self.next_wake() is None:
+            if self._resting():
                 moves.append(STOP)  # up to N: the environment may also send no more
             return moves
         return []
+
+    def _resting(self) -> bool:
+        """Nothing of the machine's own can move and no timer is due within the horizon."""
+        return not self.machine.enabled_moves() and self.next_wake() is None
 
     def enabled_moves(self) -> list[Move]:
         if self.machine.finished:

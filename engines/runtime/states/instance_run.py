@@ -26,16 +26,16 @@ from engines.runtime.evaluate import Frame
 from engines.runtime.lowered import LoweredModel
 from engines.runtime.states.core import MachineError
 from engines.runtime.states.environment import EnvEvent, EnvironmentInputError
+from engines.runtime.states.footprints import ENVIRONMENT
 from engines.runtime.states.instances import InstanceObject, Instantiation
 from engines.runtime.states.machine import MachineRun
+from engines.runtime.states.moves import Reported
 from engines.runtime.values import Value
 from engines.runtime.world import Context
 from ir.graphs import Footprint
 
-ENVIRONMENT = -1  # the environment's actor number (driven.py): no member's
 
-
-class InstanceRun:
+class InstanceRun(Reported):
     """A part materialized with its parts, its machines and performed actions moving one move at a time."""
 
     def __init__(self, program: LoweredModel, part: str) -> None:
@@ -78,8 +78,7 @@ class InstanceRun:
         return self.instance.machines
 
     def name_of(self, obj: InstanceObject) -> str:
-        """An object as reports name it: its path, the root by the part's own name."""
-        return obj.path or self.instance.element.name
+        return self.instance.name_of(obj)
 
     def _routed(self, index: int) -> None:
         obj, machine = self._owners[index]
@@ -89,17 +88,11 @@ class InstanceRun:
     def _visited(self) -> None:
         """The states each machine entered since, in the order the machines are listed: the instance's
         `stateVisits` (each named by its object)."""
-        added: list[str] = []
-        for i, (machine, obj) in enumerate(zip(self.machines, self._objects(), strict=True)):
-            new = machine.visits[self._seen[i]:]
-            if new:
-                added.extend(f"{self.name_of(obj)}.{v}" for v in new)
-                self._seen = (*self._seen[:i], len(machine.visits), *self._seen[i + 1:])
+        added = [f"{self.name_of(self.instance.object_of(machine))}.{v}"
+                 for machine, seen in zip(self.machines, self._seen, strict=True) for v in machine.visits[seen:]]
         if added:
             self.visits = (*self.visits, *added)
-
-    def _objects(self) -> list[InstanceObject]:
-        return [obj for obj in self.instance.objects for _ in obj.machines]
+            self._seen = tuple(len(m.visits) for m in self.machines)
 
     # ------------------------------------------------------------ what the environment drives
 
@@ -208,15 +201,6 @@ class InstanceRun:
             for machine in obj.machines:
                 out[f"{self.name_of(obj)}.{machine.element.name}"] = machine.final_configuration()
         return dict(sorted(out.items()))
-
-    def own_outputs(self) -> dict[str, str]:
-        return self.machine_outputs()
-
-    def feature_path(self, name: str) -> str:
-        return name.removeprefix("this.")
-
-    def known_features(self) -> set[str]:
-        return set(self.machine_outputs()) | {"stateVisits"}
 
     def scope(self) -> Frame:
         """Where a property is read: the root object's features, and its parts by name (`pinger.sent`)."""

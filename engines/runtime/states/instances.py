@@ -216,7 +216,7 @@ class Instantiation:
         the instance) may accept it: an action's accept takes it as it takes any message."""
         if own is None:
             assert sender is not None
-            own = self._object_of(sender)
+            own = self.object_of(sender)
         bus = self.ctx.bus
         kept: list[Message] = []
         for message in list(bus):
@@ -274,9 +274,6 @@ class Instantiation:
         el = member_of(self.program.model, owner, name)
         return el is not None and el.base_kind == "port"
 
-    def _object_of(self, machine: MachineRun) -> InstanceObject:
-        return next(o for o in self.objects if machine in o.machines)
-
     def _addressed(self, own: InstanceObject, sender: MachineRun | None, to: str) -> InstanceObject:
         """The object a send's `to` names, read from the sending object: `this` (or the sending
         machine's own name), a feature of that object holding an object, or one of the instance's
@@ -296,6 +293,14 @@ class Instantiation:
             f"{own.path or 'the instance'}: send ... to {to}: "
             f"no object of the instance is named {to!r} (objects: "
             f"{', '.join(o.path or '(root)' for o in self.objects)}); send to this, a part, or a feature holding one")
+
+    def name_of(self, obj: InstanceObject) -> str:
+        """An object as reports name it: its path, the root by the part's own name."""
+        return obj.path or self.element.name
+
+    def object_of(self, machine: MachineRun) -> InstanceObject:
+        """The object exhibiting `machine`."""
+        return next(o for o in self.objects if machine in o.machines)
 
     def slots(self, obj: InstanceObject) -> dict[str, str]:
         """The object's features and their values; its parts (objects of their own) left out."""

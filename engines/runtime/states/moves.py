@@ -63,7 +63,26 @@ def _dispatch_move(label: str, at: str, option: str | None, choice: ChoiceKind) 
     return Move(MoveKind.DISPATCH, _DISPATCHER, label, at, option, choice)
 
 
-class MachineMoves(Dispatch):
+class Reported:
+    """What a machine reports, and an instance of several alike (instance_run.py): its values are its
+    `machine_outputs()` (the configuration among them), `this.x` names its feature `x`, and a check
+    may compare them and the states visited."""
+
+    def machine_outputs(self) -> dict[str, str]:
+        raise NotImplementedError
+
+    def own_outputs(self) -> dict[str, str]:
+        return self.machine_outputs()
+
+    def feature_path(self, name: str) -> str:
+        """`this.x` of an exhibited machine is the machine's (and its object's) feature `x`."""
+        return name.removeprefix("this.")
+
+    def known_features(self) -> set[str]:
+        return set(self.machine_outputs()) | {"stateVisits"}
+
+
+class MachineMoves(Reported, Dispatch):
     """The behavior protocol over a machine's configuration, pool, timers and do behaviors."""
 
     moves_taken: list[Move]
@@ -535,16 +554,6 @@ class MachineMoves(Dispatch):
         """`final_state()`, or `(terminated)`: a terminated machine has no configuration left (the
         corpus reports `terminated`, not a state)."""
         return "(terminated)" if self.status == "terminated" else self.final_state()
-
-    def own_outputs(self) -> dict[str, str]:
-        return self.machine_outputs()
-
-    def feature_path(self, name: str) -> str:
-        """`this.x` of an exhibited machine is the machine's (and its object's) feature `x`."""
-        return name.removeprefix("this.")
-
-    def known_features(self) -> set[str]:
-        return set(self.machine_outputs()) | {"stateVisits"}
 
     def scope(self) -> Frame:
         return self.frame
