@@ -61,7 +61,7 @@ def solved_lines(result: Result, ref: Ref) -> list[str]:
             chosen = ", ".join(f"{name} = {value}" for name, value in witness.inputs)
             lines.append(f"  inputs of witness {number}: {chosen}")
     if result.reason is not None:
-        lines.append(f"  not covered: {result.reason}")
+        lines.append(f"  not covered: {_reason(result)}")
     if not result.bounds and result.arithmetic is None:
         return lines  # nothing was asked: an engine that could not take the question
     if result.verdict is Verdict.NOT_COVERED:
@@ -97,7 +97,12 @@ def solved_standing(result: Result) -> str:
         return f"standing: {verdict.value} ({word}: {replayed})"
     if not result.bounds and result.arithmetic is None:
         return f"standing: undecided ({word}: not asked)"
-    return f"standing: undecided ({word}: {result.reason or 'nothing was decided'})"
+    return f"standing: undecided ({word}: {_reason(result) or 'nothing was decided'})"
+
+
+def _reason(result: Result) -> str:
+    """Why nothing was decided, without the 'not covered' a refusal's reason opens with (the line says it)."""
+    return (result.reason or "").removeprefix("not covered: ")
 
 
 def solved_document(result: Result) -> dict[str, Any]:
@@ -129,7 +134,7 @@ def solved_html(result: Result) -> str:
     if result.arithmetic is not None:
         said.append(f"arithmetic: {result.arithmetic}")
     if result.reason is not None:
-        said.append(f"not covered: {result.reason}")
+        said.append(f"not covered: {_reason(result)}")
     parts.append("<div class='opensysml-quiet'>" + "<br/>".join(html.escape(line) for line in said) + "</div>")
     return "".join(parts)
 

@@ -133,12 +133,12 @@ class Evaluator(Calls):
             if isinstance(e, s.Name):
                 return self.read_name(e.name, frame, depth, e)
             if isinstance(e, s.Literal):
-                return self._literal(e)
+                return self.literal(e)
             if isinstance(e, s.Binary) and e.op not in operators.CONDITIONAL:
                 return operators.binary(e.op, self._eval(e.left, frame, depth + 1),
                                         self._eval(e.right, frame, depth + 1))
         if isinstance(e, s.Literal):
-            value = self._literal(e)
+            value = self.literal(e)
             text = f'"{e.text}"' if e.kind == "string" else e.text
             self._line(depth, f"eval literal {text}", value)
             return value
@@ -191,7 +191,7 @@ class Evaluator(Calls):
         raise EvaluationError(f"cannot evaluate {type(e).__name__}")
 
     @staticmethod
-    def _literal(e: s.Literal) -> Value:
+    def literal(e: s.Literal) -> Value:
         if e.kind in ("integer", "real") and len(e.text) > operators.MAX_DIGITS:
             raise NumberTooLarge(f"the literal {e.text[:12]}… has {len(e.text):,} characters, more than the "
                                  f"{operators.MAX_DIGITS:,} digits a number may have")

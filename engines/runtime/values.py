@@ -62,6 +62,8 @@ class Deferred:
     """A parameter's default, evaluated the first time the parameter is read (held until then)."""
 
     expr: object  # an ir.syntax.Expr; the value layer does not import the syntax tree
+    # the value it will have, when it reads nothing (a literal): how a run that never read it reports it
+    known: tuple[Value, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,8 @@ def spell(value: Value) -> str:
         return f"instance#{value.id}"
     if isinstance(value, Signal):
         return f"{value.type_name}()" if value.object_id is None else f"instance#{value.object_id}"
+    if isinstance(value, Deferred) and value.known:
+        return spell(value.known[0])
     return str(value)
 
 

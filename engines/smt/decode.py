@@ -80,7 +80,8 @@ def ending_of(un: Unrolled, model: Any, copy: str = "", step: int | None = None)
         has = z3.is_true(model.eval(st[("has", f.index)], model_completion=True))
         if has:
             values[f.name] = spelled(un.net, f, python_value(model, st[("val", f.index)], f))
-        elif f.owner is None:
+        elif f.owner is None or z3.is_true(model.eval(st.get(("begun", f.owner), z3.BoolVal(False)),
+                                                      model_completion=True)):
             values[f.name] = "<unset>"
     failed = z3.is_true(model.eval(un.failed(st), model_completion=True))
     deadlocked = z3.is_true(model.eval(un.deadlocked(st), model_completion=True))

@@ -121,6 +121,8 @@ class _Move:
             return
         pc = z3.And(pc, self.flow_empty(flow))
         parent = self.net.places[ctx.parent]
+        if parent.returns:
+            pc = self.end_performance(pc, parent)
         self.set(pc, ("in", parent.index), z3.BoolVal(False))
         self.add(pc, ("cnt", parent.index), 1)
         if parent.act not in (Act.WHILE, Act.FOR, Act.UNTIL):
@@ -237,6 +239,12 @@ class _Move:
             self.maybe_leave(pc, child)
 
     def enter(self, pc: Any, place: Place) -> None:
+        if place.performs is not None:
+            # its features are reported from its first start on, a feature with no value as unset
+            self.set(pc, ("begun", place.index), z3.BoolVal(True))
+            pc = self.start_performance(pc, place)
+            self.go_inside(pc, place, place.children[0])
+            return
         for index in place.locals:
             feature = self.net.features[index]
             attr = feature.decl
@@ -251,6 +259,48 @@ class _Move:
             self.go_inside(pc, place, place.children[0])
         else:
             self.follow(pc, place)
+
+    def start_performance(self, pc: Any, place: Place) -> Any:
+        """A performed action's features started as the interpreter starts them: every binding (read
+        around the node, checked against its type), then each other feature in order."""
+        where = place.node.name
+        order = [i for i, st in enumerate(place.starts) if st.how == "bound"] + \
+            [i for i, st in enumerate(place.starts) if st.how != "bound"]
+        ready: set[int] = set()
+        for i in order:
+            start, feature = place.starts[i], self.net.features[place.locals[i]]
+            if start.how == "bound":
+                assert start.expr is not None
+                term, err = self.b.translate(self.st, place.flow, start.expr, where)
+                pc = self.fail(pc, err, f"binding of {feature.local}")
+                pc = self.store(pc, feature, term)
+            elif start.how == "value":
+                assert start.expr is not None
+                term, err = self.b.translate(self.st, place.flow, start.expr, where, owner=place.index,
+                                             ready=frozenset(ready))
+                pc = self.fail(pc, err, f"initial value of {feature.local}")
+                pc = self.store(pc, feature, term)
+            elif start.how == "same":
+                assert start.same is not None
+                self.set(pc, ("val", feature.index), self.st[("val", start.same)])
+                self.set(pc, ("has", feature.index), self.st[("has", start.same)])
+            else:
+                self.set(pc, ("has", feature.index), z3.BoolVal(False))
+            ready.add(feature.index)
+        return pc
+
+    def end_performance(self, pc: Any, place: Place) -> Any:
+        """A performed action's outputs written around the node as its performance ends."""
+        for r in place.returns:
+            inner, outer = self.net.features[r.inner], self.net.features[r.outer]
+            value, has = self.st[("val", inner.index)], self.st[("has", inner.index)]
+            if r.bound:
+                pc = self.fail(pc, z3.Not(has), f"output {inner.local} with no value")
+                pc = self.store(pc, outer, Term(value, kind_of(inner.sort)))
+            else:
+                self.set(pc, ("val", outer.index), value)
+                self.set(pc, ("has", outer.index), has)
+        return pc
 
     def store(self, pc: Any, feature: Feature, term: Term) -> Any:
         """A value written to a feature, checked against its declared type as the evaluator checks it."""
@@ -382,6 +432,8 @@ class Builder:
                 keys.append(("in", place.index))
             if place.act is Act.UNTIL:
                 keys.append(("started", place.index))
+            if place.performs is not None:
+                keys.append(("begun", place.index))
             if place.act is Act.FOR:
                 keys.extend((("started", place.index), ("pass", place.index), ("lo", place.index),
                              ("n", place.index)))
@@ -397,7 +449,7 @@ class Builder:
             return z3.Bool(name) if key in self.safe else z3.BitVec(name, COUNT_BITS)
         if key[0] in ("pass", "lo", "n"):
             return z3.Int(name)
-        if key == "ovf" or key[0] in ("in", "has", "started"):
+        if key == "ovf" or key[0] in ("in", "has", "started", "begun"):
             return z3.Bool(name)
         feature = self.net.features[key[1]]
         return variable(name, feature.sort, self.enums)
@@ -425,11 +477,28 @@ class Builder:
         return z3.Or(parts) if len(parts) > 1 else parts[0]
 
     def translate(self, st: State, flow: int, expr: s.Expr, where: str, owner: int | None = None,
-                  upto: int | None = None) -> tuple[Term, Any]:
+                  upto: int | None = None, ready: frozenset[int] | None = None) -> tuple[Term, Any]:
+        """The expression's term read in `flow`; `owner` with `upto`: a node's features being set, those
+        before `upto` readable; with `ready`: a performance's features being started, those in `ready`
+        readable and nothing around the node unless the performance reads around it."""
         net = self.net
 
         def read(name: str) -> Term | None:
             feature = None
+            if "." in name:
+                # a node's feature read by its path from around the node: failing while it has none
+                pin = next((f for f in net.features if f.owner is not None and not f.hidden and f.name == name), None)
+                if pin is None or pin.owner is None or net.resolve(name.split(".")[0], flow) is not None \
+                        or net.places[pin.owner].flow not in net.visible_flows(flow):
+                    return None
+                return Term(st[("val", pin.index)], kind_of(pin.sort), z3.Not(st[("has", pin.index)]))
+            if owner is not None and ready is not None:
+                place = net.places[owner]
+                feature = next((net.features[i] for i in place.locals
+                                if net.features[i].local == name and i in ready), None)
+                if feature is None and place.encloses:
+                    feature = net.resolve(name, flow)
+                return None if feature is None else Term(st[("val", feature.index)], kind_of(feature.sort))
             if owner is not None:
                 feature = next((net.features[i] for i in net.places[owner].locals
                                 if net.features[i].local == name and upto is not None and i < upto), None)
@@ -543,8 +612,9 @@ class Builder:
                            for src in self.net.sources(place))
             if ("in", place.index) in st:
                 out.append(st[("in", place.index)] == z3.BoolVal(False))
-            if ("started", place.index) in st:
-                out.append(st[("started", place.index)] == z3.BoolVal(False))
+            for flag in ("started", "begun"):
+                if (flag, place.index) in st:
+                    out.append(st[(flag, place.index)] == z3.BoolVal(False))
             if ("pass", place.index) in st:
                 out.extend([st[("pass", place.index)] == 0, st[("lo", place.index)] == 0, st[("n", place.index)] == 0])
         for f in self.net.features:

@@ -197,6 +197,7 @@ def read_only(net: Net, names: Sequence[str]) -> bool:
         if isinstance(target, str):
             written.add(target)
         written.update(net.features[i].local for i in place.locals)
+        written.update(net.features[r.outer].local for r in place.returns)
     return not written.intersection(names)
 
 

@@ -8,6 +8,7 @@ query exists (`NotCovered`). This module needs no solver."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -80,6 +81,28 @@ class FlowCtx:
     places: dict[int, int] = field(default_factory=dict)  # graph node index -> place
 
 
+@dataclass(frozen=True)
+class Start:
+    """How a performed action's feature starts, in the order the interpreter sets them: `bound` by the
+    usage (`in x = 3;`, read around the node), its `value` (read in the performance), the `same`-named
+    feature around the node (an unbound parameter with no value), or `unset`."""
+
+    how: str
+    expr: s.Expr | None = None
+    same: int | None = None
+
+
+@dataclass(frozen=True)
+class Return:
+    """A performed action's output written when its performance ends: to the feature a usage binds it to
+    (`out r = last;`, type-checked, failing when the output has no value), else copied to the same-named
+    feature around the node."""
+
+    inner: int
+    outer: int
+    bound: bool
+
+
 @dataclass
 class Place:
     index: int
@@ -91,6 +114,11 @@ class Place:
     statement: s.Member | None = None  # the ASSIGN's assignment, the IF's or WHILE's statement
     children: tuple[int, ...] = ()  # ENTER: (body,); IF: (then, else) with -1 for an empty branch; WHILE: (pass,)
     locals: tuple[int, ...] = ()  # ENTER: the features its body declares, in order
+    performs: Element | None = None  # ENTER of a performed action: the action, whose features `locals` are
+    starts: tuple[Start, ...] = ()  # ...how each of them starts (with `locals`)
+    returns: tuple[Return, ...] = ()  # ...what its end writes around the node
+    encloses: bool = True  # ENTER: names its flow does not hold are read around the node (not so for a
+    # performed action, unless the usage states statements of its own)
 
 
 @dataclass
@@ -124,9 +152,35 @@ class Net:
             owner = self.places[ctx.parent]
             if owner.act in (Act.ENTER, Act.FOR):
                 out.append(owner.index)
+                if not owner.encloses:
+                    return out  # a performed action reads its own features, not the ones around it
             at = owner.flow
         out.append(None)
         return out
+
+    def visible_flows(self, flow: int) -> list[int]:
+        """The flows whose nodes' features a name in `flow` may read by their path: its own and the
+        ones around it, up to a performed action's (which reads nothing around it)."""
+        out = [flow]
+        at = self.flows[flow]
+        while at.parent is not None:
+            owner = self.places[at.parent]
+            if owner.act is Act.ENTER and not owner.encloses:
+                break
+            out.append(owner.flow)
+            at = self.flows[owner.flow]
+        return out
+
+    def pin_path(self, place: Place) -> str:
+        """The name a node's features are reported under: the nodes whose bodies it is in, then its own."""
+        names = [place.node.name]
+        at = self.flows[place.flow]
+        while at.parent is not None:
+            owner = self.places[at.parent]
+            if owner.act is Act.ENTER:
+                names.append(owner.node.name)
+            at = self.flows[owner.flow]
+        return ".".join(reversed(names))
 
     def resolve(self, name: str, flow: int) -> Feature | None:
         for owner in self.scope_chain(flow):
@@ -189,7 +243,7 @@ class _Builder:
         if attr.is_item:
             raise NotCovered(where, f"item '{attr.name}'")
         sort = sort_of(self.program, scope, attr, where)
-        prefix = "" if owner is None else self.net.places[owner].node.name + "."
+        prefix = "" if owner is None else self.net.pin_path(self.net.places[owner]) + "."
         feature = Feature(len(self.net.features), prefix + attr.name, attr.name, sort, owner, attr)
         self.net.features.append(feature)
         return feature.index
@@ -275,6 +329,17 @@ class _Builder:
                      s.Terminate: "terminate", s.Return: "return"}.get(type(stmt), type(stmt).__name__.lower())
         raise NotCovered(name, construct)
 
+    def _performing(self, ctx: FlowCtx) -> list[Element]:
+        """The actions whose performances a place of `ctx` is in."""
+        out = [self.action]
+        at: FlowCtx | None = ctx
+        while at is not None and at.parent is not None:
+            owner = self.net.places[at.parent]
+            if owner.performs is not None:
+                out.append(owner.performs)
+            at = self.net.flows[owner.flow]
+        return out
+
     def _in_block(self, ctx: FlowCtx) -> bool:
         at: FlowCtx | None = ctx
         while at is not None and at.parent is not None:
@@ -287,6 +352,8 @@ class _Builder:
         at: FlowCtx | None = ctx
         while at is not None and at.parent is not None:
             owner = self.net.places[at.parent]
+            if owner.performs is not None:
+                return owner.performs
             if owner.node.body is not None and owner.node.body.scope is not None and owner.act is Act.ENTER:
                 return owner.node.body.scope
             at = self.net.flows[owner.flow]
@@ -313,7 +380,8 @@ class _Builder:
             place.act = Act.FOLLOW
             return
         if body.performs is not None:
-            raise NotCovered(name, f"an action performing {body.performs.name}")
+            self._performed(ctx, place, node, body.performs)
+            return
         if body.terminate:
             raise NotCovered(name, "terminate")
         if body.bindings or body.outputs:
@@ -344,6 +412,88 @@ class _Builder:
         elif body.statements:
             child = self._flow(self.program.statement_flow(node), place.index, "body")
             place.children = (child,)
+
+
+    def _performed(self, ctx: FlowCtx, place: Place, node: Node, action: Element) -> None:
+        """A node performing an action as a fine run does: the performance's features started (bound
+        inputs, then its own values), its flow entered (beside the usage's own statements, which read
+        around the node), its outputs written around the node when it ends."""
+        body = node.body
+        name = node.name
+        assert body is not None
+        if action.base_kind != "action":
+            raise NotCovered(name, f"a {action.base_kind} performed")
+        if action in self._performing(ctx):
+            raise NotCovered(name, f"a performance of {action.name} within one of its own")
+        if body.terminate or body.attributes or body.flow is not None:
+            raise NotCovered(name, f"an action performing {action.name} with a body of its own")
+        if body.statements:
+            graph = self.program.merged_flow(node)
+        elif body.splits():
+            graph = self.program.graph(action)
+        else:
+            raise NotCovered(name, f"an action performing {action.name} in one move")
+        inner = self.program.graph(action)
+        place.act, place.performs, place.encloses = Act.ENTER, action, bool(body.statements)
+        bound = dict(body.bindings)
+        bound_out = {p for p, _ in body.outputs}
+        known = {a.name for a in inner.attributes}
+        for pname in [*bound, *bound_out]:
+            if pname not in known:
+                raise NotCovered(name, f"a binding of '{pname}', which is no parameter of {action.name}")
+        locals_: list[int] = []
+        starts: list[Start] = []
+        for attr in inner.attributes:
+            if attr.is_item:
+                raise NotCovered(name, f"item '{attr.name}' of {action.name}")
+            index = self._attribute(attr, place.index, name, action)
+            locals_.append(index)
+            if attr.name in bound:
+                starts.append(Start("bound", bound[attr.name]))
+            elif attr.direction in ("in", "inout", "out") and attr.value is None:
+                same = None if attr.name in bound_out else self.net.resolve(attr.name, ctx.index)
+                if same is not None and same.sort.kind != self.net.features[index].sort.kind:
+                    raise NotCovered(name, f"the parameter '{attr.name}' read from a feature of another type")
+                starts.append(Start("same", same=same.index) if same is not None else Start("unset"))
+            elif attr.direction == "in" and attr.value_kind is not s.FeatureValueKind.INITIAL:
+                # evaluated when first read (a literal at once, as it reads nothing)
+                if not isinstance(attr.value, s.Literal):
+                    raise NotCovered(name, f"the parameter '{attr.name}' whose default is evaluated when first read")
+                starts.append(Start("value", attr.value))
+            else:
+                starts.append(Start("value", attr.value) if attr.value is not None else Start("unset"))
+        place.locals, place.starts = tuple(locals_), tuple(starts)
+        returns: list[Return] = []
+        for pname, target in body.outputs:
+            outer = self.net.resolve(target.name, ctx.index) if isinstance(target, s.Name) else None
+            if outer is None:
+                raise NotCovered(name, f"the output '{pname}' bound to something other than a feature")
+            returns.append(Return(locals_[[a.name for a in inner.attributes].index(pname)], outer.index, True))
+        for attr, index in zip(inner.attributes, locals_, strict=True):
+            if attr.direction in ("out", "inout") and attr.name not in bound_out:
+                outer = self.net.resolve(attr.name, ctx.index)
+                if outer is not None:
+                    if outer.sort.kind != self.net.features[index].sort.kind:
+                        raise NotCovered(name, f"the output '{attr.name}' written to a feature of another type")
+                    returns.append(Return(index, outer.index, False))
+        place.returns = tuple(returns)
+        place.children = (self._flow(graph, place.index, "body"),)
+
+
+def names_read(expr: s.Expr | None) -> Iterator[str]:
+    """The plain names an expression reads (what decides whether a feature with no value is an input)."""
+    if expr is None:
+        return
+    if isinstance(expr, s.Name):
+        yield expr.name
+        return
+    for value in vars(expr).values():
+        if isinstance(value, s.Expr):
+            yield from names_read(value)
+        elif isinstance(value, tuple):
+            for item in value:
+                if isinstance(item, s.Expr):
+                    yield from names_read(item)
 
 
 def build(program: Program, action: Element) -> Net:

@@ -49,6 +49,7 @@ class Term:
 
     value: Any
     kind: str
+    unset: Any = None  # a feature read: the condition under which it has no value and reading it fails
 
 
 Reader = Callable[[str], Term | None]  # a name read where the expression stands: a feature, or None
@@ -91,6 +92,16 @@ def kind_of(sort: Sort) -> str:
     return f"enum:{sort.enum}" if sort.kind == "enum" else sort.kind
 
 
+def _path(e: s.Expr) -> str | None:
+    """A chain of plain names as the dotted path a node's feature is reported by (`p.b`)."""
+    if isinstance(e, s.Name):
+        return e.name
+    if isinstance(e, s.Chain):
+        base = _path(e.base)
+        return None if base is None else f"{base}.{e.feature}"
+    return None
+
+
 class Translator:
     """Translates the expressions of one node (`where`), reading names through `read`, enumeration
     literals through `literal` (a qualified name to (enum, literal) or None)."""
@@ -121,7 +132,7 @@ class Translator:
         if isinstance(e, s.Name):
             found = self.read(e.name)
             if found is not None:
-                return found, z3.BoolVal(False)
+                return found, z3.BoolVal(False) if found.unset is None else found.unset
             lit = self.literal(e.name)
             if lit is not None:
                 value = self.enums.literal(*lit)
@@ -149,7 +160,11 @@ class Translator:
         if isinstance(e, s.Call):
             raise self.refuse("an invocation")
         if isinstance(e, s.Chain):
-            raise self.refuse("a feature chain")
+            path = _path(e)
+            found = self.read(path) if path is not None else None
+            if found is None:
+                raise self.refuse("a feature chain")
+            return found, z3.BoolVal(False) if found.unset is None else found.unset
         raise self.refuse(type(e).__name__.lower())
 
     def _need(self, term: Term, kind: str, op: str) -> None:

@@ -5,7 +5,7 @@ the questions ask (ended, completed, deadlocked, failed, cut)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -14,24 +14,8 @@ import z3
 from engines.runtime import Program
 from engines.runtime.values import UNSET, Deferred, EnumValue
 from engines.smt.encode import Builder, State
-from engines.smt.net import Feature, Net, NotCovered
+from engines.smt.net import Feature, Net, NotCovered, names_read
 from ir import syntax as s
-
-
-def names_read(expr: s.Expr | None) -> Iterator[str]:
-    """The plain names an expression reads (what decides whether a feature with no value is an input)."""
-    if expr is None:
-        return
-    if isinstance(expr, s.Name):
-        yield expr.name
-        return
-    for value in vars(expr).values():
-        if isinstance(value, s.Expr):
-            yield from names_read(value)
-        elif isinstance(value, tuple):
-            for item in value:
-                if isinstance(item, s.Expr):
-                    yield from names_read(item)
 
 
 def read_anywhere(net: Net) -> set[str]:
@@ -51,6 +35,9 @@ def read_anywhere(net: Net) -> set[str]:
             out.update(names_read(stmt.collection))
         for index in place.locals:
             out.update(names_read(net.features[index].decl.value))
+        for start in place.starts:
+            out.update(names_read(start.expr))
+        out.update(net.features[start.same].local for start in place.starts if start.same is not None)
     return out
 
 

@@ -217,7 +217,9 @@ class Performances(RunCore):
                 inner.values[attr.name] = same.values[attr.name] if same is not None else UNSET
                 continue
             if attr.direction == "in" and attr.value_kind is not s.FeatureValueKind.INITIAL:
-                inner.values[attr.name] = Deferred(attr.value)  # evaluated when first read
+                # evaluated when first read (a literal's value known at once, for a run that never reads it)
+                known = (self.evaluator.literal(attr.value),) if isinstance(attr.value, s.Literal) else ()
+                inner.values[attr.name] = Deferred(attr.value, known)
                 continue
             if attr.is_item:
                 continue

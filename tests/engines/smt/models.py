@@ -259,3 +259,112 @@ GROWTH = """package num {
 
 def growth(digits: int) -> str:
     return GROWTH.replace("BIG", "1" + "0" * digits)
+
+
+# Performed actions (a node typed by an action, `perform`), each a performance with features of its
+# own: bound inputs read around the node when it starts, an unbound parameter with no value reads the
+# same-named feature around it, outputs return to the same-named feature (or the one a usage binds)
+# when it ends. Answers derived from those rules:
+# - Pipeline: Filter keeps 7 - 7 % 2 = 6 in clean; Gain reads clean = 6 and its default gain 3: 18.
+# - Counter: each Book copies seats (2) in when it starts and out when it ends; when both start before
+#   either ends both write 1 back (a lost update through parameters), else 0: seats ends 0 or 1.
+# - Probe: Measure writes r only for x >= 0; its r is bound to reading, so a negative level ends it
+#   with no value for a feature of multiplicity 1: a run error for every level < 0, none otherwise.
+# - Nest: a node's features are reported by the path of the nodes around it (a.b.x), read around it.
+# - Early: total reads p.b by its path; before p starts it has no value (the run fails), after p's
+#   start 0, after p's step 2: three endings.
+# - Outer: Peek, declared inside Outer, reads `hidden` by its name there; the performance holds no such
+#   feature (it reads none of the action performing it): refused, not guessed.
+PERFORMED = """package line {
+	private import ScalarValues::*;
+	action def Filter {
+		in raw : Integer;
+		out clean : Integer;
+		first start;
+		then action keepEven { assign clean := raw - raw % 2; }
+		then done;
+	}
+	action def Gain {
+		in clean : Integer;
+		in gain : Integer = 3;
+		out scaled : Integer;
+		first start;
+		then action times { assign scaled := clean * gain; }
+		then done;
+	}
+	action def Pipeline {
+		attribute raw : Integer := 7;
+		attribute clean : Integer := 0;
+		attribute scaled : Integer := 0;
+		first start;
+		then action clip : Filter;
+		then action amplify : Gain;
+		then done;
+	}
+	action def Book {
+		inout seats : Integer;
+		first start;
+		then action take { assign seats := seats - 1; }
+		then done;
+	}
+	action def Counter {
+		attribute seats : Integer := 2;
+		first start;
+		then fork f;
+		then a;
+		then b;
+		action a : Book;
+		then j;
+		action b : Book;
+		then j;
+		join j;
+		then done;
+	}
+	action def Measure {
+		in x : Integer;
+		out r : Integer;
+		first start;
+		then decide d;
+			if x >= 0 then ok;
+			if x < 0 then done;
+		action ok { assign r := x * 2; }
+		then done;
+	}
+	action def Probe {
+		in attribute level : Integer;
+		attribute reading : Integer := 0;
+		first start;
+		then action m : Measure { in x = level; out r = reading; }
+		then done;
+	}
+	action def Nest {
+		attribute y : Integer := 0;
+		first start then a;
+		action a {
+			action b { attribute x : Integer := 2; assign y := x; }
+		}
+		then done;
+	}
+	action def Own { in x : Integer; attribute b : Integer := 0; first start then s1; action s1 { assign b := x + 1; } then done; }
+	action def Early {
+		attribute sum : Integer := 0;
+		first start;
+		then fork f;
+		then p;
+		then total;
+		action p : Own { in x = 1; }
+		action total assign sum := p.b;
+		join j;
+		succession p then j;
+		succession total then j;
+		then done;
+	}
+	action def Outer {
+		attribute hidden : Integer := 5;
+		action def Peek { attribute seen : Integer := 0; first start; then action look { assign seen := hidden; } then done; }
+		first start;
+		then action peek : Peek;
+		then done;
+	}
+}
+"""
