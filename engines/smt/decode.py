@@ -78,7 +78,14 @@ def ending_of(un: Unrolled, model: Any, copy: str = "", step: int | None = None)
         if f.hidden:
             continue
         has = z3.is_true(model.eval(st[("has", f.index)], model_completion=True))
-        if has:
+        if has and f.payload:
+            # a payload is held as the message carried it: an Integer, or a Rational (4.0) when sent as one
+            value = python_value(model, st[("val", f.index)], f)
+            if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
+                value = Fraction(value) if z3.is_true(model.eval(st[("frac", f.index)], model_completion=True)) \
+                    else int(value) if Fraction(value).denominator == 1 else value
+            values[f.name] = spell(value)
+        elif has:
             values[f.name] = spelled(un.net, f, python_value(model, st[("val", f.index)], f))
         elif f.owner is None or z3.is_true(model.eval(st.get(("begun", f.owner), z3.BoolVal(False)),
                                                       model_completion=True)):

@@ -16,7 +16,7 @@ from typing import Any
 
 import z3
 
-from engines.smt.net import Act, Feature, Net, NotCovered, Place, Sort
+from engines.smt.net import Act, Feature, Matcher, Net, NotCovered, Place, Sort
 from engines.smt.terms import INT64, Enums, Term, Translator, kind_of, variable
 from ir import syntax as s
 from ir.graphs import NodeKind
@@ -185,6 +185,13 @@ class _Move:
             self.go_inside(z3.Or(first, z3.And(later, z3.Not(holds))), place, place.children[0])
         elif act is Act.FOR:
             self.for_pass(pc, place)
+        elif act is Act.SEND:
+            self.send(pc, place)
+        elif act is Act.ACCEPT:
+            self.accept(pc, place)
+        elif act is Act.WHEN:
+            pc, _ = self.condition(pc, place.flow, self.b.when_of(place))
+            self.follow(pc, place)
         elif act is Act.WHILE:
             stmt = place.statement
             assert isinstance(stmt, s.While)
@@ -198,6 +205,71 @@ class _Move:
         if term.kind != "bool":
             raise NotCovered(self.where.node.name, "a condition that is not Boolean")
         return self.fail(pc, err, "condition"), term.value
+
+    def send(self, pc: Any, place: Place) -> None:
+        """The payload put on the bus behind the messages already there (past its slots: overflow)."""
+        stmt = place.statement
+        assert isinstance(stmt, s.Send)
+        if place.signal is not None:
+            tag, whole, real, flag = self.b.tag_of("signal:" + place.signal), z3.IntVal(0), z3.RealVal(0), \
+                z3.BoolVal(False)
+        else:
+            term, err = self.b.translate(self.st, place.flow, stmt.payload, place.node.name)
+            pc = self.fail(pc, err, "send")
+            if term.kind not in ("int", "real", "bool"):
+                raise NotCovered(place.node.name, f"a send of a {term.kind} value")
+            tag = self.b.tag_of(term.kind)
+            whole = term.value if term.kind == "int" else z3.IntVal(0)
+            real = term.value if term.kind == "real" else z3.RealVal(0)
+            flag = term.value if term.kind == "bool" else z3.BoolVal(False)
+        n = self.st["bus"]
+        slots = self.net.bus_slots()
+        to = 0 if place.receiver is None else 1 + self.net.receivers.index(place.receiver)
+        self.set(z3.And(pc, n >= slots), "ovf", z3.BoolVal(True))
+        for i in range(slots):
+            here = z3.And(pc, n == i)
+            self.set(here, ("to", i), z3.IntVal(to))
+            self.set(here, ("tag", i), z3.IntVal(tag))
+            self.set(here, ("int", i), whole)
+            self.set(here, ("real", i), real)
+            self.set(here, ("flag", i), flag)
+        self.set(z3.And(pc, n < slots), "bus", n + 1)
+        self.follow(pc, place)
+
+    def accept(self, pc: Any, place: Place) -> None:
+        """The oldest message the trigger matches taken off the bus (the ones behind it move up), its
+        payload held by the accept's feature."""
+        assert place.matcher is not None
+        slots = self.net.bus_slots()
+        before = {key: self.st[key] for key in self.st if key == "bus" or key[0] in ("tag", "int", "real", "flag", "to")}
+        n = before["bus"]
+        earlier: Any = z3.BoolVal(False)
+        taken_by: list[Any] = []
+        for i in range(slots):
+            first = z3.And(i < n, self.b.takes(before, place, i), z3.Not(earlier))
+            taken_by.append(first)
+            earlier = z3.Or(earlier, first)
+        if place.locals:
+            feature = self.net.features[place.locals[0]]
+            for i, first in enumerate(taken_by):
+                here = z3.And(pc, first)
+                tag, whole, real = before[("tag", i)], before[("int", i)], before[("real", i)]
+                if feature.sort.kind == "bool":
+                    value: Any = before[("flag", i)]
+                elif feature.sort.kind == "int":
+                    value = z3.If(tag == 1, whole, z3.ToInt(real))
+                else:
+                    value = z3.If(tag == 1, z3.ToReal(whole), real)
+                self.set(here, ("val", feature.index), value)
+                self.set(here, ("has", feature.index), z3.BoolVal(True))
+                self.set(here, ("frac", feature.index), tag == 2)
+        shifted: Any = z3.BoolVal(False)
+        for i in range(slots - 1):
+            shifted = z3.Or(shifted, taken_by[i])
+            for part in ("tag", "int", "real", "flag", "to"):
+                self.set(z3.And(pc, shifted), (part, i), before[(part, i + 1)])
+        self.set(pc, "bus", n - 1)
+        self.follow(pc, place)
 
     def for_pass(self, pc: Any, place: Place) -> None:
         """A `for` over a..b: the bounds read at its first move; each move after a pass starts the next
@@ -332,6 +404,8 @@ class _Move:
         feature = self.net.resolve(stmt.target, flow)
         if feature is None:
             raise NotCovered(name, f"assignment to '{stmt.target}', which is no feature of the action")
+        if feature.constant:
+            return self.fail(pc, z3.BoolVal(True), f"assign {stmt.target}: read-only")
         return self.store(pc, feature, term)
 
     def guards(self, pc: Any, place: Place, edges: Sequence[Any]) -> tuple[Any, list[Any]]:
@@ -439,17 +513,27 @@ class Builder:
                              ("n", place.index)))
         for f in self.net.features:
             keys.extend((("val", f.index), ("has", f.index)))
+            if f.payload:
+                keys.append(("frac", f.index))
+        if self.net.messages:
+            keys.append("bus")
+            for i in range(self.net.bus_slots()):
+                keys.extend((("tag", i), ("int", i), ("real", i), ("flag", i), ("to", i)))
         return keys
 
     def var(self, key: Any, step: int, copy: str = "") -> Any:
         name = f"{copy}{key}@{step}"
         if key == "err":
             return z3.BitVec(name, ERR_BITS)
+        if key == "bus" or key[0] in ("tag", "int", "to"):
+            return z3.Int(name)
+        if key[0] == "real":
+            return z3.Real(name)
         if key[0] in ("cnt", "via"):
             return z3.Bool(name) if key in self.safe else z3.BitVec(name, COUNT_BITS)
         if key[0] in ("pass", "lo", "n"):
             return z3.Int(name)
-        if key == "ovf" or key[0] in ("in", "has", "started", "begun"):
+        if key == "ovf" or key[0] in ("in", "has", "started", "begun", "frac", "flag"):
             return z3.Bool(name)
         feature = self.net.features[key[1]]
         return variable(name, feature.sort, self.enums)
@@ -487,9 +571,10 @@ class Builder:
             feature = None
             if "." in name:
                 # a node's feature read by its path from around the node: failing while it has none
-                pin = next((f for f in net.features if f.owner is not None and not f.hidden and f.name == name), None)
-                if pin is None or pin.owner is None or net.resolve(name.split(".")[0], flow) is not None \
-                        or net.places[pin.owner].flow not in net.visible_flows(flow):
+                if net.resolve(name.split(".")[0], flow) is not None:
+                    return None
+                pin = net.pin(name, flow)
+                if pin is None:
                     return None
                 return Term(st[("val", pin.index)], kind_of(pin.sort), z3.Not(st[("has", pin.index)]))
             if owner is not None and ready is not None:
@@ -504,10 +589,25 @@ class Builder:
                                 if net.features[i].local == name and upto is not None and i < upto), None)
             if feature is None:
                 feature = net.resolve(name, flow)
-            if feature is None or (owner is not None and feature.owner == owner and upto is not None
-                                   and feature.index >= upto):
+            if feature is None:
+                return payload(name)
+            if owner is not None and feature.owner == owner and upto is not None and feature.index >= upto:
                 return None
             return Term(st[("val", feature.index)], kind_of(feature.sort))
+
+        def payload(name: str) -> Term | None:
+            """An accept's payload read by its bare name from around the accept (the interpreter reads
+            the latest node holding it, so two accepts that could hold it are refused): failing while
+            the accept has taken nothing."""
+            visible = net.visible_flows(flow)
+            held = [f for f in net.features if f.payload and f.local == name and f.owner is not None
+                    and net.places[f.owner].flow in visible]
+            if len(held) > 1:
+                raise NotCovered(where, f"the name '{name}', the payload of {len(held)} accepts")
+            if not held:
+                return None
+            f = held[0]
+            return Term(st[("val", f.index)], kind_of(f.sort), z3.Not(st[("has", f.index)]))
 
         def literal(name: str) -> tuple[str, str] | None:
             el = lookup(net.program.model, net.action, name)
@@ -542,6 +642,16 @@ class Builder:
             anyone = z3.Or([self.some(st, ("via", place.index, src)) for src in self.net.sources(place)])
             return z3.And(live, anyone, self.awaited_ok(st, place))
         here = self.some(st, ("cnt", place.index))
+        if place.act is Act.ACCEPT:
+            assert place.matcher is not None
+            return z3.And(live, here, z3.Or([z3.And(i < st["bus"], self.takes(st, place, i))
+                                             for i in range(self.net.bus_slots())]))
+        if place.act is Act.WHEN:
+            trigger = self.when_of(place)
+            term, err = self.translate(st, place.flow, trigger, place.node.name)
+            if term.kind != "bool":
+                raise NotCovered(place.node.name, "an accept when whose condition is not Boolean")
+            return z3.And(live, here, z3.Or(err, term.value))
         if place.act is not Act.DECIDE:
             return z3.And(live, here)
         graph = self.net.flows[place.flow].graph
@@ -560,6 +670,47 @@ class Builder:
             return z3.And(live, here, z3.Or(any_err, at_most_one(holds)))
         mine = z3.Or([h for e, h in zip(edges, holds, strict=True) if graph.nodes[e.target].name == choice.branch])
         return z3.And(live, here, z3.Not(any_err), z3.Not(at_most_one(holds)), mine)
+
+    @staticmethod
+    def when_of(place: Place) -> s.Expr:
+        """The condition an `accept when` waits for."""
+        accept = place.node.decl if isinstance(place.node.decl, s.Accept) else getattr(place.node.decl, "action_body", None)
+        assert isinstance(accept, s.Accept) and accept.trigger.expression is not None
+        return accept.trigger.expression
+
+    def tag_of(self, kind: str) -> int:
+        """The tag a message carries: 1 an Integer, 2 a Rational or Real, 3 a Boolean, then the signals."""
+        if kind.startswith("signal:"):
+            return 4 + self.net.signals.index(kind.removeprefix("signal:"))
+        return {"int": 1, "real": 2, "bool": 3}[kind]
+
+    def takes(self, st: State, place: Place, slot: int) -> Any:
+        """Whether the accept at the place takes the message in the slot: addressed to no one or to the
+        accept by its name, and matched by its trigger."""
+        assert place.matcher is not None
+        to = st[("to", slot)]
+        mine = [to == 0]
+        if place.node.name in self.net.receivers:
+            mine.append(to == 1 + self.net.receivers.index(place.node.name))
+        return z3.And(z3.Or(mine), self.matches(st, place.matcher, slot))
+
+    def matches(self, st: State, matcher: Matcher, slot: int) -> Any:
+        """Whether the accept takes the message in the slot (as engines/runtime/bus.matches decides)."""
+        tag, whole, real = st[("tag", slot)], st[("int", slot)], st[("real", slot)]
+        if matcher.kind == "any":
+            return z3.BoolVal(True)
+        if matcher.kind == "bool":
+            return tag == 3
+        if matcher.kind == "signal":
+            return tag == self.tag_of("signal:" + matcher.signal)
+        # an Integer and a Rational apart, so a model sending only Integers stays in integer arithmetic
+        as_int, as_real = [tag == 1], [tag == 2]
+        if matcher.integral:
+            as_real.append(z3.IsInt(real))
+        if matcher.low is not None:
+            as_int.append(whole >= matcher.low)
+            as_real.append(real >= matcher.low)
+        return z3.Or(z3.And(as_int), z3.And(as_real))
 
     def complete(self, st: State) -> Any:
         root = self.net.flows[0]
@@ -617,7 +768,14 @@ class Builder:
                     out.append(st[(flag, place.index)] == z3.BoolVal(False))
             if ("pass", place.index) in st:
                 out.extend([st[("pass", place.index)] == 0, st[("lo", place.index)] == 0, st[("n", place.index)] == 0])
+        if "bus" in st:
+            out.append(st["bus"] == 0)
+            for i in range(self.net.bus_slots()):
+                out.extend([st[("tag", i)] == 0, st[("int", i)] == 0, st[("real", i)] == 0,
+                            st[("flag", i)] == z3.BoolVal(False), st[("to", i)] == 0])
         for f in self.net.features:
+            if ("frac", f.index) in st:
+                out.append(st[("frac", f.index)] == z3.BoolVal(False))
             val, has = st[("val", f.index)], st[("has", f.index)]
             if f.index in free_ids:
                 out.append(has == z3.BoolVal(True))

@@ -15,8 +15,9 @@ fork on a cycle whose branches are never collected grows the population, so I fa
 refusal names the fork.
 
 The body loops of this encoding are moves (a fine run performs a `while` pass by pass, its progress is
-state), so unlike an unrolled loop they are no cut and need no refusal. Send and accept are refused
-before any query by the net, so no bus can grow on a cycle here."""
+state), so unlike an unrolled loop they are no cut and need no refusal. A send on a cycle (of its
+flow, or in a loop's pass) can fill the bus without bound, so the step is refused there; elsewhere I
+bounds the messages on the bus by its slots."""
 
 from __future__ import annotations
 
@@ -88,6 +89,26 @@ def fork_on_cycle(net: Net) -> Place | None:
     return None
 
 
+def send_on_cycle(net: Net) -> Place | None:
+    """A send its own flow leads back to, or one inside a loop's pass (each round may add a message)."""
+    for place in net.places:
+        if place.act is not Act.SEND:
+            continue
+        graph = net.flows[place.flow].graph
+        if any(graph.reaches(e.target, place.node.index, -1) for e in graph.outgoing(place.node.index)):
+            return place
+        at = net.flows[place.flow]
+        while at.parent is not None:
+            owner = net.places[at.parent]
+            if owner.act in (Act.WHILE, Act.FOR, Act.UNTIL):
+                return place
+            owner_graph = net.flows[owner.flow].graph
+            if any(owner_graph.reaches(e.target, owner.node.index, -1) for e in owner_graph.outgoing(owner.node.index)):
+                return place
+            at = net.flows[owner.flow]
+    return None
+
+
 class Step:
     """The step query's states t0..tj on one solver, their count layout free of the base's shortcuts."""
 
@@ -112,6 +133,8 @@ class Step:
     def invariant(self, st: State) -> Any:
         b, net = self.b, self.net
         out = [z3.Not(st["ovf"])]
+        if "bus" in st:
+            out.extend([st["bus"] >= 0, st["bus"] <= net.bus_slots()])
         for key in b.keys:
             if isinstance(key, tuple) and key[0] in ("cnt", "via"):
                 out.append(z3.ULE(st[key], 1))
@@ -210,6 +233,9 @@ def prove(un: Unrolled, program: Any, action: Any, properties: Sequence[tuple[st
     """The step after the base (a bounded `no violation within k moves`), for j = 1 .. min(k, MAX_STEP)."""
     from engines.check.properties import resolve_properties
 
+    send = send_on_cycle(un.net)
+    if send is not None:
+        return Induction(None, f"send '{send.node.name}' on a cycle can fill the bus without bound, not inductive")
     step = Step(un)
     fork = fork_on_cycle(un.net)
     if step.initial_holds(un) != z3.unsat:  # unknown included: I is then not shown to hold

@@ -15,9 +15,11 @@ from enum import Enum
 from engines.errors import EngineError
 from engines.runtime import Program
 from engines.runtime.types import rule_for
+from engines.runtime.values import SCALAR_TYPES
 from ir import syntax as s
 from ir.graphs import ActionGraph, Attribute, Node, NodeKind
 from ir.model import Element
+from ir.resolve import lookup
 
 
 class NotCovered(EngineError):
@@ -43,6 +45,9 @@ class Act(Enum):
     WHILE = "while"  # the condition read; a pass's statements entered, the test again after it
     UNTIL = "loop until"  # a pass's statements entered; after each, the condition read: it ends the loop when it holds
     FOR = "for"  # the range read at the first move; each pass's statements entered with the next element
+    SEND = "send"  # the payload read and put on the bus, last
+    ACCEPT = "accept"  # the oldest message on the bus the trigger takes, its payload held; waits while none
+    WHEN = "accept when"  # waits until the condition holds
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,8 @@ class Feature:
     owner: int | None
     decl: Attribute
     hidden: bool = False  # a `for` loop's variable: read by the pass, no output of the run
+    payload: bool = False  # an accept's payload: read by its bare name from around it, the latest held
+    constant: bool = False  # declared `constant`: an assignment to it is a run error
 
 
 @dataclass
@@ -79,6 +86,17 @@ class FlowCtx:
     parent: int | None  # the place whose token entered it
     role: str  # "root", "body", "then", "else", "pass"
     places: dict[int, int] = field(default_factory=dict)  # graph node index -> place
+
+
+@dataclass(frozen=True)
+class Matcher:
+    """What an accept takes: a number (of a type nesting in Real: integral, at least `low`), a Boolean,
+    a signal by its definition's qualified name, or anything."""
+
+    kind: str  # "number", "bool", "signal", "any"
+    integral: bool = False
+    low: int | None = None
+    signal: str = ""
 
 
 @dataclass(frozen=True)
@@ -117,6 +135,9 @@ class Place:
     performs: Element | None = None  # ENTER of a performed action: the action, whose features `locals` are
     starts: tuple[Start, ...] = ()  # ...how each of them starts (with `locals`)
     returns: tuple[Return, ...] = ()  # ...what its end writes around the node
+    signal: str | None = None  # SEND: the signal it sends, None for a value
+    receiver: str | None = None  # SEND: the name it is addressed to (`to counter`), None for anyone
+    matcher: Matcher | None = None  # ACCEPT: what it takes; its payload feature, if named, in `locals`
     encloses: bool = True  # ENTER: names its flow does not hold are read around the node (not so for a
     # performed action, unless the usage states statements of its own)
 
@@ -128,6 +149,17 @@ class Net:
     flows: list[FlowCtx]
     places: list[Place]
     features: list[Feature]
+    signals: list[str] = field(default_factory=list)  # the signals sent or accepted (short names), tagged by index
+    receivers: list[str] = field(default_factory=list)  # the names sends address (`send 5 to counter`), by index
+
+    @property
+    def messages(self) -> bool:
+        return any(p.act in (Act.SEND, Act.ACCEPT) for p in self.places)
+
+    def bus_slots(self) -> int:
+        """The messages the bus holds at once: one per place that sends (a send on a cycle may need
+        more, which sets the overflow flag: the bound reached, never a wrong answer)."""
+        return min(8, max(1, sum(1 for p in self.places if p.act is Act.SEND)))
 
     def feature(self, name: str) -> Feature:
         return next(f for f in self.features if f.name == name)
@@ -170,6 +202,27 @@ class Net:
             out.append(owner.flow)
             at = self.flows[owner.flow]
         return out
+
+    def pin(self, path: str, flow: int) -> Feature | None:
+        """A node's feature named by its path (`r.n`, `reader.r.n`) from `flow`: the path read from any
+        node whose features `flow` may read (visible_flows), so relative to the node around that flow."""
+        for at in self.visible_flows(flow):
+            holder = self.holder(at)
+            prefix = "" if holder is None else self.pin_path(holder) + "."
+            for f in self.features:
+                if f.owner is not None and not f.hidden and f.name == prefix + path:
+                    return f
+        return None
+
+    def holder(self, flow: int) -> Place | None:
+        """The node whose body the flow is in (its anonymous statements report under its path)."""
+        at = self.flows[flow]
+        while at.parent is not None:
+            owner = self.places[at.parent]
+            if owner.act is Act.ENTER:
+                return owner
+            at = self.flows[owner.flow]
+        return None
 
     def pin_path(self, place: Place) -> str:
         """The name a node's features are reported under: the nodes whose bodies it is in, then its own."""
@@ -244,7 +297,8 @@ class _Builder:
             raise NotCovered(where, f"item '{attr.name}'")
         sort = sort_of(self.program, scope, attr, where)
         prefix = "" if owner is None else self.net.pin_path(self.net.places[owner]) + "."
-        feature = Feature(len(self.net.features), prefix + attr.name, attr.name, sort, owner, attr)
+        feature = Feature(len(self.net.features), prefix + attr.name, attr.name, sort, owner, attr,
+                          constant=self.program.is_constant(scope, attr.name))
         self.net.features.append(feature)
         return feature.index
 
@@ -268,8 +322,10 @@ class _Builder:
             len(incoming) > 1 and node.kind not in (NodeKind.MERGE, NodeKind.DONE))
         if place.joinlike and node.index in graph.initial:
             raise NotCovered(node.name, "a start node many successions also reach")
-        if graph.accepts[node.index] is not None:
-            raise NotCovered(node.name, "accept")
+        accept = graph.accepts[node.index]
+        if accept is not None:
+            self._accept(ctx, place, accept)
+            return
         if node.multiplicity != 1:
             raise NotCovered(node.name, f"a step of multiplicity {node.multiplicity}")
         kind = node.kind
@@ -325,9 +381,98 @@ class _Builder:
             place.act, place.statement = Act.UNTIL, stmt
             place.children = (self._block(stmt.body, self._scope(ctx), name, place.index, "pass"),)
             return
-        construct = {s.Send: "send", s.Accept: "accept",
+        if isinstance(stmt, s.Send):
+            self._send(place, stmt)
+            return
+        construct = {s.Accept: "accept",
                      s.Terminate: "terminate", s.Return: "return"}.get(type(stmt), type(stmt).__name__.lower())
         raise NotCovered(name, construct)
+
+    def _send(self, place: Place, stmt: s.Send) -> None:
+        if stmt.via is not None or (stmt.to is not None and not isinstance(stmt.to, s.Name)):
+            raise NotCovered(place.node.name, "a send through a port or to a feature chain")
+        place.act, place.statement = Act.SEND, stmt
+        if isinstance(stmt.to, s.Name) and stmt.to.name != "this":
+            place.receiver = stmt.to.name
+            if place.receiver not in self.net.receivers:
+                self.net.receivers.append(place.receiver)
+        place.signal = self.signal_of(stmt.payload, place.node.name)
+        if place.signal is not None and place.signal not in self.net.signals:
+            self.net.signals.append(place.signal)
+
+    def signal_of(self, payload: s.Expr, where: str) -> str | None:
+        """The definition a sent signal instantiates (`Go()`, `new Go()`: no feature values), or None for
+        a value the expression computes."""
+        name = None
+        if isinstance(payload, s.New) and not payload.args and not payload.named:
+            name = payload.type_name
+        elif isinstance(payload, s.Call) and isinstance(payload.callee, s.Name) and not payload.args \
+                and not payload.named:
+            name = payload.callee.name
+        if name is None:
+            return None
+        el = lookup(self.program.model, self.action, name)
+        if el is None or el.kind not in ("item def", "attribute def", "part def", "occurrence def"):
+            raise NotCovered(where, f"a send of {name}()")
+        if any(m.kind in ("attribute", "item", "part") for m in el.members.values()):
+            raise NotCovered(where, f"a signal {name} with features")
+        return el.name  # the interpreter matches a signal by its definition's short name
+
+    def _accept(self, ctx: FlowCtx, place: Place, accept: s.Accept) -> None:
+        name = place.node.name
+        trigger = accept.trigger
+        if place.joinlike:
+            raise NotCovered(name, "an accept many successions reach")
+        if self._in_block(ctx):
+            raise NotCovered(name, "an accept in a branch or loop body")
+        if accept.members:
+            raise NotCovered(name, "an accept with a body")
+        if trigger.kind is s.TriggerKind.WHEN:
+            place.act = Act.WHEN
+            return
+        if trigger.kind is not s.TriggerKind.SIGNAL or trigger.subsets is not None or trigger.via is not None:
+            raise NotCovered(name, f"accept {trigger.kind.value}" if trigger.kind is not s.TriggerKind.SIGNAL
+                             else "an accept of a part's message or through a port")
+        place.act = Act.ACCEPT
+        place.matcher, sort = self._matcher(trigger, name)
+        if trigger.payload is None:
+            return
+        if sort is None:
+            raise NotCovered(name, f"the payload '{trigger.payload}' of a signal")
+        if place.node.kind is NodeKind.STATEMENT:
+            owner = self.net.holder(ctx.index)
+            prefix = "" if owner is None else self.net.pin_path(owner) + "."
+        else:
+            prefix = self.net.pin_path(place) + "."
+        attr = Attribute(trigger.payload, sort.type_text, None, None, None)
+        feature = Feature(len(self.net.features), prefix + trigger.payload, trigger.payload, sort, place.index, attr,
+                          payload=True)
+        if any(f.name == feature.name for f in self.net.features):
+            raise NotCovered(name, f"the payload '{trigger.payload}', a name another feature reports")
+        self.net.features.append(feature)
+        place.locals = (feature.index,)
+
+    def _matcher(self, trigger: s.Trigger, where: str) -> tuple[Matcher, Sort | None]:
+        if trigger.signal is None:
+            if trigger.payload is not None:
+                raise NotCovered(where, f"the untyped payload '{trigger.payload}'")
+            return Matcher("any"), None
+        short = trigger.signal.rsplit("::", 1)[-1]
+        if short == "Boolean":
+            return Matcher("bool"), Sort("bool", type_text="Boolean")
+        if short in ("Integer", "Natural", "Positive"):
+            low = {"Natural": 0, "Positive": 1}.get(short)
+            return Matcher("number", True, low), Sort("int", low, type_text=short)
+        if short in ("Real", "Rational"):
+            return Matcher("number"), Sort("real", type_text=short)
+        if short in SCALAR_TYPES:
+            raise NotCovered(where, f"an accept of {short}")
+        el = lookup(self.program.model, self.action, trigger.signal)
+        if el is None or el.kind not in ("item def", "attribute def", "part def", "occurrence def"):
+            raise NotCovered(where, f"an accept of {trigger.signal}")
+        if el.name not in self.net.signals:
+            self.net.signals.append(el.name)
+        return Matcher("signal", signal=el.name), None
 
     def _performing(self, ctx: FlowCtx) -> list[Element]:
         """The actions whose performances a place of `ctx` is in."""
@@ -394,6 +539,9 @@ class _Builder:
                 return
             if not statements and not body.attributes:
                 place.act = Act.FOLLOW
+                return
+            if len(statements) == 1 and isinstance(statements[0], s.Send) and not body.attributes:
+                self._send(place, statements[0])
                 return
             if statements:
                 raise NotCovered(name, f"a body of {type(statements[0]).__name__.lower()}")

@@ -14,7 +14,7 @@ import z3
 from engines.runtime import Program
 from engines.runtime.values import UNSET, Deferred, EnumValue
 from engines.smt.encode import Builder, State
-from engines.smt.net import Feature, Net, NotCovered, names_read
+from engines.smt.net import Act, Feature, Net, NotCovered, names_read
 from ir import syntax as s
 
 
@@ -33,6 +33,10 @@ def read_anywhere(net: Net) -> set[str]:
             out.update(names_read(stmt.until))
         elif isinstance(stmt, s.For):
             out.update(names_read(stmt.collection))
+        elif isinstance(stmt, s.Send):
+            out.update(names_read(stmt.payload))
+        if place.act is Act.WHEN:
+            out.update(names_read(Builder.when_of(place)))
         for index in place.locals:
             out.update(names_read(net.features[index].decl.value))
         for start in place.starts:

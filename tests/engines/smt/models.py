@@ -368,3 +368,86 @@ PERFORMED = """package line {
 	}
 }
 """
+
+
+# Messages on the action's bus (engines/runtime/bus.py): a send puts its payload behind the messages
+# there; an accept takes the oldest one its trigger matches (a number by the ScalarValues type it is
+# an instance of, a Boolean, a signal by its definition) and waits while there is none. Answers:
+# - Handshake: the consumer waits for Ready, which the producer sends: served ends 1 on every schedule.
+# - Requests: alice sends 1, bob 2, the server takes the oldest: last ends 1 or 2 (sensitive).
+# - Typed: tx sends 2.5 and 4 in either order (a body's statements are unordered); rxInt takes only 4,
+#   rxReal the oldest number. When 4 comes first and rxReal takes it, rxInt waits forever (deadlock);
+#   otherwise n = 4 and r = 2.5.
+# - Gate: the level sent is an input; a Natural accept never takes a negative one: every level < 0
+#   deadlocks, no other (assuming NonNegative, none does).
+MESSAGES = """package bus {
+	private import ScalarValues::*;
+	item def Ready;
+	requirement AtMostOne { served <= 1 }
+	constraint NonNegative { level >= 0 }
+	action def Handshake {
+		attribute served : Integer := 0;
+		first start;
+		then fork f;
+		then producer;
+		then consumer;
+		action producer { send Ready(); }
+		then j;
+		action consumer accept Ready;
+		then serve;
+		action serve { assign served := served + 1; }
+		then j;
+		join j;
+		then done;
+	}
+	action def Requests {
+		attribute last : Integer := 0;
+		first start;
+		then fork f;
+		then alice;
+		then bob;
+		then server;
+		action alice { send 1; }
+		then j;
+		action bob { send 2; }
+		then j;
+		action server accept seat : Integer;
+		then record;
+		action record { assign last := seat; }
+		then j;
+		join j;
+		then done;
+	}
+	action def Typed {
+		first start;
+		then fork f;
+		then tx;
+		then rxInt;
+		then rxReal;
+		action tx { send 2.5; send 4; }
+		then j;
+		action rxInt accept n : Integer;
+		then j;
+		action rxReal accept r : Real;
+		then j;
+		join j;
+		then done;
+	}
+	action def Gate {
+		in attribute level : Integer;
+		attribute opened : Boolean := false;
+		first start;
+		then fork f;
+		then tx;
+		then rx;
+		action tx { send level; }
+		then j;
+		action rx accept v : Natural;
+		then open;
+		action open { assign opened := true; }
+		then j;
+		join j;
+		then done;
+	}
+}
+"""

@@ -1,5 +1,6 @@
 """The referee over generated action graphs (tests/property/graphs.py: forks and joins, guarded
-decisions and their merges, merge loops with a bound, bodies of assignments, `if` and `while`): on
+decisions and their merges, merge loops with a bound, bodies of assignments, `if` and `while`, send and
+accept pairs and accepts nothing feeds): on
 each, the outcomes the encoding enumerates are explore's, every witness replays to its claim, and its
 answer on deadlocks and run errors is check's."""
 
@@ -18,7 +19,7 @@ from tests.property.graphs import Kinds, Seq, build, models
 
 SUBJECT = "g::m"
 SOLVER_SECONDS = 20.0  # per question: a generated product may keep z3 undecided far longer
-COVERED = Kinds(messages=False, lone_accepts=False, negatives=True, ifs=True)
+COVERED = Kinds(messages=True, lone_accepts=True, negatives=True, ifs=True)
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)

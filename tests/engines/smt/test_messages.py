@@ -1,0 +1,70 @@
+"""Send and accept under the smt engine (tests/engines/smt/models.py MESSAGES, answers derived in its
+comments): the outcome sets are explore's, each witness replays, a free input decides which message an
+accept takes, and k-induction bounds the bus."""
+
+from __future__ import annotations
+
+import pytest
+
+from engines.explore import explore
+from engines.framework import Bounds, Verdict
+from engines.runtime import Program
+from engines.smt.answer import solve
+from engines.witness import replay_run, unreproduced
+from tests.engines.smt import models
+from tests.engines.smt.models import program
+
+SECONDS = 600.0
+
+
+def _outcomes(prog: Program, subject: str) -> list[tuple[tuple[tuple[str, str], ...], str | None]]:
+    answer = solve(prog, subject, "outcomes", solver_seconds=SECONDS)
+    assert answer.verdict == "complete", answer.reason
+    for witness in answer.witnesses:
+        run = replay_run(prog, subject, witness.text())
+        assert unreproduced(prog, run, witness) is None
+    return sorted(((values, error) for values, error, _ in answer.outcomes), key=repr)
+
+
+@pytest.mark.parametrize("name", ["Handshake", "Requests", "Typed"])
+def test_outcomes_are_explores(name: str) -> None:
+    prog = program(models.MESSAGES)
+    subject = f"bus::{name}"
+    explored = explore(Program(prog.model), subject, Bounds(runs=4096))
+    assert explored.verdict is Verdict.COMPLETE
+    theirs = sorted(((o.values, o.error) for o in explored.outcomes), key=repr)
+    assert _outcomes(prog, subject) == theirs
+
+
+def test_the_oldest_message_is_taken() -> None:
+    answer = solve(program(models.MESSAGES), "bus::Requests", "sensitive", diverge=("last",),
+                   solver_seconds=SECONDS)
+    assert answer.verdict == "sensitive"
+    ((_, values),) = answer.divergent
+    assert {v for v, _ in values} == {"1", "2"}
+
+
+def test_an_accept_takes_what_its_type_admits() -> None:
+    endings = _outcomes(program(models.MESSAGES), "bus::Typed")
+    completed = [dict(v) for v, e in endings if e is None]
+    assert completed == [{"rxInt.n": "4", "rxReal.r": "2.5"}]
+    assert [e for _, e in endings if e is not None] and all(e.startswith("deadlock") for _, e in endings if e)
+
+
+def test_a_free_input_no_accept_admits_deadlocks() -> None:
+    prog = program(models.MESSAGES)
+    answer = solve(prog, "bus::Gate", "holds", solver_seconds=SECONDS)
+    assert answer.verdict == "violated"
+    (witness,) = answer.witnesses
+    ((name, value),) = witness.inputs
+    assert name == "level" and int(value) < 0 and "deadlock" in witness.text()
+    run = replay_run(prog, "bus::Gate", witness.text())
+    assert unreproduced(prog, run, witness) is None
+    admitted = solve(prog, "bus::Gate", "holds", assumptions=("bus::NonNegative",), solver_seconds=SECONDS)
+    assert admitted.verdict == "proved"
+
+
+def test_a_signal_handshake_is_proved() -> None:
+    answer = solve(program(models.MESSAGES), "bus::Handshake", "holds", properties=("bus::AtMostOne",),
+                   induction=True, solver_seconds=SECONDS)
+    assert answer.verdict == "proved"
