@@ -77,6 +77,8 @@ def ending_of(un: Unrolled, model: Any, copy: str = "", step: int | None = None)
     for f in un.net.features:
         if f.hidden:
             continue
+        if f.part is not None and not z3.is_true(model.eval(st[("made", f.part)], model_completion=True)):
+            continue  # the run has not made the part's object yet: it reports none of its features
         has = z3.is_true(model.eval(st[("has", f.index)], model_completion=True))
         if has and f.payload:
             # a payload is held as the message carried it: an Integer, or a Rational (4.0) when sent as one

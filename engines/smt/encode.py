@@ -131,6 +131,8 @@ class _Move:
     # -- one node
 
     def perform(self, pc: Any, place: Place, branch: str | None) -> None:
+        for part in place.touches:
+            self.set(pc, ("made", part), z3.BoolVal(True))  # the object is made where a move first reads it
         if place.joinlike:
             for src in self.net.sources(place):
                 self.set(pc, ("via", place.index, src), self.b.none(("via", place.index, src)))
@@ -401,6 +403,15 @@ class _Move:
         name = self.where.node.name
         term, err = self.b.translate(self.st, flow, stmt.value, name)
         pc = self.fail(pc, err, f"assign {stmt.target}")
+        if "." in stmt.target:
+            part = self.net.part_feature(stmt.target)
+            if part is None:
+                raise NotCovered(name, f"assignment to the feature chain {stmt.target}")
+            if part.sort.kind != term.kind or (part.sort.kind == "enum" and term.kind != kind_of(part.sort)):
+                raise NotCovered(name, f"a {term.kind} value stored into {part.name}")
+            # a part's object holds what is written, no type check
+            self.set(pc, ("val", part.index), term.value)
+            return pc
         feature = self.net.resolve(stmt.target, flow)
         if feature is None:
             raise NotCovered(name, f"assignment to '{stmt.target}', which is no feature of the action")
@@ -515,6 +526,7 @@ class Builder:
             keys.extend((("val", f.index), ("has", f.index)))
             if f.payload:
                 keys.append(("frac", f.index))
+        keys.extend(("made", part.index) for part in self.net.parts)
         if self.net.messages:
             keys.append("bus")
             for i in range(self.net.bus_slots()):
@@ -533,7 +545,7 @@ class Builder:
             return z3.Bool(name) if key in self.safe else z3.BitVec(name, COUNT_BITS)
         if key[0] in ("pass", "lo", "n"):
             return z3.Int(name)
-        if key == "ovf" or key[0] in ("in", "has", "started", "begun", "frac", "flag"):
+        if key == "ovf" or key[0] in ("in", "has", "started", "begun", "frac", "flag", "made"):
             return z3.Bool(name)
         feature = self.net.features[key[1]]
         return variable(name, feature.sort, self.enums)
@@ -575,7 +587,8 @@ class Builder:
                     return None
                 pin = net.pin(name, flow)
                 if pin is None:
-                    return None
+                    part = net.part_feature(name)
+                    return None if part is None else Term(st[("val", part.index)], kind_of(part.sort))
                 return Term(st[("val", pin.index)], kind_of(pin.sort), z3.Not(st[("has", pin.index)]))
             if owner is not None and ready is not None:
                 place = net.places[owner]
@@ -768,6 +781,7 @@ class Builder:
                     out.append(st[(flag, place.index)] == z3.BoolVal(False))
             if ("pass", place.index) in st:
                 out.extend([st[("pass", place.index)] == 0, st[("lo", place.index)] == 0, st[("n", place.index)] == 0])
+        out.extend(st[("made", part.index)] == z3.BoolVal(part.declared) for part in self.net.parts)
         if "bus" in st:
             out.append(st["bus"] == 0)
             for i in range(self.net.bus_slots()):
@@ -780,7 +794,7 @@ class Builder:
             if f.index in free_ids:
                 out.append(has == z3.BoolVal(True))
                 out.extend(domain(f.sort, val))
-            elif f.owner is None and values.get(f.index) is not None:
+            elif f.owner is None and values.get(f.index) is not None:  # a part's feature included
                 out.append(has == z3.BoolVal(True))
                 out.append(val == constant(values[f.index], f.sort, self.enums))
             else:

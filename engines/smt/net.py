@@ -9,7 +9,7 @@ query exists (`NotCovered`). This module needs no solver."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from engines.errors import EngineError
@@ -75,6 +75,7 @@ class Feature:
     hidden: bool = False  # a `for` loop's variable: read by the pass, no output of the run
     payload: bool = False  # an accept's payload: read by its bare name from around it, the latest held
     constant: bool = False  # declared `constant`: an assignment to it is a run error
+    part: int | None = None  # a feature of a part's object (Net.parts): reported once the run has made it
 
 
 @dataclass
@@ -97,6 +98,19 @@ class Matcher:
     integral: bool = False
     low: int | None = None
     signal: str = ""
+
+
+@dataclass
+class Part:
+    """A part usage whose object a run reads or writes by a chain (`counter.c`): its features, held as
+    the object holds them (as written, no type check), reported from the move that first touches it
+    (or from the start, for a part the action declares)."""
+
+    index: int
+    element: Element
+    path: str  # as outputs name it: `counter`, `plant.pump`
+    declared: bool
+    features: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -137,6 +151,7 @@ class Place:
     returns: tuple[Return, ...] = ()  # ...what its end writes around the node
     signal: str | None = None  # SEND: the signal it sends, None for a value
     receiver: str | None = None  # SEND: the name it is addressed to (`to counter`), None for anyone
+    touches: tuple[int, ...] = ()  # the parts (Net.parts) whose features a move here reads or writes
     matcher: Matcher | None = None  # ACCEPT: what it takes; its payload feature, if named, in `locals`
     encloses: bool = True  # ENTER: names its flow does not hold are read around the node (not so for a
     # performed action, unless the usage states statements of its own)
@@ -151,6 +166,7 @@ class Net:
     features: list[Feature]
     signals: list[str] = field(default_factory=list)  # the signals sent or accepted (short names), tagged by index
     receivers: list[str] = field(default_factory=list)  # the names sends address (`send 5 to counter`), by index
+    parts: list[Part] = field(default_factory=list)
 
     @property
     def messages(self) -> bool:
@@ -238,9 +254,17 @@ class Net:
     def resolve(self, name: str, flow: int) -> Feature | None:
         for owner in self.scope_chain(flow):
             for f in self.features:
-                if f.owner == owner and f.local == name:
+                if f.owner == owner and f.local == name and f.part is None:
                     return f
         return None
+
+    def part_feature(self, path: str) -> Feature | None:
+        """A part's feature by the chain naming it (`counter.c`)."""
+        head, _, name = path.partition(".")
+        found = [p for p in self.parts if p.element.name == head and name in p.features]
+        if len(found) != 1:
+            return None
+        return self.features[found[0].features[name]]
 
 
 _NUMERIC = {"Integer": ("int", None), "Natural": ("int", 0), "Positive": ("int", 1), "Real": ("real", None),
@@ -287,11 +311,95 @@ class _Builder:
         graph = self.program.graph(self.action)
         if graph.flows or graph.binds or graph.connections:
             raise NotCovered(self.action.name, "flows or bindings between nodes")
+        from engines.runtime.objects import declared_parts
+
         for attr in graph.attributes:
+            if isinstance(attr.decl, s.Usage) and attr.decl.kind == "part":
+                continue  # a part the action declares: its object's features, below
             self._attribute(attr, None, self.action.name, self.action)
+        for el in declared_parts(self.action):
+            if el.kind == "part":
+                self._register(el, self.action.name)
         self._flow(graph, None, "root")
+        for place in self.net.places:
+            self._parts_touched(place)
         return self.net
 
+    def _parts_touched(self, place: Place) -> None:
+        """The part features a move at the place names by a chain (`counter.c`), each part made known."""
+        exprs: list[s.Expr | None] = []
+        stmt = place.statement
+        if isinstance(stmt, s.Assign):
+            exprs.append(stmt.value)
+            if "." in stmt.target:
+                head, _, rest = stmt.target.partition(".")
+                exprs.append(s.Chain(s.NO_SPAN, s.Name(s.NO_SPAN, head), rest))
+        elif isinstance(stmt, (s.If, s.While)):
+            exprs.append(stmt.condition)
+        elif isinstance(stmt, s.LoopUntil):
+            exprs.append(stmt.until)
+        elif isinstance(stmt, s.For):
+            exprs.append(stmt.collection)
+        elif isinstance(stmt, s.Send):
+            exprs.append(stmt.payload)
+        exprs.extend(self.net.features[i].decl.value for i in place.locals if not self.net.features[i].payload)
+        exprs.extend(start.expr for start in place.starts)
+        exprs.extend(e.guard for e in self.net.flows[place.flow].graph.outgoing(place.node.index))
+        accept = self.net.flows[place.flow].graph.accepts[place.node.index]
+        if accept is not None:
+            exprs.append(accept.trigger.expression)
+        touched: list[int] = []
+        for expr in exprs:
+            for chain in _chains(expr):
+                part = self._part(chain, place)
+                if part is not None and part.index not in touched:
+                    touched.append(part.index)
+        place.touches = tuple(touched)
+
+    def _part(self, chain: s.Chain, place: Place) -> Part | None:
+        """The part a chain's base names, when it is no feature, node or payload the flow holds."""
+        if not isinstance(chain.base, s.Name):
+            return None
+        head = chain.base.name
+        if self.net.resolve(head, place.flow) is not None or self.net.pin(f"{head}.{chain.feature}", place.flow):
+            return None
+        el = lookup(self.program.model, self._scope(self.net.flows[place.flow]), head)
+        if el is None or el.kind != "part":
+            return None
+        return self._register(el, place.node.name)
+
+    def _register(self, el: Element, where: str) -> Part:
+        """The part usage's object as the net holds it: every feature it starts with (as the world's
+        feature_values gives them), its sort its value's."""
+        from engines.runtime.objects import declared_parts, object_path
+
+        for known in self.net.parts:
+            if known.element is el:
+                return known
+        part = Part(len(self.net.parts), el, object_path(el.qualified_name, self.action, self.program.model),
+                    el in declared_parts(self.action))
+        definition = lookup(self.program.model, el.owner, el.decl.types[0]) \
+            if isinstance(el.decl, s.Usage) and el.decl.types else None
+        for source in (definition, el):
+            for member in source.members.values() if source is not None else ():
+                decl = member.decl
+                if not isinstance(decl, s.Usage) or decl.kind not in ("attribute", "feature", "ref", "item", "part"):
+                    continue
+                if decl.kind in ("item", "part", "ref"):
+                    raise NotCovered(where, f"the {decl.kind} '{member.name}' of part {el.name}")
+                attr = Attribute(member.name, "", decl.value, None, None)
+                # a part's object holds a feature as written: its sort is its value's, as an untyped one's
+                sort = sort_of(self.program, source, attr, where)
+                index = part.features.get(member.name)
+                if index is None:
+                    feature = Feature(len(self.net.features), f"{part.path}.{member.name}", member.name, sort, None,
+                                      attr, part=part.index)
+                    self.net.features.append(feature)
+                    part.features[member.name] = feature.index
+                else:
+                    self.net.features[index] = replace(self.net.features[index], sort=sort, decl=attr)
+        self.net.parts.append(part)
+        return part
     def _attribute(self, attr: Attribute, owner: int | None, where: str, scope: Element | None) -> int:
         if attr.is_item:
             raise NotCovered(where, f"item '{attr.name}'")
@@ -513,7 +621,7 @@ class _Builder:
         return self._flow(self.program.sequence_flow(scope, block, name), parent, role)
 
     def _assign_target(self, stmt: s.Assign, where: str) -> None:
-        if "." in stmt.target:
+        if stmt.target.count(".") > 1:
             raise NotCovered(where, f"assignment to the feature chain {stmt.target}")
 
     def _action(self, ctx: FlowCtx, place: Place, node: Node) -> None:
@@ -628,20 +736,28 @@ class _Builder:
         place.children = (self._flow(graph, place.index, "body"),)
 
 
-def names_read(expr: s.Expr | None) -> Iterator[str]:
-    """The plain names an expression reads (what decides whether a feature with no value is an input)."""
+def _walk(expr: s.Expr | None) -> Iterator[s.Expr]:
+    """The expression and every expression inside it."""
     if expr is None:
         return
-    if isinstance(expr, s.Name):
-        yield expr.name
-        return
+    yield expr
     for value in vars(expr).values():
         if isinstance(value, s.Expr):
-            yield from names_read(value)
+            yield from _walk(value)
         elif isinstance(value, tuple):
             for item in value:
                 if isinstance(item, s.Expr):
-                    yield from names_read(item)
+                    yield from _walk(item)
+
+
+def _chains(expr: s.Expr | None) -> Iterator[s.Chain]:
+    """The feature chains an expression reads."""
+    return (e for e in _walk(expr) if isinstance(e, s.Chain))
+
+
+def names_read(expr: s.Expr | None) -> Iterator[str]:
+    """The plain names an expression reads (what decides whether a feature with no value is an input)."""
+    return (e.name for e in _walk(expr) if isinstance(e, s.Name))
 
 
 def build(program: Program, action: Element) -> Net:

@@ -83,6 +83,9 @@ def _same_end(un: Unrolled, st: State, model: Any) -> Any:
     """The final state equal to the model's: the same error, completion and feature values."""
     parts = [st["err"] == model.eval(st["err"], model_completion=True),
              un.completed(st) == model.eval(un.completed(st), model_completion=True)]
+    for part in un.net.parts:
+        made = st[("made", part.index)]
+        parts.append(made == model.eval(made, model_completion=True))
     for f in un.net.features:
         if f.hidden:
             continue

@@ -49,11 +49,14 @@ def initial_values(net: Net, program: Program, subject: str) -> dict[int, Any]:
     """The values the model gives the action's features at its start, as the interpreter sets them."""
     run = program.start_action(subject, fine=True)
     values = run.root.frame.values
+    parts = {part.index: run.ctx.feature_values(part.element) for part in net.parts}
     out: dict[int, Any] = {}
     for f in net.features:
         if f.owner is not None:
             continue
-        v = values.get(f.local, UNSET)
+        v = values.get(f.local, UNSET) if f.part is None else parts[f.part].get(f.local, UNSET)
+        if f.part is not None and (v is UNSET or v is None):
+            raise NotCovered(net.action.name, f"the feature {f.name}, which has no value")
         if isinstance(v, Deferred):
             raise NotCovered(net.action.name, f"feature '{f.local}' whose value is evaluated when first read")
         if v is UNSET or v is None:
@@ -84,11 +87,11 @@ class Unrolled:
         self.builder = Builder(net, k, safe=safe)
         self.values = initial_values(net, program, subject)
         read = read_anywhere(net)
-        known = {f.local for f in net.features if f.owner is None}
+        known = {f.local for f in net.features if f.owner is None and f.part is None}
         for name in inputs:
             if name not in known:
                 raise NotCovered(net.action.name, f"input '{name}', which is no feature of the action")
-        self.free: list[Feature] = [f for f in net.features if f.owner is None and (
+        self.free: list[Feature] = [f for f in net.features if f.owner is None and f.part is None and (
             f.local in inputs or (self.values.get(f.index) is None and f.local in read))]
         self.solver = z3.Solver()
         if timeout_ms is not None:

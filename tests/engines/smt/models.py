@@ -451,3 +451,46 @@ MESSAGES = """package bus {
 	}
 }
 """
+
+
+# The features of parts, read and written by a chain (`tank.level`): a part's object holds what is
+# written (no type check), and a run reports a part's features once a move has read or written one of
+# them (a part the action declares, from the start). Answers:
+# - Drain: a and b each read tank.level (2) into l and write l - 1: 0 when one reads after the other
+#   wrote, 1 when both read first (a lost update on the part); level never goes below 0 (NotNegative
+#   holds on every schedule); spare is never touched, so no spare.* is reported.
+# - Fill: t is the action's own part, reported from the start: level 2 + 3 = 5, open false.
+PARTS = """package plant {
+	private import ScalarValues::*;
+	part def Tank {
+		attribute level : Integer = 2;
+		attribute open : Boolean = false;
+	}
+	part tank : Tank;
+	part spare : Tank;
+	requirement NotNegative { tank.level >= 0 }
+	action def Drain {
+		attribute seen : Integer := 0;
+		first start;
+		then fork f;
+		then opener;
+		then a;
+		then b;
+		action opener { assign tank.open := true; }
+		then j;
+		action a { attribute l : Integer := tank.level; assign tank.level := l - 1; }
+		then j;
+		action b { attribute l : Integer := tank.level; assign tank.level := l - 1; }
+		then j;
+		join j;
+		then action look { assign seen := tank.level; }
+		then done;
+	}
+	action def Fill {
+		part t : Tank;
+		first start;
+		then action pour { assign t.level := t.level + 3; }
+		then done;
+	}
+}
+"""

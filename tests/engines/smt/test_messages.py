@@ -6,34 +6,18 @@ from __future__ import annotations
 
 import pytest
 
-from engines.explore import explore
-from engines.framework import Bounds, Verdict
-from engines.runtime import Program
 from engines.smt.answer import solve
 from engines.witness import replay_run, unreproduced
 from tests.engines.smt import models
+from tests.engines.smt.agree import SECONDS, explore_outcomes, smt_outcomes
 from tests.engines.smt.models import program
-
-SECONDS = 600.0
-
-
-def _outcomes(prog: Program, subject: str) -> list[tuple[tuple[tuple[str, str], ...], str | None]]:
-    answer = solve(prog, subject, "outcomes", solver_seconds=SECONDS)
-    assert answer.verdict == "complete", answer.reason
-    for witness in answer.witnesses:
-        run = replay_run(prog, subject, witness.text())
-        assert unreproduced(prog, run, witness) is None
-    return sorted(((values, error) for values, error, _ in answer.outcomes), key=repr)
 
 
 @pytest.mark.parametrize("name", ["Handshake", "Requests", "Typed"])
 def test_outcomes_are_explores(name: str) -> None:
     prog = program(models.MESSAGES)
     subject = f"bus::{name}"
-    explored = explore(Program(prog.model), subject, Bounds(runs=4096))
-    assert explored.verdict is Verdict.COMPLETE
-    theirs = sorted(((o.values, o.error) for o in explored.outcomes), key=repr)
-    assert _outcomes(prog, subject) == theirs
+    assert smt_outcomes(prog, subject) == explore_outcomes(prog, subject)
 
 
 def test_the_oldest_message_is_taken() -> None:
@@ -45,7 +29,7 @@ def test_the_oldest_message_is_taken() -> None:
 
 
 def test_an_accept_takes_what_its_type_admits() -> None:
-    endings = _outcomes(program(models.MESSAGES), "bus::Typed")
+    endings = smt_outcomes(program(models.MESSAGES), "bus::Typed")
     completed = [dict(v) for v, e in endings if e is None]
     assert completed == [{"rxInt.n": "4", "rxReal.r": "2.5"}]
     assert [e for _, e in endings if e is not None] and all(e.startswith("deadlock") for _, e in endings if e)

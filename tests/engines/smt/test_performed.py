@@ -6,39 +6,22 @@ from __future__ import annotations
 
 import pytest
 
-from engines.explore import explore
-from engines.framework import Bounds, Verdict
-from engines.runtime import Program
 from engines.smt.answer import solve
 from engines.witness import replay_run, unreproduced
 from tests.engines.smt import models
+from tests.engines.smt.agree import SECONDS, explore_outcomes, smt_outcomes
 from tests.engines.smt.models import program
 
-SECONDS = 600.0
-ACTIONS = ("Pipeline", "Counter", "Nest", "Early")
 
-
-def _outcomes(prog: Program, subject: str) -> list[tuple[dict[str, str], str | None]]:
-    answer = solve(prog, subject, "outcomes", solver_seconds=SECONDS)
-    assert answer.verdict == "complete", answer.reason
-    for witness in answer.witnesses:
-        run = replay_run(prog, subject, witness.text())
-        assert unreproduced(prog, run, witness) is None
-    return sorted(((values, error) for values, error, _ in answer.outcomes), key=repr)
-
-
-@pytest.mark.parametrize("name", ACTIONS)
+@pytest.mark.parametrize("name", ["Pipeline", "Counter", "Nest", "Early"])
 def test_outcomes_are_explores(name: str) -> None:
     prog = program(models.PERFORMED)
     subject = f"line::{name}"
-    explored = explore(Program(prog.model), subject, Bounds(runs=4096))
-    assert explored.verdict is Verdict.COMPLETE
-    theirs = sorted(((o.values, o.error) for o in explored.outcomes), key=repr)
-    assert _outcomes(prog, subject) == theirs
+    assert smt_outcomes(prog, subject) == explore_outcomes(prog, subject)
 
 
 def test_parameters_flow_through_a_pipeline_of_performances() -> None:
-    ((pairs, error),) = _outcomes(program(models.PERFORMED), "line::Pipeline")
+    ((pairs, error),) = smt_outcomes(program(models.PERFORMED), "line::Pipeline")
     values = dict(pairs)
     assert error is None
     assert (values["clean"], values["scaled"], values["amplify.gain"]) == ("6", "18", "3")
@@ -66,10 +49,10 @@ def test_a_bound_output_left_without_a_value_fails_for_a_negative_input() -> Non
 
 def test_nested_and_read_by_path_features_are_named_as_the_run_names_them() -> None:
     prog = program(models.PERFORMED)
-    ((pairs, _),) = _outcomes(prog, "line::Nest")
+    ((pairs, _),) = smt_outcomes(prog, "line::Nest")
     values = dict(pairs)
     assert values["a.b.x"] == "2" and values["y"] == "2"
-    endings = _outcomes(prog, "line::Early")
+    endings = smt_outcomes(prog, "line::Early")
     assert sorted(dict(v).get("sum", "") for v, e in endings if e is None) == ["0", "2"]
     assert sum(1 for _, e in endings if e is not None) == 1
 
