@@ -47,6 +47,7 @@ class Free:
 State = dict[Any, Any]
 COUNT_BITS = 4  # tokens at one place: a move that would make 8 sets the overflow flag
 ERR_BITS = 12  # error sites
+TAG_BITS = 8  # a message's tag (its kind, or its signal) and its address
 
 
 def at_most_one(conditions: Sequence[Any]) -> Any:
@@ -224,18 +225,18 @@ class _Move:
             whole = term.value if term.kind == "int" else z3.IntVal(0)
             real = term.value if term.kind == "real" else z3.RealVal(0)
             flag = term.value if term.kind == "bool" else z3.BoolVal(False)
-        n = self.st["bus"]
         slots = self.net.bus_slots()
         to = 0 if place.receiver is None else 1 + self.net.receivers.index(place.receiver)
-        self.set(z3.And(pc, n >= slots), "ovf", z3.BoolVal(True))
+        occupied = [self.st[("occ", i)] for i in range(slots)]
+        self.set(z3.And(pc, occupied[-1]), "ovf", z3.BoolVal(True))
         for i in range(slots):
-            here = z3.And(pc, n == i)
-            self.set(here, ("to", i), z3.IntVal(to))
-            self.set(here, ("tag", i), z3.IntVal(tag))
-            self.set(here, ("int", i), whole)
-            self.set(here, ("real", i), real)
-            self.set(here, ("flag", i), flag)
-        self.set(z3.And(pc, n < slots), "bus", n + 1)
+            # the messages stand in the first slots, oldest first: the first free one takes it
+            here = z3.And(pc, z3.Not(occupied[i]), occupied[i - 1]) if i else z3.And(pc, z3.Not(occupied[0]))
+            written = {"to": z3.BitVecVal(to, TAG_BITS), "tag": z3.BitVecVal(tag, TAG_BITS), "int": whole,
+                       "real": real, "flag": flag}
+            for part in self.b.slot_parts:
+                self.set(here, (part, i), written[part])
+            self.set(here, ("occ", i), z3.BoolVal(True))
         self.follow(pc, place)
 
     def accept(self, pc: Any, place: Place) -> None:
@@ -243,34 +244,40 @@ class _Move:
         payload held by the accept's feature."""
         assert place.matcher is not None
         slots = self.net.bus_slots()
-        before = {key: self.st[key] for key in self.st if key == "bus" or key[0] in ("tag", "int", "real", "flag", "to")}
-        n = before["bus"]
+        before = {key: self.st[key] for key in self.st if key[0] == "occ" or key[0] in self.b.slot_parts}
         earlier: Any = z3.BoolVal(False)
         taken_by: list[Any] = []
         for i in range(slots):
-            first = z3.And(i < n, self.b.takes(before, place, i), z3.Not(earlier))
+            first = z3.And(before[("occ", i)], self.b.takes(before, place, i), z3.Not(earlier))
             taken_by.append(first)
             earlier = z3.Or(earlier, first)
         if place.locals:
             feature = self.net.features[place.locals[0]]
             for i, first in enumerate(taken_by):
                 here = z3.And(pc, first)
-                tag, whole, real = before[("tag", i)], before[("int", i)], before[("real", i)]
+                tag = before[("tag", i)]
+                whole, real = before.get(("int", i)), before.get(("real", i))
                 if feature.sort.kind == "bool":
-                    value: Any = before[("flag", i)]
+                    value: Any = before.get(("flag", i))
+                elif whole is None and real is None:
+                    value = None
                 elif feature.sort.kind == "int":
-                    value = z3.If(tag == 1, whole, z3.ToInt(real))
+                    value = whole if real is None else z3.ToInt(real) if whole is None \
+                        else z3.If(tag == 1, whole, z3.ToInt(real))
                 else:
-                    value = z3.If(tag == 1, z3.ToReal(whole), real)
+                    value = real if whole is None else z3.ToReal(whole) if real is None \
+                        else z3.If(tag == 1, z3.ToReal(whole), real)
+                if value is None:
+                    continue  # no send puts such a value on the bus: the accept never takes one
                 self.set(here, ("val", feature.index), value)
                 self.set(here, ("has", feature.index), z3.BoolVal(True))
                 self.set(here, ("frac", feature.index), tag == 2)
         shifted: Any = z3.BoolVal(False)
         for i in range(slots - 1):
             shifted = z3.Or(shifted, taken_by[i])
-            for part in ("tag", "int", "real", "flag", "to"):
+            for part in (*self.b.slot_parts, "occ"):
                 self.set(z3.And(pc, shifted), (part, i), before[(part, i + 1)])
-        self.set(pc, "bus", n - 1)
+        self.set(pc, ("occ", slots - 1), z3.BoolVal(False))  # enabled, so some message was taken
         self.follow(pc, place)
 
     def for_pass(self, pc: Any, place: Place) -> None:
@@ -306,6 +313,8 @@ class _Move:
         self.set(z3.And(pc, self.st[key]), "ovf", z3.BoolVal(True))
         self.add(pc, ("cnt", place.index), -1)
         self.set(pc, key, z3.BoolVal(True))
+        for payload in self.net.payloads_within(child):
+            self.set(pc, ("has", payload.index), z3.BoolVal(False))
         graph = self.net.flows[child].graph
         for node in graph.initial:
             self.arrive(pc, child, node, None)
@@ -479,6 +488,7 @@ class Builder:
         self.errors: list[ErrorSite] = []
         self.site_ids: dict[tuple[int, int], int] = {}
         self.choices = self._choices()
+        self.slot_parts = self._slot_parts()
         self.keys = self._keys()
         # a place no run can hold two tokens at (net.move_bound): its counts are Booleans
         self.safe = frozenset(key for key in self.keys if key in safe)
@@ -507,6 +517,25 @@ class Builder:
                 out.extend(Choice(place.index, n) for n in names)
         return out
 
+    def _slot_parts(self) -> tuple[str, ...]:
+        """What a bus slot holds: its tag, and only the values some send can put there (an Integer, a
+        Rational, a Boolean) and its address if any send has one, so the query carries no real
+        arithmetic a model never sends."""
+        sends = [p for p in self.net.places if p.act is Act.SEND]
+        if not sends:
+            return ("tag",) if self.net.messages else ()  # accepts only: the bus stays empty
+        probe: State = {}
+        for f in self.net.features:
+            probe[("val", f.index)] = variable(f"probe{f.index}", f.sort, self.enums)
+            probe[("has", f.index)] = z3.Bool(f"probe_has{f.index}")
+        kinds = set()
+        for place in sends:
+            if place.signal is None:
+                assert isinstance(place.statement, s.Send)
+                kinds.add(self.translate(probe, place.flow, place.statement.payload, place.node.name)[0].kind)
+        parts = ["tag"] + [part for part, kind in (("int", "int"), ("real", "real"), ("flag", "bool")) if kind in kinds]
+        return tuple(parts + (["to"] if self.net.receivers else []))
+
     def _keys(self) -> list[Any]:
         keys: list[Any] = ["err", "ovf"]
         for place in self.net.places:
@@ -528,16 +557,17 @@ class Builder:
                 keys.append(("frac", f.index))
         keys.extend(("made", part.index) for part in self.net.parts)
         if self.net.messages:
-            keys.append("bus")
             for i in range(self.net.bus_slots()):
-                keys.extend((("tag", i), ("int", i), ("real", i), ("flag", i), ("to", i)))
+                keys.extend((part, i) for part in (*self.slot_parts, "occ"))
         return keys
 
     def var(self, key: Any, step: int, copy: str = "") -> Any:
         name = f"{copy}{key}@{step}"
         if key == "err":
             return z3.BitVec(name, ERR_BITS)
-        if key == "bus" or key[0] in ("tag", "int", "to"):
+        if key[0] in ("tag", "to"):
+            return z3.BitVec(name, TAG_BITS)
+        if key[0] == "int":
             return z3.Int(name)
         if key[0] == "real":
             return z3.Real(name)
@@ -545,7 +575,7 @@ class Builder:
             return z3.Bool(name) if key in self.safe else z3.BitVec(name, COUNT_BITS)
         if key[0] in ("pass", "lo", "n"):
             return z3.Int(name)
-        if key == "ovf" or key[0] in ("in", "has", "started", "begun", "frac", "flag", "made"):
+        if key == "ovf" or key[0] in ("in", "has", "started", "begun", "frac", "flag", "made", "occ"):
             return z3.Bool(name)
         feature = self.net.features[key[1]]
         return variable(name, feature.sort, self.enums)
@@ -657,7 +687,7 @@ class Builder:
         here = self.some(st, ("cnt", place.index))
         if place.act is Act.ACCEPT:
             assert place.matcher is not None
-            return z3.And(live, here, z3.Or([z3.And(i < st["bus"], self.takes(st, place, i))
+            return z3.And(live, here, z3.Or([z3.And(st[("occ", i)], self.takes(st, place, i))
                                              for i in range(self.net.bus_slots())]))
         if place.act is Act.WHEN:
             trigger = self.when_of(place)
@@ -701,6 +731,8 @@ class Builder:
         """Whether the accept at the place takes the message in the slot: addressed to no one or to the
         accept by its name, and matched by its trigger."""
         assert place.matcher is not None
+        if ("to", slot) not in st:
+            return self.matches(st, place.matcher, slot)
         to = st[("to", slot)]
         mine = [to == 0]
         if place.node.name in self.net.receivers:
@@ -709,7 +741,7 @@ class Builder:
 
     def matches(self, st: State, matcher: Matcher, slot: int) -> Any:
         """Whether the accept takes the message in the slot (as engines/runtime/bus.matches decides)."""
-        tag, whole, real = st[("tag", slot)], st[("int", slot)], st[("real", slot)]
+        tag, whole, real = st[("tag", slot)], st.get(("int", slot)), st.get(("real", slot))
         if matcher.kind == "any":
             return z3.BoolVal(True)
         if matcher.kind == "bool":
@@ -717,13 +749,17 @@ class Builder:
         if matcher.kind == "signal":
             return tag == self.tag_of("signal:" + matcher.signal)
         # an Integer and a Rational apart, so a model sending only Integers stays in integer arithmetic
-        as_int, as_real = [tag == 1], [tag == 2]
-        if matcher.integral:
-            as_real.append(z3.IsInt(real))
-        if matcher.low is not None:
-            as_int.append(whole >= matcher.low)
-            as_real.append(real >= matcher.low)
-        return z3.Or(z3.And(as_int), z3.And(as_real))
+        cases = []
+        if whole is not None:
+            cases.append(z3.And(tag == 1, whole >= matcher.low) if matcher.low is not None else tag == 1)
+        if real is not None:
+            as_real = [tag == 2]
+            if matcher.integral:
+                as_real.append(z3.IsInt(real))
+            if matcher.low is not None:
+                as_real.append(real >= matcher.low)
+            cases.append(z3.And(as_real))
+        return z3.Or(cases) if cases else z3.BoolVal(False)
 
     def complete(self, st: State) -> Any:
         root = self.net.flows[0]
@@ -782,11 +818,11 @@ class Builder:
             if ("pass", place.index) in st:
                 out.extend([st[("pass", place.index)] == 0, st[("lo", place.index)] == 0, st[("n", place.index)] == 0])
         out.extend(st[("made", part.index)] == z3.BoolVal(part.declared) for part in self.net.parts)
-        if "bus" in st:
-            out.append(st["bus"] == 0)
+        if self.net.messages:
             for i in range(self.net.bus_slots()):
-                out.extend([st[("tag", i)] == 0, st[("int", i)] == 0, st[("real", i)] == 0,
-                            st[("flag", i)] == z3.BoolVal(False), st[("to", i)] == 0])
+                zero = {"tag": z3.BitVecVal(0, TAG_BITS), "int": 0, "real": z3.RealVal(0), "flag": z3.BoolVal(False),
+                        "to": z3.BitVecVal(0, TAG_BITS), "occ": z3.BoolVal(False)}
+                out.extend(st[(part, i)] == zero[part] for part in (*self.slot_parts, "occ"))
         for f in self.net.features:
             if ("frac", f.index) in st:
                 out.append(st[("frac", f.index)] == z3.BoolVal(False))

@@ -133,8 +133,8 @@ class Step:
     def invariant(self, st: State) -> Any:
         b, net = self.b, self.net
         out = [z3.Not(st["ovf"])]
-        if "bus" in st:
-            out.extend([st["bus"] >= 0, st["bus"] <= net.bus_slots()])
+        if net.messages:  # the messages stand in the first slots
+            out.extend(z3.Implies(st[("occ", i + 1)], st[("occ", i)]) for i in range(net.bus_slots() - 1))
         for key in b.keys:
             if isinstance(key, tuple) and key[0] in ("cnt", "via"):
                 out.append(z3.ULE(st[key], 1))

@@ -230,6 +230,15 @@ class Net:
                     return f
         return None
 
+    def payloads_within(self, flow: int) -> list[Feature]:
+        """The payloads of the accepts in the flow and the flows inside it: a run entering the flow
+        anew holds none of them (the frames holding them are made anew)."""
+        flows = {flow}
+        for ctx in self.flows[flow + 1:]:
+            if ctx.parent is not None and self.places[ctx.parent].flow in flows:
+                flows.add(ctx.index)
+        return [f for f in self.features if f.payload and f.owner is not None and self.places[f.owner].flow in flows]
+
     def holder(self, flow: int) -> Place | None:
         """The node whose body the flow is in (its anonymous statements report under its path)."""
         at = self.flows[flow]
@@ -531,8 +540,6 @@ class _Builder:
         trigger = accept.trigger
         if place.joinlike:
             raise NotCovered(name, "an accept many successions reach")
-        if self._in_block(ctx):
-            raise NotCovered(name, "an accept in a branch or loop body")
         if accept.members:
             raise NotCovered(name, "an accept with a body")
         if trigger.kind is s.TriggerKind.WHEN:
@@ -547,14 +554,17 @@ class _Builder:
             return
         if sort is None:
             raise NotCovered(name, f"the payload '{trigger.payload}' of a signal")
-        if place.node.kind is NodeKind.STATEMENT:
+        hidden = self._in_block(ctx)  # a run reports no payload an accept in a branch or loop body took
+        if hidden:
+            prefix = f"{name}#{place.index}."
+        elif place.node.kind is NodeKind.STATEMENT:
             owner = self.net.holder(ctx.index)
             prefix = "" if owner is None else self.net.pin_path(owner) + "."
         else:
             prefix = self.net.pin_path(place) + "."
         attr = Attribute(trigger.payload, sort.type_text, None, None, None)
         feature = Feature(len(self.net.features), prefix + trigger.payload, trigger.payload, sort, place.index, attr,
-                          payload=True)
+                          hidden=hidden, payload=True)
         if any(f.name == feature.name for f in self.net.features):
             raise NotCovered(name, f"the payload '{trigger.payload}', a name another feature reports")
         self.net.features.append(feature)

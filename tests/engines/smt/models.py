@@ -380,6 +380,10 @@ PERFORMED = """package line {
 #   otherwise n = 4 and r = 2.5.
 # - Gate: the level sent is an input; a Natural accept never takes a negative one: every level < 0
 #   deadlocks, no other (assuming NonNegative, none does).
+# - Collector: a loop pass accepts a reading and adds it; the sensor sends 3 and 4 in either order
+#   of its unordered statements, so the sum is 7 after two passes on every schedule. In Racy the
+#   add is a statement unordered with the accept: a pass whose add runs before its accept reads a
+#   payload the pass has not taken (the run fails), the payload of an earlier pass being gone.
 MESSAGES = """package bus {
 	private import ScalarValues::*;
 	item def Ready;
@@ -429,6 +433,43 @@ MESSAGES = """package bus {
 		action rxInt accept n : Integer;
 		then j;
 		action rxReal accept r : Real;
+		then j;
+		join j;
+		then done;
+	}
+	action def Collector {
+		attribute total : Integer := 0;
+		attribute passes : Integer := 0;
+		first start;
+		then fork f;
+		then sensor;
+		then collect;
+		action sensor { send 3; send 4; }
+		then j;
+		action collect {
+			loop {
+				accept reading : Integer;
+				assign total := total + reading;
+				assign passes := passes + 1;
+			} until passes >= 2;
+		}
+		then j;
+		join j;
+		then done;
+	}
+	action def Racy {
+		attribute total : Integer := 0;
+		first start;
+		then fork f;
+		then sensor;
+		then collect;
+		action sensor { send 3; send 4; }
+		then j;
+		action collect {
+			loop {
+				action pass { accept reading : Integer; assign total := total + reading; }
+			} until total >= 7;
+		}
 		then j;
 		join j;
 		then done;

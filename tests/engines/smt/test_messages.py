@@ -52,3 +52,19 @@ def test_a_signal_handshake_is_proved() -> None:
     answer = solve(program(models.MESSAGES), "bus::Handshake", "holds", properties=("bus::AtMostOne",),
                    induction=True, solver_seconds=SECONDS)
     assert answer.verdict == "proved"
+
+
+def test_a_loop_accepts_a_message_a_pass() -> None:
+    prog = program(models.MESSAGES)
+    endings = smt_outcomes(prog, "bus::Collector")
+    assert endings == explore_outcomes(prog, "bus::Collector")
+    ((values, error),) = endings
+    assert error is None and dict(values) == {"passes": "2", "total": "7"}
+
+
+def test_a_payload_read_before_its_accept_fails_and_an_earlier_pass_holds_none() -> None:
+    prog = program(models.MESSAGES)
+    endings = smt_outcomes(prog, "bus::Racy")
+    assert endings == explore_outcomes(prog, "bus::Racy")
+    assert ((("total", "7"),), None) in endings
+    assert any(e is not None and "reading" in e for _, e in endings)
