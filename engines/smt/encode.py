@@ -107,6 +107,10 @@ class _Move:
 
     def arrive(self, pc: Any, flow: int, node: int, via: int | None) -> None:
         target = self.net.places[self.net.flows[flow].places[node]]
+        if target.multiplicity > 1:
+            # a token reaching a step whose performances are under way would start a group of its own,
+            # which the place does not count apart: the bound reached, never a wrong answer
+            self.set(z3.And(pc, self.st[("grp", target.index)] > 0), "ovf", z3.BoolVal(True))
         if target.joinlike and via is not None:
             self.add(pc, ("via", target.index, via), 1)
         else:
@@ -134,6 +138,9 @@ class _Move:
     def perform(self, pc: Any, place: Place, branch: str | None) -> None:
         for part in place.touches:
             self.set(pc, ("made", part), z3.BoolVal(True))  # the object is made where a move first reads it
+        if place.multiplicity > 1:
+            self.group(pc, place)
+            return
         if place.joinlike:
             for src in self.net.sources(place):
                 self.set(pc, ("via", place.index, src), self.b.none(("via", place.index, src)))
@@ -201,6 +208,23 @@ class _Move:
             pc, cond = self.condition(pc, place.flow, stmt.condition)
             self.follow(z3.And(pc, z3.Not(cond)), place)
             self.go_inside(z3.And(pc, cond), place, place.children[0])
+
+    def group(self, pc: Any, place: Place) -> None:
+        """A step of multiplicity m: the first move puts m performances at the place; each then performs
+        the body, and the last to end goes on (the others end there)."""
+        key = ("grp", place.index)
+        left = self.st[key]
+        start = z3.And(pc, left == 0)
+        self.add(start, ("cnt", place.index), place.multiplicity - 1)
+        self.set(start, key, z3.IntVal(place.multiplicity))
+        pc = z3.And(pc, left > 0)
+        stmt = place.statement
+        if place.act is Act.ASSIGN:
+            assert isinstance(stmt, s.Assign)
+            pc = self.assign(pc, place.flow, stmt)
+        self.set(pc, key, left - 1)
+        self.follow(z3.And(pc, left == 1), place)
+        self.add(z3.And(pc, left > 1), ("cnt", place.index), -1)
 
     def condition(self, pc: Any, flow: int, expr: s.Expr) -> tuple[Any, Any]:
         """The statement's condition read: the path condition past its error, and its value."""
@@ -548,6 +572,8 @@ class Builder:
                 keys.append(("started", place.index))
             if place.performs is not None:
                 keys.append(("begun", place.index))
+            if place.multiplicity > 1:
+                keys.append(("grp", place.index))
             if place.act is Act.FOR:
                 keys.extend((("started", place.index), ("pass", place.index), ("lo", place.index),
                              ("n", place.index)))
@@ -573,7 +599,7 @@ class Builder:
             return z3.Real(name)
         if key[0] in ("cnt", "via"):
             return z3.Bool(name) if key in self.safe else z3.BitVec(name, COUNT_BITS)
-        if key[0] in ("pass", "lo", "n"):
+        if key[0] in ("pass", "lo", "n", "grp"):
             return z3.Int(name)
         if key == "ovf" or key[0] in ("in", "has", "started", "begun", "frac", "flag", "made", "occ"):
             return z3.Bool(name)
@@ -815,6 +841,8 @@ class Builder:
             for flag in ("started", "begun"):
                 if (flag, place.index) in st:
                     out.append(st[(flag, place.index)] == z3.BoolVal(False))
+            if ("grp", place.index) in st:
+                out.append(st[("grp", place.index)] == 0)
             if ("pass", place.index) in st:
                 out.extend([st[("pass", place.index)] == 0, st[("lo", place.index)] == 0, st[("n", place.index)] == 0])
         out.extend(st[("made", part.index)] == z3.BoolVal(part.declared) for part in self.net.parts)

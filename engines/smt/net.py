@@ -21,6 +21,8 @@ from ir.graphs import ActionGraph, Attribute, Node, NodeKind
 from ir.model import Element
 from ir.resolve import lookup
 
+MAX_GROUP = 6  # performances of one step a place counts (its count then stays under the overflow of 8)
+
 
 class NotCovered(EngineError):
     """A construct the encoding does not express: the whole question is refused before any query."""
@@ -152,6 +154,7 @@ class Place:
     signal: str | None = None  # SEND: the signal it sends, None for a value
     receiver: str | None = None  # SEND: the name it is addressed to (`to counter`), None for anyone
     touches: tuple[int, ...] = ()  # the parts (Net.parts) whose features a move here reads or writes
+    multiplicity: int = 1  # a step `a[3]`: its first move starts the performances, each then a move
     matcher: Matcher | None = None  # ACCEPT: what it takes; its payload feature, if named, in `locals`
     encloses: bool = True  # ENTER: names its flow does not hold are read around the node (not so for a
     # performed action, unless the usage states statements of its own)
@@ -440,11 +443,14 @@ class _Builder:
         if place.joinlike and node.index in graph.initial:
             raise NotCovered(node.name, "a start node many successions also reach")
         accept = graph.accepts[node.index]
+        if node.multiplicity != 1 and (accept is not None or place.joinlike):
+            raise NotCovered(node.name, f"a step of multiplicity {node.multiplicity} that waits")
         if accept is not None:
             self._accept(ctx, place, accept)
             return
-        if node.multiplicity != 1:
-            raise NotCovered(node.name, f"a step of multiplicity {node.multiplicity}")
+        if node.multiplicity == 0:
+            place.act, place.multiplicity = Act.FOLLOW, 0  # names no performance: its successions follow
+            return
         kind = node.kind
         if kind in (NodeKind.START, NodeKind.MERGE):
             place.act = Act.FOLLOW
@@ -460,6 +466,12 @@ class _Builder:
             self._statement(ctx, place, node.decl)
         else:
             self._action(ctx, place, node)
+        if node.multiplicity > 1:
+            # its performances start together, the last to end going on: counted at the place, so a
+            # body with a flow of its own (one per performance) is not
+            if place.act not in (Act.ASSIGN, Act.FOLLOW) or node.multiplicity > MAX_GROUP:
+                raise NotCovered(node.name, f"a step of multiplicity {node.multiplicity} with a body of its own")
+            place.multiplicity = node.multiplicity
 
     def _statement(self, ctx: FlowCtx, place: Place, stmt: s.Member | None) -> None:
         name = place.node.name
@@ -829,8 +841,9 @@ def _flow_moves(net: Net, flow: int, safe: set[tuple[str, int] | tuple[str, int,
                 if moves is None:
                     return None
                 inner = max(inner, moves)
-        total += count * (1 + inner)
-        if count * entries <= 1:
+        group = place.multiplicity if place.multiplicity > 1 else 0  # the move starting them, then each
+        total += count * (1 + inner + group)
+        if count * entries <= 1 and not group:
             safe.add(("cnt", place.index))
         for e in graph.outgoing(n):
             arrivals[e.target] += count

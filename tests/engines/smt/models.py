@@ -535,3 +535,52 @@ PARTS = """package plant {
 	}
 }
 """
+
+
+# Steps of multiplicity (`a[2]`): the first move at the step starts its performances, each then a
+# move of its own, the last to end going on. Answers:
+# - Doubling: x = 1; a[2] adds 1 each, b doubles, beside them: a a b gives 6, a b a gives 5, b a a 4.
+# - Skipped: z[0] names no performance: n stays 0, and the step's successions still follow (m = 1).
+# - Twice: a merge loop reaches a[2] twice (i < 2): after both rounds c = 4 on every schedule.
+MULTIPLE = """package multi {
+	private import ScalarValues::*;
+	action def Doubling {
+		attribute x : Integer := 1;
+		first start;
+		then fork f;
+		then a;
+		then b;
+		action a[2] { assign x := x + 1; }
+		then j;
+		action b { assign x := x * 2; }
+		then j;
+		join j;
+		then done;
+	}
+	action def Skipped {
+		attribute n : Integer := 0;
+		attribute m : Integer := 0;
+		first start;
+		then z;
+		action z[0] { assign n := n + 1; }
+		then after;
+		action after { assign m := 1; }
+		then done;
+	}
+	action def Twice {
+		attribute c : Integer := 0;
+		attribute i : Integer := 0;
+		first start;
+		then again;
+		merge again;
+		then a;
+		action a[2] { assign c := c + 1; }
+		then count;
+		action count { assign i := i + 1; }
+		then d;
+		decide d;
+			if i < 2 then again;
+			else done;
+	}
+}
+"""
