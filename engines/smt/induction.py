@@ -137,7 +137,14 @@ class Step:
             out.extend(z3.Implies(st[("occ", i + 1)], st[("occ", i)]) for i in range(net.bus_slots() - 1))
         for key in b.keys:
             if isinstance(key, tuple) and key[0] in ("cnt", "via"):
-                out.append(z3.ULE(st[key], 1))
+                group = net.places[key[1]].multiplicity if key[0] == "cnt" else 1
+                if group > 1:
+                    # a step of multiplicity: one token before its performances start, then one each
+                    left = st[("grp", key[1])]
+                    out.extend([left >= 0, left <= group, z3.Implies(left == 0, z3.ULE(st[key], 1)),
+                                z3.Implies(left > 0, st[key] == z3.Int2BV(left, st[key].size()))])
+                else:
+                    out.append(z3.ULE(st[key], 1))
         for place in net.places:
             key = ("in", place.index)
             if key not in st:

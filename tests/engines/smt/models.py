@@ -542,8 +542,10 @@ PARTS = """package plant {
 # - Doubling: x = 1; a[2] adds 1 each, b doubles, beside them: a a b gives 6, a b a gives 5, b a a 4.
 # - Skipped: z[0] names no performance: n stays 0, and the step's successions still follow (m = 1).
 # - Twice: a merge loop reaches a[2] twice (i < 2): after both rounds c = 4 on every schedule.
+# - Rounds: a[2] adds 2 a round while c < 6, so c never passes 8 (Small), on a schedule of any length.
 MULTIPLE = """package multi {
 	private import ScalarValues::*;
+	requirement Small { c <= 8 }
 	action def Doubling {
 		attribute x : Integer := 1;
 		first start;
@@ -580,6 +582,18 @@ MULTIPLE = """package multi {
 		then d;
 		decide d;
 			if i < 2 then again;
+			else done;
+	}
+	action def Rounds {
+		attribute c : Integer := 0;
+		first start;
+		then again;
+		merge again;
+		then a;
+		action a[2] { assign c := c + 1; }
+		then d;
+		decide d;
+			if c < 6 then again;
 			else done;
 	}
 }

@@ -1,12 +1,14 @@
 """Steps of multiplicity under the smt engine (tests/engines/smt/models.py MULTIPLE, answers derived in
-its comments): the outcome sets are explore's and each witness replays."""
+its comments): the outcome sets are explore's, each witness replays, and k-induction's structural
+invariant counts a step's performances."""
 
 from __future__ import annotations
 
 import pytest
 
+from engines.smt.answer import solve
 from tests.engines.smt import models
-from tests.engines.smt.agree import explore_outcomes, smt_outcomes
+from tests.engines.smt.agree import SECONDS, explore_outcomes, smt_outcomes
 from tests.engines.smt.models import program
 
 EXPECTED = {
@@ -23,3 +25,9 @@ def test_performances_of_a_step(name: str) -> None:
     endings = smt_outcomes(prog, subject)
     assert endings == explore_outcomes(prog, subject)
     assert sorted((dict(v) for v, e in endings if e is None), key=repr) == EXPECTED[name]
+
+
+def test_k_induction_proves_a_property_of_a_step_on_a_loop() -> None:
+    answer = solve(program(models.MULTIPLE), "multi::Rounds", "holds", properties=("multi::Small",), depth=6,
+                   induction=True, solver_seconds=SECONDS)
+    assert answer.verdict.startswith("proved, unbounded"), answer.verdict
