@@ -342,11 +342,13 @@ _RATIONAL = re.compile(r"^-?\d+(/\d+|\.\d+)$")
 
 def input_value(text: str) -> Value:
     """An input line's value as the notation spells it: a Boolean, an integer, a rational (`-1/3`,
-    `2.5`), or an enumeration literal (`Mode::fast`)."""
+    `2.5`), a string as spell() quotes it (`"admin"`), or an enumeration literal (`Mode::fast`)."""
     from fractions import Fraction
 
     if text in ("true", "false"):
         return text == "true"
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        return re.sub(r'\\(["\\])', r"\1", text[1:-1])
     if _INTEGER.match(text):
         return int(text)
     if _RATIONAL.match(text):
@@ -354,7 +356,7 @@ def input_value(text: str) -> Value:
     enum, sep, literal = text.rpartition("::")
     if sep and enum and literal.isidentifier():
         return EnumValue(enum.rsplit("::", 1)[-1], literal)
-    raise WitnessInputError(f"input value {text!r} is not a Boolean, number or enumeration literal")
+    raise WitnessInputError(f"input value {text!r} is not a Boolean, number, string or enumeration literal")
 
 
 def fix_inputs(run: Run, inputs: Sequence[tuple[str, str]]) -> None:

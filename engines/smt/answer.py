@@ -61,6 +61,8 @@ def domain_text(sort: Any) -> str:
         return f"{written} (-2^63 .. 2^63-1)"
     if sort.kind == "real":
         return f"{written} (exact)"
+    if sort.kind == "str":
+        return f"{written} (any text)"
     return f"{sort.enum}::{{{', '.join(sort.literals)}}}"
 
 

@@ -45,6 +45,8 @@ def python_value(model: Any, term: Any, feature: Feature) -> Value:
     if sort.kind == "real":
         fraction = value.as_fraction()
         return Fraction(fraction.numerator, fraction.denominator)
+    if sort.kind == "str":
+        return str(value.as_string())
     text = str(value)
     return EnumValue(sort.enum, text[len(sort.enum) + 1:])
 

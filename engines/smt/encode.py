@@ -240,11 +240,13 @@ class _Move:
         if place.signal is not None:
             tag, whole, real, flag = self.b.tag_of("signal:" + place.signal), z3.IntVal(0), z3.RealVal(0), \
                 z3.BoolVal(False)
+            text = z3.StringVal("")
         else:
             term, err = self.b.translate(self.st, place.flow, stmt.payload, place.node.name)
             pc = self.fail(pc, err, "send")
-            if term.kind not in ("int", "real", "bool"):
+            if term.kind not in ("int", "real", "bool", "str"):
                 raise NotCovered(place.node.name, f"a send of a {term.kind} value")
+            text = term.value if term.kind == "str" else z3.StringVal("")
             tag = self.b.tag_of(term.kind)
             whole = term.value if term.kind == "int" else z3.IntVal(0)
             real = term.value if term.kind == "real" else z3.RealVal(0)
@@ -257,7 +259,7 @@ class _Move:
             # the messages stand in the first slots, oldest first: the first free one takes it
             here = z3.And(pc, z3.Not(occupied[i]), occupied[i - 1]) if i else z3.And(pc, z3.Not(occupied[0]))
             written = {"to": z3.BitVecVal(to, TAG_BITS), "tag": z3.BitVecVal(tag, TAG_BITS), "int": whole,
-                       "real": real, "flag": flag}
+                       "real": real, "flag": flag, "text": text}
             for part in self.b.slot_parts:
                 self.set(here, (part, i), written[part])
             self.set(here, ("occ", i), z3.BoolVal(True))
@@ -283,6 +285,8 @@ class _Move:
                 whole, real = before.get(("int", i)), before.get(("real", i))
                 if feature.sort.kind == "bool":
                     value: Any = before.get(("flag", i))
+                elif feature.sort.kind == "str":
+                    value = before.get(("text", i))
                 elif whole is None and real is None:
                     value = None
                 elif feature.sort.kind == "int":
@@ -414,7 +418,7 @@ class _Move:
         sort = feature.sort
         value = term.value
         if (sort.kind in ("int", "real") and term.kind not in ("int", "real")) or \
-                (sort.kind in ("bool",) and term.kind != "bool") or \
+                (sort.kind in ("bool", "str") and term.kind != sort.kind) or \
                 (sort.kind == "enum" and term.kind != kind_of(sort)):
             raise NotCovered(self.where.node.name, f"a {term.kind} value stored into {feature.name}")
         if not sort.type_text and sort.kind != term.kind:
@@ -557,7 +561,8 @@ class Builder:
             if place.signal is None:
                 assert isinstance(place.statement, s.Send)
                 kinds.add(self.translate(probe, place.flow, place.statement.payload, place.node.name)[0].kind)
-        parts = ["tag"] + [part for part, kind in (("int", "int"), ("real", "real"), ("flag", "bool")) if kind in kinds]
+        parts = ["tag"] + [part for part, kind in (("int", "int"), ("real", "real"), ("flag", "bool"), ("text", "str"))
+                           if kind in kinds]
         return tuple(parts + (["to"] if self.net.receivers else []))
 
     def _keys(self) -> list[Any]:
@@ -597,6 +602,8 @@ class Builder:
             return z3.Int(name)
         if key[0] == "real":
             return z3.Real(name)
+        if key[0] == "text":
+            return z3.String(name)
         if key[0] in ("cnt", "via"):
             return z3.Bool(name) if key in self.safe else z3.BitVec(name, COUNT_BITS)
         if key[0] in ("pass", "lo", "n", "grp"):
@@ -748,10 +755,11 @@ class Builder:
         return accept.trigger.expression
 
     def tag_of(self, kind: str) -> int:
-        """The tag a message carries: 1 an Integer, 2 a Rational or Real, 3 a Boolean, then the signals."""
+        """The tag a message carries: 1 an Integer, 2 a Rational or Real, 3 a Boolean, 4 a String, then
+        the signals."""
         if kind.startswith("signal:"):
-            return 4 + self.net.signals.index(kind.removeprefix("signal:"))
-        return {"int": 1, "real": 2, "bool": 3}[kind]
+            return 5 + self.net.signals.index(kind.removeprefix("signal:"))
+        return {"int": 1, "real": 2, "bool": 3, "str": 4}[kind]
 
     def takes(self, st: State, place: Place, slot: int) -> Any:
         """Whether the accept at the place takes the message in the slot: addressed to no one or to the
@@ -772,6 +780,8 @@ class Builder:
             return z3.BoolVal(True)
         if matcher.kind == "bool":
             return tag == 3
+        if matcher.kind == "str":
+            return tag == 4
         if matcher.kind == "signal":
             return tag == self.tag_of("signal:" + matcher.signal)
         # an Integer and a Rational apart, so a model sending only Integers stays in integer arithmetic
@@ -849,7 +859,7 @@ class Builder:
         if self.net.messages:
             for i in range(self.net.bus_slots()):
                 zero = {"tag": z3.BitVecVal(0, TAG_BITS), "int": 0, "real": z3.RealVal(0), "flag": z3.BoolVal(False),
-                        "to": z3.BitVecVal(0, TAG_BITS), "occ": z3.BoolVal(False)}
+                        "text": z3.StringVal(""), "to": z3.BitVecVal(0, TAG_BITS), "occ": z3.BoolVal(False)}
                 out.extend(st[(part, i)] == zero[part] for part in (*self.slot_parts, "occ"))
         for f in self.net.features:
             if ("frac", f.index) in st:
@@ -883,6 +893,8 @@ def default_of(sort: Sort, enums: Enums) -> Any:
         return z3.IntVal(0)
     if sort.kind == "real":
         return z3.RealVal(0)
+    if sort.kind == "str":
+        return z3.StringVal("")
     return enums.literal(sort.enum, sort.literals[0])
 
 
@@ -896,4 +908,6 @@ def constant(value: Any, sort: Sort, enums: Enums) -> Any:
     if sort.kind == "real":
         f = Fraction(value)
         return z3.RealVal(f"{f.numerator}/{f.denominator}")
+    if sort.kind == "str":
+        return z3.StringVal(value)
     return enums.literal(sort.enum, value)

@@ -56,7 +56,7 @@ class Act(Enum):
 class Sort:
     """A feature's value domain: Boolean, Integer (optionally >= low), Real, or an enumeration."""
 
-    kind: str  # "bool", "int", "real", "enum"
+    kind: str  # "bool", "int", "real", "str", "enum"
     low: int | None = None  # Natural 0, Positive 1
     enum: str = ""  # the enumeration's name, as EnumValue spells it
     literals: tuple[str, ...] = ()
@@ -96,7 +96,7 @@ class Matcher:
     """What an accept takes: a number (of a type nesting in Real: integral, at least `low`), a Boolean,
     a signal by its definition's qualified name, or anything."""
 
-    kind: str  # "number", "bool", "signal", "any"
+    kind: str  # "number", "bool", "str", "signal", "any"
     integral: bool = False
     low: int | None = None
     signal: str = ""
@@ -280,7 +280,7 @@ class Net:
 
 
 _NUMERIC = {"Integer": ("int", None), "Natural": ("int", 0), "Positive": ("int", 1), "Real": ("real", None),
-            "Rational": ("real", None), "Boolean": ("bool", None)}
+            "Rational": ("real", None), "Boolean": ("bool", None), "String": ("str", None)}
 
 
 def sort_of(program: Program, scope: Element | None, attr: Attribute, where: str) -> Sort:
@@ -292,7 +292,7 @@ def sort_of(program: Program, scope: Element | None, attr: Attribute, where: str
         literal = attr.value
         if isinstance(literal, s.Unary) and literal.op == "-":
             literal = literal.operand
-        kinds = {"integer": "int", "real": "real", "boolean": "bool"}
+        kinds = {"integer": "int", "real": "real", "boolean": "bool", "string": "str"}
         if isinstance(literal, s.Literal) and literal.kind in kinds:
             return Sort(kinds[literal.kind])
         raise NotCovered(where, f"feature '{attr.name}' with no declared type")
@@ -590,6 +590,8 @@ class _Builder:
         short = trigger.signal.rsplit("::", 1)[-1]
         if short == "Boolean":
             return Matcher("bool"), Sort("bool", type_text="Boolean")
+        if short == "String":
+            return Matcher("str"), Sort("str", type_text="String")
         if short in ("Integer", "Natural", "Positive"):
             low = {"Natural": 0, "Positive": 1}.get(short)
             return Matcher("number", True, low), Sort("int", low, type_text=short)

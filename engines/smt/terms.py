@@ -85,11 +85,18 @@ def variable(name: str, sort: Sort, enums: Enums) -> Any:
         return z3.Int(name)
     if sort.kind == "real":
         return z3.Real(name)
+    if sort.kind == "str":
+        return z3.String(name)
     return z3.Const(name, enums.sort(sort))
 
 
 def kind_of(sort: Sort) -> str:
     return f"enum:{sort.enum}" if sort.kind == "enum" else sort.kind
+
+
+def plain_text(text: str) -> bool:
+    """A string the solver's string theory holds exactly as Python does: printable ASCII, no escape."""
+    return all(" " <= c <= "~" and c != "\\" for c in text)
 
 
 def _path(e: s.Expr) -> str | None:
@@ -128,6 +135,8 @@ class Translator:
                 return Term(z3.RealVal(f"{exact.numerator}/{exact.denominator}"), "real"), z3.BoolVal(False)
             if e.kind == "boolean":
                 return Term(z3.BoolVal(e.text == "true"), "bool"), z3.BoolVal(False)
+            if e.kind == "string" and plain_text(e.text):
+                return Term(z3.StringVal(e.text), "str"), z3.BoolVal(False)
             raise self.refuse(f"a {e.kind} literal")
         if isinstance(e, s.Name):
             found = self.read(e.name)
@@ -199,6 +208,8 @@ class Translator:
             lhs, rhs = left.value, right.value
             value = z3.And(lhs, rhs) if op == "&" else (z3.Or(lhs, rhs) if op == "|" else z3.Xor(lhs, rhs))
             return Term(value, "bool"), err
+        if op == "+" and left.kind == "str" and right.kind == "str":
+            return Term(z3.Concat(left.value, right.value), "str"), err
         if op in ("==", "===", "!=", "!=="):
             if left.kind != right.kind and {left.kind, right.kind} != {"int", "real"}:
                 raise self.refuse(f"'{op}' over {left.kind} and {right.kind}")

@@ -15,6 +15,7 @@ from engines.runtime import Program
 from engines.runtime.values import UNSET, Deferred, EnumValue
 from engines.smt.encode import Builder, State
 from engines.smt.net import Act, Feature, Net, NotCovered, names_read
+from engines.smt.terms import plain_text
 from ir import syntax as s
 
 
@@ -63,7 +64,7 @@ def initial_values(net: Net, program: Program, subject: str) -> dict[int, Any]:
             out[f.index] = None
         elif isinstance(v, EnumValue):
             out[f.index] = v.literal
-        elif isinstance(v, (bool, int, Fraction)):
+        elif isinstance(v, (bool, int, Fraction)) or (isinstance(v, str) and f.sort.kind == "str" and plain_text(v)):
             out[f.index] = v
         else:
             raise NotCovered(net.action.name, f"feature '{f.local}' holding {type(v).__name__}")

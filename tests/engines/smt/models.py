@@ -598,3 +598,58 @@ MULTIPLE = """package multi {
 	}
 }
 """
+
+
+# Strings: literals, concatenation and equality (the solver's string theory). Answers:
+# - Log: a and b each append their letter to log ("start"), in either order: "startab" or "startba",
+#   so log is schedule-sensitive; the decision after the join reads log == "startab" into first.
+# - Words: the sender sends "go" and then "stop" in either order (unordered statements); the String
+#   accept takes the oldest: heard ends "go" or "stop".
+# - Login: user is a free String input; NotAdmin breaks exactly when the solver picks "admin".
+STRINGS = """package text {
+	private import ScalarValues::*;
+	requirement NotAdmin { user != "admin" }
+	action def Login {
+		in attribute user : String;
+		attribute granted : Boolean := false;
+		first start;
+		then decide d;
+			if user == "root" then deny;
+			else grant;
+		action deny { assign granted := false; }
+		then done;
+		action grant { assign granted := true; }
+		then done;
+	}
+	action def Log {
+		attribute log : String := "start";
+		attribute first : Boolean := false;
+		first start;
+		then fork f;
+		then a;
+		then b;
+		action a { assign log := log + "a"; }
+		then j;
+		action b { assign log := log + "b"; }
+		then j;
+		join j;
+		then action judge { assign first := log == "startab"; }
+		then done;
+	}
+	action def Words {
+		attribute heard : String := "";
+		first start;
+		then fork f;
+		then tx;
+		then rx;
+		action tx { send "go"; send "stop"; }
+		then j;
+		action rx accept w : String;
+		then keep;
+		action keep { assign heard := w; }
+		then j;
+		join j;
+		then done;
+	}
+}
+"""
