@@ -133,6 +133,32 @@ class _Move:
         if parent.act not in (Act.WHILE, Act.FOR, Act.UNTIL):
             self.follow(pc, parent)
 
+    def terminate(self, pc: Any, flow: int) -> None:
+        """`terminate;` in `flow`: every token of it (and of the flows they entered) is dropped. The
+        run ends in the root flow; a node whose body it is ends and goes on; in an `if` branch or a
+        loop pass, the performance the statement is part of ends as if it stood there."""
+        for inner in self.net.flows_within(flow):
+            for index in self.net.flows[inner].places.values():
+                for key in self.st:
+                    if isinstance(key, tuple) and len(key) >= 2 and key[1] == index and \
+                            key[0] in ("cnt", "via", "in", "started", "grp"):
+                        kind = key[0]
+                        cleared = self.b.none(key) if kind in ("cnt", "via") else \
+                            z3.IntVal(0) if kind == "grp" else z3.BoolVal(False)
+                        self.set(pc, key, cleared)
+        ctx = self.net.flows[flow]
+        if ctx.parent is None:
+            return
+        parent = self.net.places[ctx.parent]
+        if parent.act in (Act.IF, Act.WHILE, Act.FOR, Act.UNTIL):
+            self.terminate(pc, parent.flow)
+            return
+        if parent.returns:
+            pc = self.end_performance(pc, parent)
+        self.set(pc, ("in", parent.index), z3.BoolVal(False))
+        self.add(pc, ("cnt", parent.index), 1)
+        self.follow(pc, parent)
+
     # -- one node
 
     def perform(self, pc: Any, place: Place, branch: str | None) -> None:
@@ -202,6 +228,8 @@ class _Move:
         elif act is Act.WHEN:
             pc, _ = self.condition(pc, place.flow, self.b.when_of(place))
             self.follow(pc, place)
+        elif act is Act.TERMINATE:
+            self.terminate(pc, place.flow)
         elif act is Act.WHILE:
             stmt = place.statement
             assert isinstance(stmt, s.While)

@@ -50,6 +50,7 @@ class Act(Enum):
     SEND = "send"  # the payload read and put on the bus, last
     ACCEPT = "accept"  # the oldest message on the bus the trigger takes, its payload held; waits while none
     WHEN = "accept when"  # waits until the condition holds
+    TERMINATE = "terminate"  # `terminate;`: every token of the performance its flow is dropped; it ends
 
 
 @dataclass(frozen=True)
@@ -236,11 +237,16 @@ class Net:
     def payloads_within(self, flow: int) -> list[Feature]:
         """The payloads of the accepts in the flow and the flows inside it: a run entering the flow
         anew holds none of them (the frames holding them are made anew)."""
-        flows = {flow}
+        flows = set(self.flows_within(flow))
+        return [f for f in self.features if f.payload and f.owner is not None and self.places[f.owner].flow in flows]
+
+    def flows_within(self, flow: int) -> list[int]:
+        """The flow and every flow a token of it may enter, at any depth."""
+        flows = [flow]
         for ctx in self.flows[flow + 1:]:
             if ctx.parent is not None and self.places[ctx.parent].flow in flows:
-                flows.add(ctx.index)
-        return [f for f in self.features if f.payload and f.owner is not None and self.places[f.owner].flow in flows]
+                flows.append(ctx.index)
+        return flows
 
     def holder(self, flow: int) -> Place | None:
         """The node whose body the flow is in (its anonymous statements report under its path)."""
@@ -512,6 +518,9 @@ class _Builder:
             return
         if isinstance(stmt, s.Send):
             self._send(place, stmt)
+            return
+        if isinstance(stmt, s.Terminate) and stmt.target is None:
+            place.act, place.statement = Act.TERMINATE, stmt
             return
         construct = {s.Accept: "accept",
                      s.Terminate: "terminate", s.Return: "return"}.get(type(stmt), type(stmt).__name__.lower())

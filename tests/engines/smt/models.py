@@ -653,3 +653,26 @@ STRINGS = """package text {
 	}
 }
 """
+
+
+# `terminate;` ends the performance its flow is: every other token of it is dropped, and a node whose
+# body it stands in ends and goes on. Answers:
+# - Guarded: fill's three statements are unordered; the `if` terminates fill once level is 5. When
+#   it reads level 0 nothing ends (log 1, then after adds 10: 11); after level is set, fill ends with
+#   the log statement dropped (10) or already done (11). level is 5 in both.
+TERMINATE = """package t {
+	private import ScalarValues::*;
+	action def Guarded {
+		attribute level : Integer := 0;
+		attribute log : Integer := 0;
+		first start;
+		then action fill {
+			assign level := level + 5;
+			if level > 3 { terminate; }
+			assign log := log + 1;
+		}
+		then action after { assign log := log + 10; }
+		then done;
+	}
+}
+"""

@@ -1,6 +1,6 @@
-"""Steps of multiplicity under the smt engine (tests/engines/smt/models.py MULTIPLE, answers derived in
-its comments): the outcome sets are explore's, each witness replays, and k-induction's structural
-invariant counts a step's performances."""
+"""Steps of multiplicity and `terminate;` under the smt engine (tests/engines/smt/models.py MULTIPLE and
+TERMINATE, answers derived in their comments): the outcome sets are explore's, each witness replays,
+and k-induction's structural invariant counts a step's performances."""
 
 from __future__ import annotations
 
@@ -31,3 +31,10 @@ def test_k_induction_proves_a_property_of_a_step_on_a_loop() -> None:
     answer = solve(program(models.MULTIPLE), "multi::Rounds", "holds", properties=("multi::Small",), depth=6,
                    induction=True, solver_seconds=SECONDS)
     assert answer.verdict.startswith("proved, unbounded"), answer.verdict
+
+
+def test_terminate_ends_the_nodes_performance_and_it_goes_on() -> None:
+    prog = program(models.TERMINATE)
+    endings = smt_outcomes(prog, "t::Guarded")
+    assert endings == explore_outcomes(prog, "t::Guarded")
+    assert sorted((dict(v)["level"], dict(v)["log"]) for v, e in endings if e is None) == [("5", "10"), ("5", "11")]
