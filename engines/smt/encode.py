@@ -136,7 +136,9 @@ class _Move:
     def terminate(self, pc: Any, flow: int) -> None:
         """`terminate;` in `flow`: every token of it (and of the flows they entered) is dropped. The
         run ends in the root flow; a node whose body it is ends and goes on; in an `if` branch or a
-        loop pass, the performance the statement is part of ends as if it stood there."""
+        loop pass, the performance the statement is part of ends as if it stood there, and in a
+        terminate action usage's body (its implicit terminate among them) the performance the usage
+        is a step of ends."""
         for inner in self.net.flows_within(flow):
             for index in self.net.flows[inner].places.values():
                 for key in self.st:
@@ -150,7 +152,10 @@ class _Move:
         if ctx.parent is None:
             return
         parent = self.net.places[ctx.parent]
-        if parent.act in (Act.IF, Act.WHILE, Act.FOR, Act.UNTIL):
+        body = parent.node.body
+        if parent.act in (Act.IF, Act.WHILE, Act.FOR, Act.UNTIL) or (body is not None and body.terminate):
+            # a branch or pass: the performance the statement is part of ends; a terminate action
+            # usage (its implicit terminate, or a `terminate;` in its body): the one it is a step of
             self.terminate(pc, parent.flow)
             return
         if parent.returns:

@@ -18,6 +18,7 @@ from engines.runtime.types import rule_for
 from engines.runtime.values import SCALAR_TYPES
 from ir import syntax as s
 from ir.graphs import ActionGraph, Attribute, Node, NodeKind
+from ir.lower.flows import IMPLICIT_TERMINATE
 from ir.model import Element
 from ir.resolve import lookup
 
@@ -519,7 +520,7 @@ class _Builder:
         if isinstance(stmt, s.Send):
             self._send(place, stmt)
             return
-        if isinstance(stmt, s.Terminate) and stmt.target is None:
+        if isinstance(stmt, s.Terminate) and (stmt.target is None or stmt is IMPLICIT_TERMINATE):
             place.act, place.statement = Act.TERMINATE, stmt
             return
         construct = {s.Accept: "accept",
@@ -668,8 +669,6 @@ class _Builder:
         if body.performs is not None:
             self._performed(ctx, place, node, body.performs)
             return
-        if body.terminate:
-            raise NotCovered(name, "terminate")
         if body.bindings or body.outputs:
             raise NotCovered(name, "parameter bindings")
         if body.flow is None and not body.splits():
@@ -696,7 +695,10 @@ class _Builder:
             if attr.direction is not None:
                 raise NotCovered(name, f"the parameter '{attr.name}'")
         place.locals = tuple(self._attribute(a, place.index, name, body.scope) for a in body.attributes)
-        if body.flow is not None:
+        if body.terminate:
+            # a terminate action usage: its statements and its implicit terminate, unordered
+            place.children = (self._flow(self.program.statement_flow(node), place.index, "body"),)
+        elif body.flow is not None:
             place.children = (self._flow(body.flow, place.index, "body"),)
         elif body.statements:
             child = self._flow(self.program.statement_flow(node), place.index, "body")

@@ -660,8 +660,27 @@ STRINGS = """package text {
 # - Guarded: fill's three statements are unordered; the `if` terminates fill once level is 5. When
 #   it reads level 0 nothing ends (log 1, then after adds 10: 11); after level is set, fill ends with
 #   the log statement dropped (10) or already done (11). level is 5 in both.
+# - Emergency: estop is a terminate action usage beside two pumping steps: its assignment and its
+#   implicit terminate are unordered, and the terminate ends the whole action wherever the pump has
+#   got to: pumped 0, 1 or 2, each with alarm true or false (six endings, every one complete).
 TERMINATE = """package t {
 	private import ScalarValues::*;
+	action def Emergency {
+		attribute pumped : Integer := 0;
+		attribute alarm : Boolean := false;
+		first start;
+		then fork f;
+		then pump;
+		then estop;
+		action pump { assign pumped := pumped + 1; }
+		then pumpMore;
+		action pumpMore { assign pumped := pumped + 1; }
+		then j;
+		action estop terminate { assign alarm := true; }
+		then j;
+		join j;
+		then done;
+	}
 	action def Guarded {
 		attribute level : Integer := 0;
 		attribute log : Integer := 0;

@@ -38,3 +38,12 @@ def test_terminate_ends_the_nodes_performance_and_it_goes_on() -> None:
     endings = smt_outcomes(prog, "t::Guarded")
     assert endings == explore_outcomes(prog, "t::Guarded")
     assert sorted((dict(v)["level"], dict(v)["log"]) for v, e in endings if e is None) == [("5", "10"), ("5", "11")]
+
+
+def test_a_terminate_action_usage_ends_the_action_wherever_the_rest_stands() -> None:
+    prog = program(models.TERMINATE)
+    endings = smt_outcomes(prog, "t::Emergency")
+    assert endings == explore_outcomes(prog, "t::Emergency")
+    assert sorted((dict(v)["pumped"], dict(v)["alarm"]) for v, e in endings if e is None) == [
+        (p, a) for p in ("0", "1", "2") for a in ("false", "true")]
+    assert all(e is None for _, e in endings)
