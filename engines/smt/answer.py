@@ -90,7 +90,7 @@ def solve(program: Program, subject: str, kind: str, properties: Sequence[str] =
             k = max(bound, 1)
         else:
             safe = frozenset()
-        known = {f.local for f in net.features if f.owner is None and f.part is None}
+        known = {f.local for f in net.features if f.of_action}
         for name in inputs:
             if name not in known:
                 raise InputError(f"--input {name}: the action {action.name} has no feature '{name}'"

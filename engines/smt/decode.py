@@ -86,8 +86,8 @@ def ending_of(un: Unrolled, model: Any, copy: str = "", step: int | None = None)
             # a payload is held as the message carried it: an Integer, or a Rational (4.0) when sent as one
             value = python_value(model, st[("val", f.index)], f)
             if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
-                value = Fraction(value) if z3.is_true(model.eval(st[("frac", f.index)], model_completion=True)) \
-                    else int(value) if Fraction(value).denominator == 1 else value
+                sent_rational = z3.is_true(model.eval(st[("frac", f.index)], model_completion=True))
+                value = Fraction(value) if sent_rational else int(value)  # an Integer sent is integral
             values[f.name] = spell(value)
         elif has:
             values[f.name] = spelled(un.net, f, python_value(model, st[("val", f.index)], f))

@@ -48,6 +48,17 @@ State = dict[Any, Any]
 COUNT_BITS = 4  # tokens at one place: a move that would make 8 sets the overflow flag
 ERR_BITS = 12  # error sites
 TAG_BITS = 8  # a message's tag (its kind, or its signal) and its address
+TAGS = {"int": 1, "real": 2, "bool": 3, "str": 4}  # a message's tag by its value's kind; signals from 5 on
+SLOT_VALUE = {"int": "int", "real": "real", "bool": "flag", "str": "text"}  # the slot part holding a kind's value
+
+
+def slot_zero(part: str) -> Any:
+    """What a bus slot's part holds before any message: also what a send leaves in the parts its
+    message does not use."""
+    if part in ("tag", "to"):
+        return z3.BitVecVal(0, TAG_BITS)
+    return {"int": z3.IntVal(0), "real": z3.RealVal(0), "flag": z3.BoolVal(False), "text": z3.StringVal(""),
+            "occ": z3.BoolVal(False)}[part]
 
 
 def at_most_one(conditions: Sequence[Any]) -> Any:
@@ -124,8 +135,11 @@ class _Move:
         ctx = self.net.flows[flow]
         if ctx.parent is None:
             return
-        pc = z3.And(pc, self.flow_empty(flow))
-        parent = self.net.places[ctx.parent]
+        self.come_out(z3.And(pc, self.flow_empty(flow)), self.net.places[ctx.parent])
+
+    def come_out(self, pc: Any, parent: Place) -> None:
+        """The token that entered a flow comes out of it (a performance writing its outputs back) and
+        goes on, or (a loop's) stands for the loop's next move."""
         if parent.returns:
             pc = self.end_performance(pc, parent)
         self.set(pc, ("in", parent.index), z3.BoolVal(False))
@@ -141,13 +155,8 @@ class _Move:
         is a step of ends."""
         for inner in self.net.flows_within(flow):
             for index in self.net.flows[inner].places.values():
-                for key in self.st:
-                    if isinstance(key, tuple) and len(key) >= 2 and key[1] == index and \
-                            key[0] in ("cnt", "via", "in", "started", "grp"):
-                        kind = key[0]
-                        cleared = self.b.none(key) if kind in ("cnt", "via") else \
-                            z3.IntVal(0) if kind == "grp" else z3.BoolVal(False)
-                        self.set(pc, key, cleared)
+                for key, cleared in self.b.tokens_of(index):
+                    self.set(pc, key, cleared)
         ctx = self.net.flows[flow]
         if ctx.parent is None:
             return
@@ -158,11 +167,7 @@ class _Move:
             # usage (its implicit terminate, or a `terminate;` in its body): the one it is a step of
             self.terminate(pc, parent.flow)
             return
-        if parent.returns:
-            pc = self.end_performance(pc, parent)
-        self.set(pc, ("in", parent.index), z3.BoolVal(False))
-        self.add(pc, ("cnt", parent.index), 1)
-        self.follow(pc, parent)
+        self.come_out(pc, parent)
 
     # -- one node
 
@@ -270,29 +275,26 @@ class _Move:
         """The payload put on the bus behind the messages already there (past its slots: overflow)."""
         stmt = place.statement
         assert isinstance(stmt, s.Send)
+        written = {part: slot_zero(part) for part in self.b.slot_parts}
         if place.signal is not None:
-            tag, whole, real, flag = self.b.tag_of("signal:" + place.signal), z3.IntVal(0), z3.RealVal(0), \
-                z3.BoolVal(False)
-            text = z3.StringVal("")
+            tag = self.b.tag_of("signal:" + place.signal)
         else:
             term, err = self.b.translate(self.st, place.flow, stmt.payload, place.node.name)
             pc = self.fail(pc, err, "send")
-            if term.kind not in ("int", "real", "bool", "str"):
+            if term.kind not in TAGS:
                 raise NotCovered(place.node.name, f"a send of a {term.kind} value")
-            text = term.value if term.kind == "str" else z3.StringVal("")
             tag = self.b.tag_of(term.kind)
-            whole = term.value if term.kind == "int" else z3.IntVal(0)
-            real = term.value if term.kind == "real" else z3.RealVal(0)
-            flag = term.value if term.kind == "bool" else z3.BoolVal(False)
+            written[SLOT_VALUE[term.kind]] = term.value
+        written["tag"] = z3.BitVecVal(tag, TAG_BITS)
+        if "to" in written:
+            to = 0 if place.receiver is None else 1 + self.net.receivers.index(place.receiver)
+            written["to"] = z3.BitVecVal(to, TAG_BITS)
         slots = self.net.bus_slots()
-        to = 0 if place.receiver is None else 1 + self.net.receivers.index(place.receiver)
         occupied = [self.st[("occ", i)] for i in range(slots)]
         self.set(z3.And(pc, occupied[-1]), "ovf", z3.BoolVal(True))
         for i in range(slots):
             # the messages stand in the first slots, oldest first: the first free one takes it
             here = z3.And(pc, z3.Not(occupied[i]), occupied[i - 1]) if i else z3.And(pc, z3.Not(occupied[0]))
-            written = {"to": z3.BitVecVal(to, TAG_BITS), "tag": z3.BitVecVal(tag, TAG_BITS), "int": whole,
-                       "real": real, "flag": flag, "text": text}
             for part in self.b.slot_parts:
                 self.set(here, (part, i), written[part])
             self.set(here, ("occ", i), z3.BoolVal(True))
@@ -315,24 +317,12 @@ class _Move:
             for i, first in enumerate(taken_by):
                 here = z3.And(pc, first)
                 tag = before[("tag", i)]
-                whole, real = before.get(("int", i)), before.get(("real", i))
-                if feature.sort.kind == "bool":
-                    value: Any = before.get(("flag", i))
-                elif feature.sort.kind == "str":
-                    value = before.get(("text", i))
-                elif whole is None and real is None:
-                    value = None
-                elif feature.sort.kind == "int":
-                    value = whole if real is None else z3.ToInt(real) if whole is None \
-                        else z3.If(tag == 1, whole, z3.ToInt(real))
-                else:
-                    value = real if whole is None else z3.ToReal(whole) if real is None \
-                        else z3.If(tag == 1, z3.ToReal(whole), real)
+                value = self.payload_value(before, feature.sort.kind, i)
                 if value is None:
                     continue  # no send puts such a value on the bus: the accept never takes one
                 self.set(here, ("val", feature.index), value)
                 self.set(here, ("has", feature.index), z3.BoolVal(True))
-                self.set(here, ("frac", feature.index), tag == 2)
+                self.set(here, ("frac", feature.index), tag == TAGS["real"])
         shifted: Any = z3.BoolVal(False)
         for i in range(slots - 1):
             shifted = z3.Or(shifted, taken_by[i])
@@ -340,6 +330,21 @@ class _Move:
                 self.set(z3.And(pc, shifted), (part, i), before[(part, i + 1)])
         self.set(pc, ("occ", slots - 1), z3.BoolVal(False))  # enabled, so some message was taken
         self.follow(pc, place)
+
+    @staticmethod
+    def payload_value(slot: State, kind: str, i: int) -> Any:
+        """The value in slot i an accept's payload of this kind holds (None when no send puts one
+        there): a number as sent, converted to the payload's sort."""
+        if kind in ("bool", "str"):
+            return slot.get((SLOT_VALUE[kind], i))
+        whole, real = slot.get(("int", i)), slot.get(("real", i))
+        if kind == "int":
+            whole, real = whole, None if real is None else z3.ToInt(real)
+        else:
+            whole, real = None if whole is None else z3.ToReal(whole), real
+        if whole is None or real is None:
+            return whole if real is None else real
+        return z3.If(slot[("tag", i)] == TAGS["int"], whole, real)
 
     def for_pass(self, pc: Any, place: Place) -> None:
         """A `for` over a..b: the bounds read at its first move; each move after a pass starts the next
@@ -594,8 +599,7 @@ class Builder:
             if place.signal is None:
                 assert isinstance(place.statement, s.Send)
                 kinds.add(self.translate(probe, place.flow, place.statement.payload, place.node.name)[0].kind)
-        parts = ["tag"] + [part for part, kind in (("int", "int"), ("real", "real"), ("flag", "bool"), ("text", "str"))
-                           if kind in kinds]
+        parts = ["tag"] + [SLOT_VALUE[kind] for kind in TAGS if kind in kinds]
         return tuple(parts + (["to"] if self.net.receivers else []))
 
     def _keys(self) -> list[Any]:
@@ -780,19 +784,28 @@ class Builder:
         mine = z3.Or([h for e, h in zip(edges, holds, strict=True) if graph.nodes[e.target].name == choice.branch])
         return z3.And(live, here, z3.Not(any_err), z3.Not(at_most_one(holds)), mine)
 
-    @staticmethod
-    def when_of(place: Place) -> s.Expr:
+    def when_of(self, place: Place) -> s.Expr:
         """The condition an `accept when` waits for."""
-        accept = place.node.decl if isinstance(place.node.decl, s.Accept) else getattr(place.node.decl, "action_body", None)
-        assert isinstance(accept, s.Accept) and accept.trigger.expression is not None
+        accept = self.net.flows[place.flow].graph.accepts[place.node.index]
+        assert accept is not None and accept.trigger.expression is not None
         return accept.trigger.expression
+
+    def tokens_of(self, place: int) -> list[tuple[Any, Any]]:
+        """The keys counting the place's tokens and what it holds of a loop or a step's performances,
+        each with its value when it holds nothing (a `terminate;` drops them)."""
+        out = []
+        for key in self.keys:
+            if isinstance(key, tuple) and key[1] == place and key[0] in ("cnt", "via", "in", "started", "grp"):
+                out.append((key, self.none(key) if key[0] in ("cnt", "via") else
+                            z3.IntVal(0) if key[0] == "grp" else z3.BoolVal(False)))
+        return out
 
     def tag_of(self, kind: str) -> int:
         """The tag a message carries: 1 an Integer, 2 a Rational or Real, 3 a Boolean, 4 a String, then
         the signals."""
         if kind.startswith("signal:"):
-            return 5 + self.net.signals.index(kind.removeprefix("signal:"))
-        return {"int": 1, "real": 2, "bool": 3, "str": 4}[kind]
+            return len(TAGS) + 1 + self.net.signals.index(kind.removeprefix("signal:"))
+        return TAGS[kind]
 
     def takes(self, st: State, place: Place, slot: int) -> Any:
         """Whether the accept at the place takes the message in the slot: addressed to no one or to the
@@ -811,18 +824,17 @@ class Builder:
         tag, whole, real = st[("tag", slot)], st.get(("int", slot)), st.get(("real", slot))
         if matcher.kind == "any":
             return z3.BoolVal(True)
-        if matcher.kind == "bool":
-            return tag == 3
-        if matcher.kind == "str":
-            return tag == 4
+        if matcher.kind in ("bool", "str"):
+            return tag == TAGS[matcher.kind]
         if matcher.kind == "signal":
             return tag == self.tag_of("signal:" + matcher.signal)
         # an Integer and a Rational apart, so a model sending only Integers stays in integer arithmetic
         cases = []
         if whole is not None:
-            cases.append(z3.And(tag == 1, whole >= matcher.low) if matcher.low is not None else tag == 1)
+            is_int = tag == TAGS["int"]
+            cases.append(z3.And(is_int, whole >= matcher.low) if matcher.low is not None else is_int)
         if real is not None:
-            as_real = [tag == 2]
+            as_real = [tag == TAGS["real"]]
             if matcher.integral:
                 as_real.append(z3.IsInt(real))
             if matcher.low is not None:
@@ -891,9 +903,7 @@ class Builder:
         out.extend(st[("made", part.index)] == z3.BoolVal(part.declared) for part in self.net.parts)
         if self.net.messages:
             for i in range(self.net.bus_slots()):
-                zero = {"tag": z3.BitVecVal(0, TAG_BITS), "int": 0, "real": z3.RealVal(0), "flag": z3.BoolVal(False),
-                        "text": z3.StringVal(""), "to": z3.BitVecVal(0, TAG_BITS), "occ": z3.BoolVal(False)}
-                out.extend(st[(part, i)] == zero[part] for part in (*self.slot_parts, "occ"))
+                out.extend(st[(part, i)] == slot_zero(part) for part in (*self.slot_parts, "occ"))
         for f in self.net.features:
             if ("frac", f.index) in st:
                 out.append(st[("frac", f.index)] == z3.BoolVal(False))

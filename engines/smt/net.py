@@ -14,6 +14,7 @@ from enum import Enum
 
 from engines.errors import EngineError
 from engines.runtime import Program
+from engines.runtime.objects import declared_parts, object_path
 from engines.runtime.types import rule_for
 from engines.runtime.values import SCALAR_TYPES
 from ir import syntax as s
@@ -81,6 +82,11 @@ class Feature:
     constant: bool = False  # declared `constant`: an assignment to it is a run error
     part: int | None = None  # a feature of a part's object (Net.parts): reported once the run has made it
 
+    @property
+    def of_action(self) -> bool:
+        """A feature of the action itself (what `--input` may release), not a node's or a part's."""
+        return self.owner is None and self.part is None
+
 
 @dataclass
 class FlowCtx:
@@ -96,7 +102,7 @@ class FlowCtx:
 @dataclass(frozen=True)
 class Matcher:
     """What an accept takes: a number (of a type nesting in Real: integral, at least `low`), a Boolean,
-    a signal by its definition's qualified name, or anything."""
+    a String, a signal by its definition's short name (as the interpreter matches it), or anything."""
 
     kind: str  # "number", "bool", "str", "signal", "any"
     integral: bool = False
@@ -211,17 +217,22 @@ class Net:
         out.append(None)
         return out
 
+    def owners(self, flow: int) -> Iterator[Place]:
+        """The places whose tokens entered the flows around `flow`, innermost first."""
+        at = self.flows[flow]
+        while at.parent is not None:
+            owner = self.places[at.parent]
+            yield owner
+            at = self.flows[owner.flow]
+
     def visible_flows(self, flow: int) -> list[int]:
         """The flows whose nodes' features a name in `flow` may read by their path: its own and the
         ones around it, up to a performed action's (which reads nothing around it)."""
         out = [flow]
-        at = self.flows[flow]
-        while at.parent is not None:
-            owner = self.places[at.parent]
+        for owner in self.owners(flow):
             if owner.act is Act.ENTER and not owner.encloses:
                 break
             out.append(owner.flow)
-            at = self.flows[owner.flow]
         return out
 
     def pin(self, path: str, flow: int) -> Feature | None:
@@ -251,24 +262,36 @@ class Net:
 
     def holder(self, flow: int) -> Place | None:
         """The node whose body the flow is in (its anonymous statements report under its path)."""
-        at = self.flows[flow]
-        while at.parent is not None:
-            owner = self.places[at.parent]
-            if owner.act is Act.ENTER:
-                return owner
-            at = self.flows[owner.flow]
-        return None
+        return next((owner for owner in self.owners(flow) if owner.act is Act.ENTER), None)
 
     def pin_path(self, place: Place) -> str:
         """The name a node's features are reported under: the nodes whose bodies it is in, then its own."""
-        names = [place.node.name]
-        at = self.flows[place.flow]
-        while at.parent is not None:
-            owner = self.places[at.parent]
-            if owner.act is Act.ENTER:
-                names.append(owner.node.name)
-            at = self.flows[owner.flow]
+        names = [place.node.name, *(owner.node.name for owner in self.owners(place.flow) if owner.act is Act.ENTER)]
         return ".".join(reversed(names))
+
+    def move_expressions(self, place: Place) -> list[s.Expr]:
+        """The expressions a move at the place may evaluate: its statement's, its features' values, a
+        performance's starts, the guards of its successions, an `accept when`'s condition."""
+        exprs: list[s.Expr | None] = []
+        stmt = place.statement
+        if isinstance(stmt, s.Assign):
+            exprs.append(stmt.value)
+        elif isinstance(stmt, (s.If, s.While)):
+            exprs.append(stmt.condition)
+        elif isinstance(stmt, s.LoopUntil):
+            exprs.append(stmt.until)
+        elif isinstance(stmt, s.For):
+            exprs.append(stmt.collection)
+        elif isinstance(stmt, s.Send):
+            exprs.append(stmt.payload)
+        exprs.extend(self.features[i].decl.value for i in place.locals)
+        exprs.extend(start.expr for start in place.starts)
+        graph = self.flows[place.flow].graph
+        exprs.extend(e.guard for e in graph.outgoing(place.node.index))
+        accept = graph.accepts[place.node.index]
+        if accept is not None:
+            exprs.append(accept.trigger.expression)
+        return [e for e in exprs if e is not None]
 
     def resolve(self, name: str, flow: int) -> Feature | None:
         for owner in self.scope_chain(flow):
@@ -330,8 +353,6 @@ class _Builder:
         graph = self.program.graph(self.action)
         if graph.flows or graph.binds or graph.connections:
             raise NotCovered(self.action.name, "flows or bindings between nodes")
-        from engines.runtime.objects import declared_parts
-
         for attr in graph.attributes:
             if isinstance(attr.decl, s.Usage) and attr.decl.kind == "part":
                 continue  # a part the action declares: its object's features, below
@@ -346,27 +367,11 @@ class _Builder:
 
     def _parts_touched(self, place: Place) -> None:
         """The part features a move at the place names by a chain (`counter.c`), each part made known."""
-        exprs: list[s.Expr | None] = []
+        exprs = self.net.move_expressions(place)
         stmt = place.statement
-        if isinstance(stmt, s.Assign):
-            exprs.append(stmt.value)
-            if "." in stmt.target:
-                head, _, rest = stmt.target.partition(".")
-                exprs.append(s.Chain(s.NO_SPAN, s.Name(s.NO_SPAN, head), rest))
-        elif isinstance(stmt, (s.If, s.While)):
-            exprs.append(stmt.condition)
-        elif isinstance(stmt, s.LoopUntil):
-            exprs.append(stmt.until)
-        elif isinstance(stmt, s.For):
-            exprs.append(stmt.collection)
-        elif isinstance(stmt, s.Send):
-            exprs.append(stmt.payload)
-        exprs.extend(self.net.features[i].decl.value for i in place.locals if not self.net.features[i].payload)
-        exprs.extend(start.expr for start in place.starts)
-        exprs.extend(e.guard for e in self.net.flows[place.flow].graph.outgoing(place.node.index))
-        accept = self.net.flows[place.flow].graph.accepts[place.node.index]
-        if accept is not None:
-            exprs.append(accept.trigger.expression)
+        if isinstance(stmt, s.Assign) and "." in stmt.target:
+            head, _, rest = stmt.target.partition(".")
+            exprs.append(s.Chain(s.NO_SPAN, s.Name(s.NO_SPAN, head), rest))
         touched: list[int] = []
         for expr in exprs:
             for chain in _chains(expr):
@@ -390,8 +395,6 @@ class _Builder:
     def _register(self, el: Element, where: str) -> Part:
         """The part usage's object as the net holds it: every feature it starts with (as the world's
         feature_values gives them), its sort its value's."""
-        from engines.runtime.objects import declared_parts, object_path
-
         for known in self.net.parts:
             if known.element is el:
                 return known
@@ -618,14 +621,7 @@ class _Builder:
 
     def _performing(self, ctx: FlowCtx) -> list[Element]:
         """The actions whose performances a place of `ctx` is in."""
-        out = [self.action]
-        at: FlowCtx | None = ctx
-        while at is not None and at.parent is not None:
-            owner = self.net.places[at.parent]
-            if owner.performs is not None:
-                out.append(owner.performs)
-            at = self.net.flows[owner.flow]
-        return out
+        return [self.action, *(owner.performs for owner in self.net.owners(ctx.index) if owner.performs is not None)]
 
     def _in_block(self, ctx: FlowCtx) -> bool:
         at: FlowCtx | None = ctx

@@ -138,10 +138,14 @@ class Translator:
             if e.kind == "string" and plain_text(e.text):
                 return Term(z3.StringVal(e.text), "str"), z3.BoolVal(False)
             raise self.refuse(f"a {e.kind} literal")
-        if isinstance(e, s.Name):
-            found = self.read(e.name)
+        if isinstance(e, (s.Name, s.Chain)):
+            # a feature by its name or its path (`p.b`), failing where it has no value
+            path = _path(e)
+            found = self.read(path) if path is not None else None
             if found is not None:
                 return found, z3.BoolVal(False) if found.unset is None else found.unset
+            if isinstance(e, s.Chain):
+                raise self.refuse("a feature chain")
             lit = self.literal(e.name)
             if lit is not None:
                 value = self.enums.literal(*lit)
@@ -168,12 +172,6 @@ class Translator:
             return Term(z3.If(cond.value, a.value, b.value), a.kind), err
         if isinstance(e, s.Call):
             raise self.refuse("an invocation")
-        if isinstance(e, s.Chain):
-            path = _path(e)
-            found = self.read(path) if path is not None else None
-            if found is None:
-                raise self.refuse("a feature chain")
-            return found, z3.BoolVal(False) if found.unset is None else found.unset
         raise self.refuse(type(e).__name__.lower())
 
     def _need(self, term: Term, kind: str, op: str) -> None:

@@ -14,34 +14,16 @@ import z3
 from engines.runtime import Program
 from engines.runtime.values import UNSET, Deferred, EnumValue
 from engines.smt.encode import Builder, State
-from engines.smt.net import Act, Feature, Net, NotCovered, names_read
+from engines.smt.net import Feature, Net, NotCovered, names_read
 from engines.smt.terms import plain_text
-from ir import syntax as s
 
 
 def read_anywhere(net: Net) -> set[str]:
+    """The names any move may read (a feature with no value some move reads is an input)."""
     out: set[str] = set()
-    for ctx in net.flows:
-        for e in ctx.graph.edges:
-            out.update(names_read(e.guard))
     for place in net.places:
-        stmt = place.statement
-        if isinstance(stmt, s.Assign):
-            out.update(names_read(stmt.value))
-        elif isinstance(stmt, (s.If, s.While)):
-            out.update(names_read(stmt.condition))
-        elif isinstance(stmt, s.LoopUntil):
-            out.update(names_read(stmt.until))
-        elif isinstance(stmt, s.For):
-            out.update(names_read(stmt.collection))
-        elif isinstance(stmt, s.Send):
-            out.update(names_read(stmt.payload))
-        if place.act is Act.WHEN:
-            out.update(names_read(Builder.when_of(place)))
-        for index in place.locals:
-            out.update(names_read(net.features[index].decl.value))
-        for start in place.starts:
-            out.update(names_read(start.expr))
+        for expr in net.move_expressions(place):
+            out.update(names_read(expr))
         out.update(net.features[start.same].local for start in place.starts if start.same is not None)
     return out
 
@@ -88,11 +70,11 @@ class Unrolled:
         self.builder = Builder(net, k, safe=safe)
         self.values = initial_values(net, program, subject)
         read = read_anywhere(net)
-        known = {f.local for f in net.features if f.owner is None and f.part is None}
+        known = {f.local for f in net.features if f.of_action}
         for name in inputs:
             if name not in known:
                 raise NotCovered(net.action.name, f"input '{name}', which is no feature of the action")
-        self.free: list[Feature] = [f for f in net.features if f.owner is None and f.part is None and (
+        self.free: list[Feature] = [f for f in net.features if f.of_action and (
             f.local in inputs or (self.values.get(f.index) is None and f.local in read))]
         self.solver = z3.Solver()
         if timeout_ms is not None:
