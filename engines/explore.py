@@ -29,7 +29,7 @@ from engines.framework import (
     stable_numbers,
 )
 from engines.runtime import Program
-from engines.runtime.behavior import Behavior, Move
+from engines.runtime.behavior import Behavior, Move, Travelled
 from engines.runtime.watch import BoundReached, spell_bytes, watching
 from engines.witness import Claim, ClaimKind, model_hash, replay
 
@@ -96,18 +96,20 @@ def explore_behavior(start: Callable[[], Behavior], subject: str, bounds: Bounds
     started = time.monotonic()
     stack: list[tuple[tuple[Move, ...], tuple[Choice, ...]]] = [((), ())]
     tally: dict[Ending, list[int]] = {}
+    travelled: dict[Ending, Travelled | None] = {}  # what each outcome's first run passed through
     witnesses: list[Witness] = []
     counts = [0, 0, 0]  # runs, moves, deepest
     incomplete: str | None = None
     header = header or (subject, "", None)
     with watching(bounds.watch(started, interrupted)):
         try:
-            incomplete = _explore(start, header, bounds, features, interrupted, started, stack, tally, witnesses,
-                                  counts)
+            incomplete = _explore(start, header, bounds, features, interrupted, started, stack, tally, travelled,
+                                  witnesses, counts)
         except BoundReached as reached:
             incomplete = _stopped(reached.kind, bounds, len(tally))
     runs, moves_total, deepest = counts
-    outcomes = tuple(Outcome(end.values, count, index, end.error) for end, (count, index) in tally.items())
+    outcomes = tuple(Outcome(end.values, count, index, end.error, travelled=travelled[end])
+                     for end, (count, index) in tally.items())
     verdict, strength = judge(Claims(QuestionKind.OUTCOMES, stopped=incomplete is not None))
     report = (BoundReport("runs", str(bounds.runs), runs >= bounds.runs and bool(stack)),
               BoundReport("depth", str(bounds.depth), incomplete is not None and "depth" in incomplete))
@@ -119,7 +121,7 @@ def _explore(start: Callable[[], Behavior], header: tuple[str, str, str | None],
              features: Callable[[dict[str, str]], dict[str, str]] | None,
              interrupted: Callable[[], bool] | None, started: float,
              stack: list[tuple[tuple[Move, ...], tuple[Choice, ...]]], tally: dict[Ending, list[int]],
-             witnesses: list[Witness], counts: list[int]) -> str | None:
+             travelled: dict[Ending, Travelled | None], witnesses: list[Witness], counts: list[int]) -> str | None:
     """The linearizations, depth first, until the stack empties or a bound is hit between runs;
     `counts` (runs, moves, deepest) grow as they run, so a bound hit inside a run keeps them;
     `header` (behavior, model hash, performer) names what the witnesses are of."""
@@ -169,6 +171,7 @@ def _explore(start: Callable[[], Behavior], header: tuple[str, str, str | None],
             _, trace, _ = replay(start, taken)
             witnesses.append(Witness(behavior, digest, "explore", end.claims(), tuple(made), tuple(trace), performer))
             tally[end] = [0, len(witnesses)]
+            travelled[end] = run.travelled()
         tally[end][0] += 1
     return incomplete
 

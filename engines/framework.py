@@ -10,6 +10,7 @@ from enum import Enum, IntEnum
 from typing import TYPE_CHECKING, Protocol
 
 from engines.errors import EngineError, EngineUnavailable
+from engines.runtime.behavior import Travelled
 from engines.runtime.watch import Watch, default_memory_bound
 from engines.witness import Choice as Choice
 from engines.witness import Witness as Witness
@@ -127,6 +128,8 @@ class Outcome:
     witness: int
     error: str | None = None
     violates: tuple[str, ...] = ()  # the properties false in this final state (check)
+    # a machine's or an instance's states entered and objects' ends, on the schedule its witness takes
+    travelled: Travelled | None = None
 
     def describe(self) -> str:
         if self.error is not None:

@@ -33,6 +33,7 @@ from engines.runtime.values import spell
 from engines.runtime.world import Context
 from engines.witness import Witness
 from opensysml_kernel.errors import UsageError
+from opensysml_kernel.reports import object_document
 
 SEND_USAGE = "%send <signal>[(p=value, ...)] [to <machine|object>]"
 RESTING = "nothing to do now: the machine waits (%send an event or %advance the clock)"
@@ -346,20 +347,6 @@ def _objects_tree(world: Instantiation, name: Callable[[InstanceObject], str]) -
     return lines
 
 
-def _configurations(obj: InstanceObject) -> str:
-    """An object's final configuration; of several machines, each named (`life: bright, watch: on`)."""
-    if len(obj.machines) == 1:
-        return obj.machines[0].final_state()
-    return ", ".join(f"{m.element.name}: {m.final_state()}" for m in obj.machines)
-
-
-def _visits(obj: InstanceObject) -> list[str]:
-    """The states an object's machine entered, in order; of several machines, each named, machine by machine."""
-    if len(obj.machines) == 1:
-        return list(obj.machines[0].visits)
-    return [f"{m.element.name}.{v}" for m in obj.machines for v in m.visits]
-
-
 def _event_text(event: Any) -> str:
     return str(event.name if event.kind != "time" else f"time {event.transition.label()}")
 
@@ -539,9 +526,7 @@ class InstanceStepping(_InstanceViews, Driven):
 
     def object_documents(self) -> list[dict[str, Any]]:
         """`objects: [{path, finalState, stateVisits, slots}]`, one per object that exhibits a machine."""
-        return [{"path": obj.path, "finalState": _configurations(obj), "stateVisits": _visits(obj),
-                 "slots": self.world.slots(obj)}
-                for obj in self.objects if obj.machines]
+        return [object_document(self.world.end_of(obj)) for obj in self.objects if obj.machines]
 
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from engines.framework import Outcome, QuestionKind, Verdict, Witness
 from engines.framework import Result as EngineResult
+from engines.runtime.behavior import ObjectEnd, Travelled
 from opensysml_kernel.results import Result, Table, Tone, container
 from opensysml_kernel.solved import (
     answers_table,
@@ -175,18 +176,21 @@ class Check:
         configuration and visits in columns of their own."""
         count = "linearizations" if self.result.kind is QuestionKind.OUTCOMES else "schedules"
         outcomes = self.result.outcomes
-        if not any(k in MACHINE_KEYS for o in outcomes for k, _ in o.values):
+        if not any(o.travelled is not None or any(k in MACHINE_KEYS for k, _ in o.values) for o in outcomes):
             return Table(("outcome", count, "witness"), self.outcome_table().rows,
                          links=self._links([o.witness for o in outcomes], 3), mono=(0,)).html()
+        configured = any(k == "finalState" for o in outcomes for k, _ in o.values)  # an instance's are values
         rows = []
         for o in outcomes:
             values = dict(o.values)
             rest = Outcome(tuple((k, v) for k, v in o.values if k not in MACHINE_KEYS), o.schedules, o.witness,
                            o.error, o.violates)
-            rows.append((values.get("finalState", ""), values.get("stateVisits", ""),
-                         self.outcome_text(rest, witness=False), str(o.schedules), self._ref(o.witness)))
-        return Table(("finalState", "stateVisits", "outcome", count, "witness"), tuple(rows),
-                     links=self._links([o.witness for o in outcomes], 5), mono=(0, 1, 2)).html()
+            visits = values.get("stateVisits") or ("[" + ", ".join(o.travelled.visits) + "]" if o.travelled else "")
+            rows.append(((values.get("finalState", ""),) if configured else ())
+                        + (visits, self.outcome_text(rest, witness=False), str(o.schedules), self._ref(o.witness)))
+        head = (("finalState",) if configured else ()) + ("stateVisits", "outcome", count, "witness")
+        return Table(head, tuple(rows), links=self._links([o.witness for o in outcomes], len(head)),
+                     mono=tuple(range(len(head) - 2))).html()
 
     # ------------------------------------------------------------ json
 
@@ -212,7 +216,8 @@ class Check:
             "stats": {"states": r.stats.states, "moves": r.stats.moves, "depth": r.stats.depth, "runs": r.stats.runs},
             "bounds": [{"name": b.name, "limit": b.limit, "reached": b.reached} for b in r.bounds],
             "outcomes": [{"values": dict(o.values), "schedules": o.schedules, "witness": self.number(o.witness),
-                          "error": o.error, "violates": list(o.violates)} for o in r.outcomes],
+                          "error": o.error, "violates": list(o.violates), **travelled_document(o.travelled)}
+                         for o in r.outcomes],
             "violations": [{"kind": v.kind, "text": v.text, "moves": v.moves, "witness": self.number(v.witness)}
                            for v in r.violations],
             "divergent": {feature: [value for value, _ in values] for feature, values in r.divergent},
@@ -232,7 +237,7 @@ class Check:
             return {}
         outcomes = [{"finalState": dict(o.values).get("finalState"), "stateVisits": dict(o.values).get("stateVisits"),
                      "outputs": {k: v for k, v in o.values if k not in ("finalState", "stateVisits")}}
-                    for o in self.result.outcomes]
+                    | travelled_document(o.travelled) for o in self.result.outcomes]
         return {"environment": self.environment, "resting": "quiescent", "machineOutcomes": outcomes}
 
     # ------------------------------------------------------------ html
@@ -316,6 +321,22 @@ def step_table_html(steps: Sequence[StepRow]) -> str:
         body.append(f"<tr class='opensysml-failing'><td colspan='{len(STEP_HEADER)}'><b class='opensysml-mark-fail'>"
                     f"{html.escape(said)}</b>{mono(row.state_text() or '(no features)')}</td></tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"  # in its own <details>
+
+
+def object_document(end: ObjectEnd) -> dict[str, Any]:
+    """An object of an instance as a run's and a check's JSON give it: `{path, finalState, stateVisits,
+    slots}`."""
+    return {"path": end.path, "finalState": end.final_state, "stateVisits": list(end.visits), "slots": dict(end.slots)}
+
+
+def travelled_document(travelled: Travelled | None) -> dict[str, Any]:
+    """An outcome's `stateVisits` (on the schedule its witness takes) and, of an instance, its `objects`;
+    nothing for an action's."""
+    if travelled is None:
+        return {}
+    if travelled.objects:
+        return {"stateVisits": list(travelled.visits), "objects": [object_document(o) for o in travelled.objects]}
+    return {"stateVisits": list(travelled.visits)}
 
 
 MACHINE_KEYS = ("finalState", "stateVisits")  # a machine's outcome: its configuration and the states it entered

@@ -38,7 +38,7 @@ from engines.framework import (
     stable_numbers,
 )
 from engines.runtime import Program
-from engines.runtime.behavior import Behavior, Move, Summary
+from engines.runtime.behavior import Behavior, Move, Summary, Travelled
 from engines.runtime.snapshot import Snapshot
 from engines.runtime.watch import BoundReached, spell_bytes, watching
 from engines.witness import Claim, ClaimKind, model_hash, replay, unmet
@@ -108,6 +108,8 @@ class _Search:
     violating: dict[tuple[tuple[str, str], ...], tuple[tuple[str, ...], _Claim]] = field(default_factory=dict)
     # each outcome's first schedule: its witness, where a value's witness took that schedule
     first_reached: dict[tuple[tuple[str, str], ...], _Claim] = field(default_factory=dict)
+    # what that first schedule passed through (a machine's visits, an instance's objects)
+    travelled: dict[tuple[tuple[str, str], ...], Travelled | None] = field(default_factory=dict)
 
 
 def _final_values(run: Behavior, features: tuple[str, ...] | None) -> dict[str, str]:
@@ -333,6 +335,7 @@ def _final(search: _Search, run: Behavior, path: list[Move], choices: list[list[
     search.outcome_table[key] = search.outcome_table.get(key, 0) + 1
     if key not in search.first_reached:
         search.first_reached[key] = _Claim("reached", "", tuple(path), tuple(choices))
+        search.travelled[key] = run.travelled()
     if violated:
         # an outcome that ends violating a property: named with the property, and given a witness
         known = search.violating.get(key)
@@ -422,7 +425,8 @@ def _result(search: _Search, seconds: float) -> Result:
             else:
                 witnesses.append(witness)
                 index = len(witnesses)
-        outcomes.append(Outcome(key, search.outcome_table[key], index, violates=violates))
+        outcomes.append(Outcome(key, search.outcome_table[key], index, violates=violates,
+                                travelled=search.travelled[key]))
     incomplete = None
     if search.stopped in ("interrupted", "time", "memory"):
         incomplete = search.stopped

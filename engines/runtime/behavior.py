@@ -73,6 +73,28 @@ class Actor:
     place: Hashable
 
 
+@dataclass(frozen=True)
+class ObjectEnd:
+    """One object of an instance where a schedule left it: the configuration of the machines it
+    exhibits (each named where it exhibits several: `life: bright, watch: on`), the states they
+    entered in order, and its features (its parts, objects of their own, left out)."""
+
+    path: str  # from the instance's root; "" for the root
+    final_state: str
+    visits: tuple[str, ...]
+    slots: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Travelled:
+    """What a machine's or an instance's schedule passed through, beyond the values it ended with: the
+    states entered, in order, and of an instance each object's end. Not part of a state (two schedules
+    to one state may enter different states on the way): a report takes it from one schedule."""
+
+    visits: tuple[str, ...]
+    objects: tuple[ObjectEnd, ...] = ()
+
+
 # What a move (or everything an actor may still do) touches, as the reducer compares footprints: the
 # features it reads and writes, whether it sends or accepts, the control points it reaches (joins,
 # merges) as keys only the behavior that made them reads, and whether it is dynamic. The one
@@ -166,6 +188,11 @@ class Behavior(Protocol):
 
     def own_outputs(self) -> dict[str, str]:
         """The features compared between schedules when none are named: its own."""
+        ...
+
+    def travelled(self) -> Travelled | None:
+        """The states its machines entered so far and, of an instance, where each object stands;
+        None for an action, which enters no states."""
         ...
 
     def feature_path(self, name: str) -> str:

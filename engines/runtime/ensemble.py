@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import cast
 
 from engines.errors import RunError
-from engines.runtime.behavior import Actor, Behavior, Move, Summary
+from engines.runtime.behavior import Actor, Behavior, Move, Summary, Travelled
 from engines.runtime.evaluate import Frame
 from engines.runtime.snapshot import Restorable, Snapshot, SnapshotError
 from engines.runtime.world import Context
@@ -162,6 +162,9 @@ class Ensemble:
         for name, member in zip(self.names, self.members, strict=True):
             out.update(self._own(name, {**member.outputs(), **member.own_outputs()}))
         return dict(sorted(out.items()))
+
+    def travelled(self) -> Travelled | None:
+        return None  # its members' own: an instance (instance_run.py) reports them by object
 
     def own_outputs(self) -> dict[str, str]:
         out: dict[str, str] = {}

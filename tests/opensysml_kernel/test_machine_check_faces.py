@@ -31,8 +31,12 @@ def test_check_state_json_gives_each_outcome_its_configuration(capsys: pytest.Ca
     check = json.loads(capsys.readouterr().out)["checks"][0]
     assert check["verdict"] == "no violation, exhaustive"
     assert check["resting"] == "quiescent"
-    assert check["machineOutcomes"] == [{"finalState": "closed", "stateVisits": None,
+    # Lock takes the closed door to locking, which defers Open; its completion goes on to locked_state,
+    # where the deferred Open is taken back to closed: the states entered, in order
+    visits = ["closed", "locking", "locked_state", "closed"]
+    assert check["machineOutcomes"] == [{"finalState": "closed", "stateVisits": visits,
                                          "outputs": {"locked": "true", "opened": "0"}}]
+    assert check["outcomes"][0]["stateVisits"] == visits and "objects" not in check["outcomes"][0]
 
 
 def test_the_horizon_keeps_a_later_timer_from_firing(capsys: pytest.CaptureFixture[str]) -> None:
@@ -83,3 +87,17 @@ def test_the_prompt_checks_a_machine_against_the_queued_environment() -> None:
     execute(session, "%events clear")
     assert "any of Open, Close up to 2 times" in execute(session, "%events alphabet Open,Close max=2").text
     assert "divergent: finalState ends as closed or open" in execute(session, "%state DoorMachine").text
+
+
+def test_check_instantiate_json_gives_each_outcome_its_objects(capsys: pytest.CaptureFixture[str]) -> None:
+    """The station ends one way on every schedule (valve opened, pump on): the check's one outcome lists
+    its objects as `run --instantiate` does, each machine's visits in its own order."""
+    station = str(Path(__file__).resolve().parents[2] / "examples" / "station.sysml")
+    assert main(["run", station, "--instantiate", "Station", "--json"]) == 0
+    ran = json.loads(capsys.readouterr().out)["objects"]
+    assert main(["check", station, "--instantiate", "Station", "--json"]) == 0
+    (outcome,) = json.loads(capsys.readouterr().out)["checks"][0]["outcomes"]
+    assert outcome["objects"] == ran
+    assert [o["path"] for o in ran] == ["valve", "pump"]
+    assert ran[0]["stateVisits"] == ["shut", "opened"] and ran[0]["slots"] == {"open": "true"}
+    assert sorted(outcome["stateVisits"]) == ["pump.off", "pump.on", "valve.opened", "valve.shut"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from engines.runtime.actions.core import RunCore
 from engines.runtime.actions.performances import node_paths
+from engines.runtime.behavior import Travelled
 from engines.runtime.evaluate import Frame
 from engines.runtime.objects import object_outputs, object_path, part_feature_paths
 from engines.runtime.values import spell
@@ -20,6 +21,9 @@ class Outputs(RunCore):
         out = object_outputs(self.ctx, self.element)
         self._collect(self.root.frame, "", out)
         return dict(sorted(out.items()))
+
+    def travelled(self) -> Travelled | None:
+        return None
 
     def own_outputs(self) -> dict[str, str]:
         """Every attribute of the action, and of the parts it holds or is performed on."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Generic, TypeVar
 
-from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Summary
+from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Summary, Travelled
 from engines.runtime.evaluate import Frame
 from engines.runtime.snapshot import Snapshot
 from engines.runtime.states.environment import EnvEvent, EnvironmentInputError
@@ -247,6 +247,9 @@ class Driven(Generic[M]):
 
     def own_outputs(self) -> dict[str, str]:
         return self.machine.own_outputs()
+
+    def travelled(self) -> Travelled | None:
+        return self.machine.travelled()
 
     def feature_path(self, name: str) -> str:
         return self.machine.feature_path(name)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from engines.runtime.behavior import Actor, Behavior, Move, Summary
+from engines.runtime.behavior import Actor, Behavior, Move, Summary, Travelled
 from engines.runtime.ensemble import Ensemble
 from engines.runtime.evaluate import Frame
 from engines.runtime.lowered import LoweredModel
@@ -201,6 +201,11 @@ class InstanceRun(Reported):
             for machine in obj.machines:
                 out[f"{self.name_of(obj)}.{machine.element.name}"] = machine.final_configuration()
         return dict(sorted(out.items()))
+
+    def travelled(self) -> Travelled | None:
+        """The states entered, each named by its object, and each object exhibiting a machine where it
+        stands."""
+        return Travelled(self.visits, tuple(self.instance.end_of(o) for o in self.instance.objects if o.machines))
 
     def scope(self) -> Frame:
         """Where a property is read: the root object's features, and its parts by name (`pinger.sent`)."""

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from engines.errors import UnknownBehaviorError
 from engines.runtime.actions import Run
+from engines.runtime.behavior import ObjectEnd
 from engines.runtime.bus import Message
 from engines.runtime.lowered import LoweredModel
 from engines.runtime.schedule import make_scheduler
@@ -305,6 +306,16 @@ class Instantiation:
     def slots(self, obj: InstanceObject) -> dict[str, str]:
         """The object's features and their values; its parts (objects of their own) left out."""
         return {k: spell(v) for k, v in self.ctx.objects[obj.ref.id].values.items() if k not in obj.parts}
+
+    def end_of(self, obj: InstanceObject) -> ObjectEnd:
+        """Where the object stands: its machines' configuration (of several, each named: `life: bright,
+        watch: on`), the states they entered (of several, each named, machine by machine), its features."""
+        if len(obj.machines) == 1:
+            state, visits = obj.machines[0].final_state(), tuple(obj.machines[0].visits)
+        else:
+            state = ", ".join(f"{m.element.name}: {m.final_state()}" for m in obj.machines)
+            visits = tuple(f"{m.element.name}.{v}" for m in obj.machines for v in m.visits)
+        return ObjectEnd(obj.path, state, visits, tuple(self.slots(obj).items()))
 
 
 def _end(path: str, written: str) -> tuple[str, str]:

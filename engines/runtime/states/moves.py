@@ -33,7 +33,7 @@ from itertools import permutations, product
 
 from engines.errors import RunError
 from engines.runtime.actions.tokens import Terminated
-from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Summary
+from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Summary, Travelled
 from engines.runtime.evaluate import Frame
 from engines.runtime.snapshot import Snapshot, SnapshotError
 from engines.runtime.states.core import DoRun, Event, Firing, Timer
@@ -95,6 +95,9 @@ class MachineMoves(Reported, Dispatch):
 
     @abstractmethod
     def final_state(self) -> str: ...
+
+    def travelled(self) -> Travelled | None:
+        return Travelled(tuple(self.visits))
 
     # ------------------------------------------------------------ what may happen next
 

@@ -137,6 +137,31 @@ def test_a_witness_of_an_instance_replays_to_its_claim() -> None:
         assert unreproduced_machine(prog, run, again) is None
 
 
+def test_each_outcome_says_where_its_schedule_left_every_object() -> None:
+    """An outcome carries the states entered and each object's end on the schedule its witness takes:
+    recorded during the search (snapshots and restores between), so a fresh replay of that witness
+    must end where the outcome says. The desk served whoever's request it dispatched first; both agents
+    end waiting (no one answers them)."""
+    prog = program(BOOKING)
+    for result in (check_machine(prog, "Office", script("Go to ann", "Go to bob"), BOUNDS, part=True),
+                   explore_machine(prog, "Office", script("Go to ann", "Go to bob"), Bounds(runs=5_000), part=True)):
+        # explore tells outcomes apart by the states entered too: each desk's two orders of its visits
+        assert len(result.outcomes) == (2 if result.engine == "check" else 4)
+        for outcome in result.outcomes:
+            assert outcome.travelled is not None and outcome.witness
+            ends = {end.path: end for end in outcome.travelled.objects}
+            assert set(ends) == {"desk", "ann", "bob"}
+            assert dict(ends["desk"].slots) == {"seats": "0", "servedWho": dict(outcome.values)["desk.servedWho"]}
+            assert ends["desk"].final_state == "open" and ends["desk"].visits == ("open", "open")
+            assert all(ends[a].final_state == "waiting" and ends[a].visits == ("idle", "waiting") for a in ("ann", "bob"))
+            # the instance's visits name each state by its object, in the order they were entered
+            assert sorted(outcome.travelled.visits) == sorted(f"{p}.{v}" for p, e in ends.items() for v in e.visits)
+            if result.engine == "explore":
+                assert dict(outcome.values)["stateVisits"] == "[" + ", ".join(outcome.travelled.visits) + "]"
+            witness = result.witnesses[outcome.witness - 1]
+            assert replay_machine(prog, witness, "Office").travelled() == outcome.travelled
+
+
 # A pump and a valve: the controller's action opens the valve, then starts the pump; the pump's machine
 # must never run while the valve is shut. The action's two sends go out in order, and the valve's and
 # the pump's machines take them in any interleaving, so the property holds: Run reaches the pump only
