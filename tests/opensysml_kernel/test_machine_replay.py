@@ -94,4 +94,6 @@ def test_a_machine_check_tabulates_its_outcomes_by_configuration() -> None:
     html = execute(session, "%state Heater").html()
     header = "".join(f"<th>{h}</th>" for h in ("finalState", "stateVisits", "outcome", "schedules", "witness"))
     assert header in html
-    assert "<tr><td><code>idle</code></td><td></td><td><code>cycles = 0</code></td>" in html
+    # each outcome's visits as its witness's schedule entered them: no cycle, one, two
+    assert "<tr><td><code>idle</code></td><td><code>[idle]</code></td><td><code>cycles = 0</code></td>" in html
+    assert "<td><code>[idle, heat, idle, heat, idle]</code></td><td><code>cycles = 2</code></td>" in html
