@@ -21,23 +21,29 @@ class Message:
     to: str | None
     sender: int
     via: str | None = None  # the sender's port it goes out through (`send x via outPort`)
+    # the object an instance delivered it to (addressed to it, or over a connection to its port), for
+    # an action that object performs to accept: no other object's action may take it
+    holder: ObjectRef | None = None
 
 
-def _for(message: Message, receiver: str | None) -> bool:
-    """Whether an accept named `receiver` may take the message: one addressed to no one, to `this`
-    (the performance the accept is a step of), or to it by name."""
+def _for(message: Message, receiver: str | None, performer: ObjectRef | None) -> bool:
+    """Whether an accept named `receiver`, of an action `performer` performs, may take the message: one
+    addressed to no one, to `this` (the performance the accept is a step of), or to it by name; one an
+    instance delivered to an object only there."""
+    if message.holder is not None and (performer is None or performer.id != message.holder.id):
+        return False
     return message.to in (None, "this") or receiver is None or message.to == receiver
 
 
-def available(ctx: Context, trigger: s.Trigger, receiver: str | None) -> bool:
+def available(ctx: Context, trigger: s.Trigger, receiver: str | None, performer: ObjectRef | None = None) -> bool:
     """Whether a message the trigger would take is on the bus (nothing is taken)."""
-    return any(_for(m, receiver) and matches(ctx, trigger, m) for m in ctx.bus)
+    return any(_for(m, receiver, performer) and matches(ctx, trigger, m) for m in ctx.bus)
 
 
-def take(ctx: Context, trigger: s.Trigger, receiver: str | None) -> Message | None:
+def take(ctx: Context, trigger: s.Trigger, receiver: str | None, performer: ObjectRef | None = None) -> Message | None:
     """The oldest message on the bus the trigger matches, taken off it; None when there is none."""
     for i, message in enumerate(ctx.bus):
-        if not _for(message, receiver):
+        if not _for(message, receiver, performer):
             continue
         if matches(ctx, trigger, message):
             ctx.journal.touch(ctx.bus)

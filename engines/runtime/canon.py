@@ -114,7 +114,9 @@ class Canon:
             if obj is not None:
                 parts.append(name + "{" + ",".join(f"{k}={self.value(obj.values[k])}" for k in sorted(obj.values)) + "}")
         if world.bus:
-            parts.append("bus:" + ";".join(f"{self.value(m.payload)}>{m.to}" for m in world.bus))
+            parts.append("bus:" + ";".join(f"{self.value(m.payload)}>{m.to}"
+                                           + (f"@{self.value(m.holder)}" if m.holder is not None else "")
+                                           for m in world.bus))
         now = world.clock.now
         parts.append((now.numerator, now.denominator))  # a Fraction hashes slowly
         return tuple(parts)

@@ -12,7 +12,7 @@ from engines.runtime.actions.tokens import BodyRun, Flow, Token, Write
 from engines.runtime.behavior import Move
 from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.limits import stack_exhausted
-from engines.runtime.values import Value
+from engines.runtime.values import ObjectRef, Value
 from engines.runtime.world import Context
 from ir import syntax as s
 from ir.connections import Connection
@@ -76,6 +76,11 @@ class RunCore(ABC):
     def _condition(self, keyword: str, expr: s.Expr, frame: Frame, depth: int) -> bool: ...
 
     performer: str | None
+
+    @property
+    def performing(self) -> ObjectRef | None:
+        """The object performing the action (an instance's), whose messages its accepts may take."""
+        return self.root.frame.performer
 
     @property
     @abstractmethod

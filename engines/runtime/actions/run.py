@@ -630,7 +630,7 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
                 return True, True
             token.waiting_accept = True
             return False, False
-        message = take(self.ctx, trigger, node.name)
+        message = take(self.ctx, trigger, node.name, self.performing)
         if message is None:
             token.waiting_accept = True
             return False, False

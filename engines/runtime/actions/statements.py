@@ -135,13 +135,13 @@ class StatementRunner(RunCore):
             self.ctx.clock.advance_to(self.ctx.clock.now + seconds(duration))
             return
         while True:
-            message = take(self.ctx, trigger, None)
+            message = take(self.ctx, trigger, None, self.performing)
             if message is not None:
                 if trigger.payload:
                     self.ctx.journal.touch(frame)
                     frame.values[trigger.payload] = message.payload
                 return
-            yield Wait("message", lambda: available(self.ctx, trigger, None))
+            yield Wait("message", lambda: available(self.ctx, trigger, None, self.performing))
 
     def _calc_usage(self, stmt: s.Usage, frame: Frame) -> None:
         """A calc usage computes when its result is read, from its inputs' values then."""

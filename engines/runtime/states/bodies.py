@@ -5,11 +5,11 @@ round, and the messages they send, taken into the pool."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from fractions import Fraction
 
 from engines.errors import GuardNotBoolean
 from engines.runtime.actions.tokens import BodyRun, Flow, FlowKind, Wait
-from engines.runtime.bus import Message
 from engines.runtime.evaluate import Frame
 from engines.runtime.states.core import DoRun, Event, MachineCore, MachineError, signal_name
 from engines.runtime.states.layout import Behavior, Transition, Vertex
@@ -265,7 +265,7 @@ class Bodies(MachineCore):
                 continue
             self.ctx.journal.touch(bus)
             ref = self.ctx.materialize(el.name, el.qualified_name, dict(payload.fields))
-            bus[i] = Message(ref, message.to, message.sender, message.via)
+            bus[i] = replace(message, payload=ref)
 
     def accepts(self, name: str) -> bool:
         """Whether some transition of the machine is triggered by the signal `name`."""

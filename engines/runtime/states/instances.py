@@ -211,10 +211,11 @@ class Instantiation:
     def route(self, sender: MachineRun | None = None, own: InstanceObject | None = None) -> None:
         """The messages a machine (or an action the object `own` performs) sent: one addressed (`to
         this`, `to peer`) to the machines of the object it names, whatever they accept (what none
-        takes is unmatched there); one sent via a connected port over the connection; one addressed
-        to no one to every other machine whose transitions accept its signal. A message no machine
-        there accepts stays on the bus when an action performed there (or, undirected, anywhere in
-        the instance) may accept it: an action's accept takes it as it takes any message."""
+        takes is unmatched there); one sent via a connected port over the connection, to the machines
+        of the objects at its far ends; one addressed to no one to every other machine whose
+        transitions accept its signal. A message that reaches an object none of whose machines accepts
+        it stays on the bus for the actions that object performs (and only theirs: `Message.holder`);
+        one addressed to no one that no machine accepts stays for any action of the instance."""
         if own is None:
             assert sender is not None
             own = self.object_of(sender)
@@ -222,20 +223,17 @@ class Instantiation:
         kept: list[Message] = []
         for message in list(bus):
             name = signal_name(message.payload, self.ctx)
-            if message.to is not None:
-                target = self._addressed(own, sender, message.to)
-                if target.actions and not any(m.accepts(name) for m in target.machines):
-                    kept.append(Message(message.payload, "this", message.sender, message.via))
+            if message.to is not None or message.via is not None:
+                targets = ([self._addressed(own, sender, message.to)] if message.to is not None
+                           else self._linked(own, message.via or ""))
+                if targets:
+                    for target in targets:
+                        if target.actions and not any(m.accepts(name) for m in target.machines):
+                            kept.append(Message(message.payload, "this", message.sender, message.via, target.ref))
+                            continue
+                        for machine in target.machines:
+                            machine.post(message.payload)
                     continue
-                for machine in target.machines:
-                    machine.post(message.payload)
-                continue
-            linked = self._linked(own, message.via) if message.via is not None else []
-            if linked:
-                for obj in linked:
-                    for machine in obj.machines:
-                        machine.post(message.payload)
-                continue
             takers = [m for m in self.machines if m is not sender and m.accepts(name)]
             if not takers and any(o.actions for o in self.objects):
                 kept.append(message)
@@ -246,7 +244,7 @@ class Instantiation:
             bus[:] = kept
 
     def _linked(self, own: InstanceObject, via: str) -> list[InstanceObject]:
-        """The objects with a machine at the far ends of the connections (through the bindings that
+        """The objects with a machine or a performed action at the far ends of the connections (through the bindings that
         delegate one port to another) from the port `via` names: a port of `own`, or of the object a
         feature of `own` names (`context.toM1`, `context` bound to the part performing)."""
         holder, _, port = via.rpartition(".")
@@ -268,7 +266,7 @@ class Instantiation:
                         seen.add(y)
                         todo.append(y)
         paths = {p for p, _ in seen if p != start.path}
-        return [o for o in self.objects if o.path in paths and o.machines]
+        return [o for o in self.objects if o.path in paths and (o.machines or o.actions)]
 
     def _is_port(self, owner: Element, written: str) -> bool:
         name = written.replace("::", ".").split(".")[0]

@@ -359,3 +359,61 @@ def test_a_property_reads_a_feature_two_parts_down_and_both_machines_of_an_objec
     twice = check_machine(prog, "House", script("Go to room.lamp", "Go to room.lamp"), BOUNDS, properties=("oneLit",),
                           part=True)
     assert twice.verdict is Verdict.EXHAUSTIVE and values_of(twice, "room.lamp.lit") == {"1"}
+
+
+# A plant with two loggers: each performs an action that accepts one Reading and counts it. The sensor's
+# machine sends its Reading via its port `outp` (SENDER "port"), which a connection links to `logger`'s
+# `inp` alone; or the plant's own action sends it `to spare` (SENDER "to"). Either way the message
+# reaches one object, and only that object's action may take it: the other logger waits for ever (a
+# deadlock), on every schedule. A message left on the bus for actions used to be taken by whichever
+# logger's accept came first.
+LOGGERS = """
+package plant {
+    private import ScalarValues::*;
+    attribute def Reading;
+    attribute def Tick;
+    port def ReadingPort;
+    part def Sensor {
+        port outp : ReadingPort;
+        exhibit state sensing {
+            entry; then idle;
+            state idle;
+            state sent;
+            transition first idle accept Tick do send new Reading() via outp then sent;
+        }
+    }
+    part def Logger {
+        port inp : ReadingPort;
+        attribute logged : Integer = 0;
+        perform action log {
+            accept r : Reading;
+            then assign logged := logged + 1;
+        }
+    }
+    part def Plant {
+        part sensor : Sensor;
+        part logger : Logger;
+        part spare : Logger;
+        connect sensor.outp to logger.inp;
+        SENDER
+    }
+}
+"""
+
+
+@pytest.mark.parametrize(("sender", "reached", "waits"), [
+    ("", ("1", "0"), "spare.log"),
+    ("perform action kick { send new Reading() to spare; }", ("0", "1"), "logger.log"),
+])
+def test_a_message_reaches_the_action_of_the_object_it_was_delivered_to(sender: str, reached: tuple[str, str],
+                                                                         waits: str) -> None:
+    prog = program(LOGGERS.replace("SENDER", sender))
+    env = script("Tick to sensor") if not sender else Script()
+    for reduce in (True, False):
+        result = check_machine(prog, "Plant", env, BOUNDS, reduce=reduce, part=True)
+        (deadlock,) = result.violations  # a deadlock is no outcome: the check lists it alone
+        assert deadlock.kind == "deadlock" and deadlock.text.startswith(waits + ":")
+    explored = explore_machine(prog, "Plant", env, Bounds(runs=5_000), part=True)
+    (ending,) = explored.outcomes
+    assert (dict(ending.values)["logger.logged"], dict(ending.values)["spare.logged"]) == reached
+    assert ending.error is not None and waits in ending.error
