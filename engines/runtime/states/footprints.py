@@ -282,14 +282,18 @@ class MachineFootprints:
         return Footprint(reads=frozenset({self.key("timers"), self.key("pool")}),
                          writes=frozenset({CLOCK, self.key("timers")}))
 
-    def place(self, actor: int) -> tuple[object, ...]:
+    def place(self, actor: int, active: tuple[int, ...] | None = None,
+              pending: dict[int, tuple[int, ...]] | None = None) -> tuple[object, ...]:
         """Where an actor stands, as far as its moves' footprints and its future depend on it: the
         reducer remembers persistent sets per places (engines/check/reduce.py), so an actor's place must
-        change whenever what `footprint` or `future` answers for it may."""
+        change whenever what `footprint` or `future` answers for it may. Where the caller places several
+        actors at one state, `active` (the active states' orders, sorted) and `pending` (the completed
+        states' orders by the region they are drawn in, in queue order: `pending_by_region`)."""
         machine = self.machine
         if actor == ENVIRONMENT:
             return ("environment",)
-        active = tuple(sorted(v.order for v in machine.active))
+        if active is None:
+            active = tuple(sorted(v.order for v in machine.active))
         if actor >= UNITS:
             return ("other", actor)
         if actor == DISPATCHER:
@@ -297,8 +301,9 @@ class MachineFootprints:
                     tuple(sorted(tm.transition.index for tm in machine.timers)))
         if actor >= REGIONS:
             region = actor - REGIONS
-            return ("completion", machine.status, active,
-                    tuple(v.order for v in machine.completions if _region(v) == region))
+            mine = (pending.get(region, ()) if pending is not None
+                    else tuple(v.order for v in machine.completions if _region(v) == region))
+            return ("completion", machine.status, active, mine)
         return ("do", actor - 1, machine.status, active, self.may_end(actor - 1))
 
     def enablers(self, actor: Actor) -> list[int] | None:
@@ -477,6 +482,15 @@ def _timed(v: Vertex) -> bool:
     """Whether a transition out of `v` waits for time (`accept after`, `accept at`)."""
     return any(t.trigger is not None and t.trigger.kind in (s.TriggerKind.AFTER, s.TriggerKind.AT)
                for t in v.outgoing)
+
+
+def pending_by_region(completions: list[Vertex]) -> dict[int, tuple[int, ...]]:
+    """The completed states waiting for their completion events, by the region each is drawn in, each
+    region's in queue order."""
+    out: dict[int, list[int]] = {}
+    for v in completions:
+        out.setdefault(_region(v), []).append(v.order)
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def _region(v: Vertex) -> int:

@@ -155,9 +155,18 @@ def state_graph(model: Model, machine: Element) -> StateGraph:
     return graph
 
 
+_SHAPES: weakref.WeakKeyDictionary[Model, dict[str, Shape]] = weakref.WeakKeyDictionary()
+
+
 def shape_of(model: Model, machine: Element) -> Shape:
-    """The machine's lowered StateGraph (ir/lower/states.py) as the tree the runtime walks."""
-    return shape_from_graph(state_graph(model, machine))
+    """The machine's lowered StateGraph (ir/lower/states.py) as the tree the runtime walks, built once
+    per model: a run never changes its vertices or transitions (what it holds of them is its own), so
+    every start of the machine (a check's witness replays among them) shares one."""
+    shapes = _SHAPES.setdefault(model, {})
+    shape = shapes.get(machine.qualified_name)
+    if shape is None:
+        shape = shapes[machine.qualified_name] = shape_from_graph(state_graph(model, machine))
+    return shape
 
 
 def shape_from_graph(graph: StateGraph) -> Shape:

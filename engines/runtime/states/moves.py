@@ -39,7 +39,7 @@ from engines.runtime.snapshot import Snapshot, SnapshotError
 from engines.runtime.states.core import DoRun, Event, Firing, Timer
 from engines.runtime.states.dispatch import Dispatch
 from engines.runtime.states.footprints import ENVIRONMENT as _ENVIRONMENT
-from engines.runtime.states.footprints import MachineFootprints
+from engines.runtime.states.footprints import MachineFootprints, pending_by_region
 from engines.runtime.states.layout import Transition, Vertex
 from engines.runtime.states.units import Front, Steps, Task, run_whole
 from engines.runtime.values import spell
@@ -475,7 +475,9 @@ class MachineMoves(Reported, Dispatch):
             if _completer(v) not in ids:
                 ids.append(_completer(v))
         ids.extend(1 + v.order for v in sorted(self.dos, key=lambda v: v.order))
-        out = [Actor(i, prints.place(i)) for i in ids]
+        active = tuple(sorted(v.order for v in self.active))
+        pending = pending_by_region(self.completions)
+        out = [Actor(i, prints.place(i, active, pending)) for i in ids]
         if self.front is not None:
             # a chain stands where it is named and how far it has gone (a unit move's option is None)
             out.extend(Actor(_UNITS + task.number, ("unit", task.name, task.taken, task.number))
