@@ -34,6 +34,7 @@ from itertools import permutations, product
 from engines.errors import RunError
 from engines.runtime.actions.tokens import Terminated
 from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Summary, Travelled
+from engines.runtime.canon import Canon
 from engines.runtime.evaluate import Frame
 from engines.runtime.snapshot import Snapshot, SnapshotError
 from engines.runtime.states.core import DoRun, Event, Firing, Timer
@@ -42,7 +43,6 @@ from engines.runtime.states.footprints import ENVIRONMENT as _ENVIRONMENT
 from engines.runtime.states.footprints import MachineFootprints, pending_by_region
 from engines.runtime.states.layout import Transition, Vertex
 from engines.runtime.states.units import Front, Steps, Task, run_whole
-from engines.runtime.values import spell
 from engines.runtime.world import Context
 from ir import syntax as s
 from ir.graphs import Footprint
@@ -445,15 +445,14 @@ class MachineMoves(Reported, Dispatch):
         would make every cycle endless)."""
         now = self.ctx.clock.now
         canon_frame: list[object] = []
-        from engines.runtime.canon import Canon
-
-        Canon(self.ctx, readable).frame(self.frame, canon_frame, "", set())
+        canon = Canon(self.ctx, readable)
+        canon.frame(self.frame, canon_frame, "", set())
         return (
             self.status,
             tuple(sorted(v.order for v in self.active)),
             tuple(sorted((h.order, tuple(v.order for v in vs)) for h, vs in self.histories.items())),
-            tuple(_event_key(e) for e in self.pool),
-            tuple(_event_key(e) for e in self.deferred),
+            tuple(_event_key(e, canon) for e in self.pool),
+            tuple(_event_key(e, canon) for e in self.deferred),
             tuple(v.order for v in self.completions),
             tuple(sorted(v.order for v in self.complete)),
             tuple((tm.due - now, tm.transition.index, tm in self.due_batch)
@@ -641,7 +640,9 @@ def _transition_text(t: Transition) -> str:
     return t.label() if alike == 1 else f"{t.label()}#{t.index}"
 
 
-def _event_key(event: Event) -> tuple[object, ...]:
+def _event_key(event: Event, canon: Canon) -> tuple[object, ...]:
+    """An event as the state holds it: a payload object by what it holds (`Hello{who=1}`), not by its
+    number, which two schedules may give objects holding different values."""
     payload = event.payload
-    return (event.kind, event.name, spell(payload) if payload is not None else None,
+    return (event.kind, event.name, canon.value(payload) if payload is not None else None,
             event.transition.index if event.transition is not None else None)
