@@ -31,3 +31,16 @@ def seconds(duration: Value) -> Fraction:
     if isinstance(duration, float):
         return Fraction(duration)
     raise EvaluationError(f"'accept after' needs a duration, got {type_name(duration)}")
+
+
+def instant(value: Value) -> Fraction:
+    """A time instant (`accept at 5`): the clock reading it names, in seconds; a duration (`5 [s]`) is
+    refused, as it names no instant."""
+    from engines.runtime.values import spell
+
+    if isinstance(value, Quantity):
+        raise EvaluationError(f"'accept at' takes a time instant, got the duration {spell(value)} (write "
+                              "'accept after' for a time after entry)")
+    if isinstance(value, (int, Fraction, float)) and not isinstance(value, bool):
+        return Fraction(value)
+    raise EvaluationError(f"'accept at' needs a time instant, got {type_name(value)}")

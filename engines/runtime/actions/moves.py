@@ -124,7 +124,7 @@ class MoveProbes(RunCore):
         if accept is None:
             return True
         trigger = accept.trigger
-        if trigger.kind is s.TriggerKind.AFTER:
+        if trigger.kind in (s.TriggerKind.AFTER, s.TriggerKind.AT):
             return token.wake is None or self.ctx.clock.now >= token.wake
         if trigger.kind is s.TriggerKind.WHEN:
             assert trigger.expression is not None

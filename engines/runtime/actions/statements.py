@@ -11,7 +11,7 @@ from engines.runtime.actions.connections import pin_path
 from engines.runtime.actions.core import RunCore
 from engines.runtime.actions.tokens import BodyRun, Flow, FlowKind, Terminated, Wait, Write
 from engines.runtime.bus import Message, available, take
-from engines.runtime.clock import seconds
+from engines.runtime.clock import instant, seconds
 from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.operators import MAX_SEQUENCE
 from engines.runtime.trace import Trace
@@ -129,10 +129,11 @@ class StatementRunner(RunCore):
 
     def _accept_statement(self, stmt: s.Accept, frame: Frame) -> BodyRun:
         trigger = stmt.trigger
-        if trigger.kind is s.TriggerKind.AFTER:
+        if trigger.kind in (s.TriggerKind.AFTER, s.TriggerKind.AT):
             assert trigger.expression is not None
-            duration = self.evaluator.eval(trigger.expression, frame, 0)
-            self.ctx.clock.advance_to(self.ctx.clock.now + seconds(duration))
+            when = self.evaluator.eval(trigger.expression, frame, 0)
+            self.ctx.clock.advance_to(self.ctx.clock.now + seconds(when) if trigger.kind is s.TriggerKind.AFTER
+                                      else instant(when))
             return
         while True:
             message = take(self.ctx, trigger, None, self.performing)

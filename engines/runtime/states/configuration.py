@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
-from engines.runtime.clock import seconds
+from engines.errors import EvaluationError
+from engines.runtime.clock import instant, seconds
 from engines.runtime.evaluate import Frame
 from engines.runtime.states.bodies import Bodies
 from engines.runtime.states.core import DoRun, Event, MachineError, Timer, transition_line
 from engines.runtime.states.layout import Behavior, Transition, Vertex, VertexKind
 from engines.runtime.states.units import HELD, UNIT, Par, Steps, run_whole
-from engines.runtime.values import Quantity, spell
 from ir import syntax as s
 
 
@@ -285,11 +285,10 @@ class Configuration(Bodies):
                     duration = self.host.evaluator.eval(trig.expression, self.frame, 0)
                     due = self.ctx.clock.now + seconds(duration)
                 elif trig.kind is s.TriggerKind.AT:
-                    instant = self.host.evaluator.eval(trig.expression, self.frame, 0)
-                    if isinstance(instant, Quantity):
-                        raise MachineError(f"transition {t.label()}: 'accept at' takes a time instant, got the "
-                                           f"duration {spell(instant)} (write 'accept after' for a time after entry)")
-                    due = seconds(instant)
+                    try:
+                        due = instant(self.host.evaluator.eval(trig.expression, self.frame, 0))
+                    except EvaluationError as bad:
+                        raise MachineError(f"transition {t.label()}: {bad}") from None
                 else:
                     continue
                 self.timer_seq += 1

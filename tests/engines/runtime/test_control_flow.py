@@ -56,6 +56,10 @@ ANSWERS = [
     Answer("triggers_then", "triggers::Watch",
            {"alarm": "true", "got": "11", "level": "9", "timedOut": "true"},
            _outcomes({"alarm": "true", "got": "11", "level": "9", "timedOut": "true"})),
+    # An absolute instant (`accept at 6`) between two relative waits: the gate reads the fuel of the
+    # first fill only (it waited for a message that never comes, a deadlock, before `at` was a time).
+    Answer("fuel_deadline", "fueling::Launch", {"fuel": "2", "checked": "1"},
+           _outcomes({"fuel": "2", "checked": "1"})),
     # Class 10: a terminate in one fork branch ends the whole action wherever the other branch stands.
     # Before a pass, between a pass's two writes, between passes, after the loop:
     Answer("booking_race", "booking::Booking", {"free": "0", "sold": "2", "closed": "true"},
@@ -135,3 +139,12 @@ def test_a_for_loop_over_a_scalar_fails_in_a_fine_run_too() -> None:
         " action a { for i in x { assign n := n + i; } } action b { assign x := 4; } } }", "p.sysml")]))
     explored = explore(program, "p::A", Bounds(runs=100))
     assert {o.error for o in explored.outcomes} == {"'for' iterates a collection, and an Integer is not one"}
+
+
+def test_accept_at_a_duration_is_a_run_error_naming_accept_after() -> None:
+    """`accept at` names an instant; `5 [s]` is a duration, refused as a machine's transition refuses it."""
+    text = (MODELS / "fuel_deadline.sysml").read_text(encoding="utf-8").replace("accept at 6;", "accept at 6 [s];")
+    program = Program(ir.resolve([ir.parse(text, "fuel.sysml")]))
+    explored = explore(program, "fueling::Launch", Bounds(runs=100))
+    assert {o.error for o in explored.outcomes} == {
+        "'accept at' takes a time instant, got the duration 6 [s] (write 'accept after' for a time after entry)"}
