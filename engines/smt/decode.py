@@ -138,15 +138,24 @@ def replay(un: Unrolled, program: Program, subject: str, schedule: list[Choice],
     fix_inputs(run, inputs)
     locate = Locator(un.net)
     lines: list[ChoiceLine] = []
-    for step, choice in enumerate(schedule, start=1):
+    moves = [c for c in schedule if not c.clock]
+    for choice in schedule:
+        step = len(lines) + 1  # the move's number: time passing is none (the interpreter's replays agree)
         if run.finished:
             raise Disagreement(f"step {step}: the solver moves on, but the interpreter's run has ended")
+        if choice.clock:
+            enabled = run.enabled_moves()
+            if enabled or not run.let_time_pass():
+                listed = ", ".join(m.label for m in enabled) or "none, and nothing waits"
+                raise Disagreement(f"step {step}: the solver lets time pass, where the interpreter has moves"
+                                   f" enabled: {listed}")
+            continue
         move = locate.move_for(run, choice, step)
         lines.append(ChoiceLine(step, move.label, tuple(m.label for m in run.enabled_moves())))
         try:
             run.apply(move)
         except RunError:
-            if step != len(schedule):
+            if step != len(moves):
                 raise Disagreement(f"step {step}: the interpreter fails with {run.error}, the solver goes on") \
                     from None
             break
@@ -184,6 +193,8 @@ def witness(un: Unrolled, program: Program, subject: str, run: Run, lines: list[
 
 
 def describe_choice(net: Net, choice: Choice) -> str:
+    if choice.clock:
+        return "time passes"
     place = net.places[choice.place]
     text = place.label
     if place.act is Act.DECIDE and choice.branch:

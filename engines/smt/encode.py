@@ -25,10 +25,19 @@ from ir.resolve import lookup
 
 @dataclass(frozen=True)
 class Choice:
-    """A move the schedule may take: the token at `place` (a decision's `branch` when its guards overlap)."""
+    """A move the schedule may take: the token at `place` (a decision's `branch` when its guards overlap),
+    or (`place` CLOCK) time passing to the earliest wake of an `accept after`, as a run lets it pass
+    where no move is enabled (no move of the interpreter's: a replay lets time pass itself)."""
 
     place: int
     branch: str | None = None
+
+    @property
+    def clock(self) -> bool:
+        return self.place == CLOCK
+
+
+CLOCK = -1
 
 
 @dataclass
@@ -118,6 +127,9 @@ class _Move:
 
     def arrive(self, pc: Any, flow: int, node: int, via: int | None) -> None:
         target = self.net.places[self.net.flows[flow].places[node]]
+        if target.act is Act.AFTER:
+            # each token waits from its own arrival, which the place's one wake cannot count apart
+            self.set(z3.And(pc, self.b.some(self.st, ("cnt", target.index))), "ovf", z3.BoolVal(True))
         if target.multiplicity > 1:
             # a token reaching a step whose performances are under way would start a group of its own,
             # which the place does not count apart: the bound reached, never a wrong answer
@@ -238,6 +250,8 @@ class _Move:
         elif act is Act.WHEN:
             pc, _ = self.condition(pc, place.flow, self.b.when_of(place))
             self.follow(pc, place)
+        elif act is Act.AFTER:
+            self.wait(pc, place)
         elif act is Act.TERMINATE:
             self.terminate(pc, place.flow)
         elif act is Act.WHILE:
@@ -246,6 +260,31 @@ class _Move:
             pc, cond = self.condition(pc, place.flow, stmt.condition)
             self.follow(z3.And(pc, z3.Not(cond)), place)
             self.go_inside(z3.And(pc, cond), place, place.children[0])
+
+    def wait(self, pc: Any, place: Place) -> None:
+        """An `accept after` (`at`): its first move sets the wake (now + the duration, or the instant) and
+        goes on at once if that is not later than now; a later move (enabled once the clock reaches the
+        wake) goes on."""
+        now, armed, wake = self.st["now"], self.st[("armed", place.index)], self.st[("wake", place.index)]
+        due = z3.If(armed, wake, z3.RealVal(place.duration) if place.absolute else now + z3.RealVal(place.duration))
+        goes = z3.And(pc, now >= due)
+        self.set(pc, ("wake", place.index), due)
+        self.set(pc, ("armed", place.index), z3.Not(now >= due))
+        self.follow(goes, place)
+
+    def pass_time(self) -> None:
+        """The clock moves to the earliest wake still to come (the move is enabled only where no other
+        is, and some wait is armed)."""
+        now = self.st["now"]
+        earliest, found = now, z3.BoolVal(False)
+        for place in self.net.places:
+            if place.act is not Act.AFTER:
+                continue
+            armed, wake = self.st[("armed", place.index)], self.st[("wake", place.index)]
+            later = z3.And(armed, wake > now)
+            earliest = z3.If(z3.And(later, z3.Or(z3.Not(found), wake < earliest)), wake, earliest)
+            found = z3.Or(found, later)
+        self.st["now"] = earliest
 
     def group(self, pc: Any, place: Place) -> None:
         """A step of multiplicity m: the first move puts m performances at the place; each then performs
@@ -581,6 +620,8 @@ class Builder:
                     if not e.is_else and name not in names:
                         names.append(name)
                 out.extend(Choice(place.index, n) for n in names)
+        if self.net.clocked:
+            out.append(Choice(CLOCK))
         return out
 
     def _slot_parts(self) -> tuple[str, ...]:
@@ -619,11 +660,15 @@ class Builder:
             if place.act is Act.FOR:
                 keys.extend((("started", place.index), ("pass", place.index), ("lo", place.index),
                              ("n", place.index)))
+            if place.act is Act.AFTER:
+                keys.extend((("armed", place.index), ("wake", place.index)))
         for f in self.net.features:
             keys.extend((("val", f.index), ("has", f.index)))
             if f.payload:
                 keys.append(("frac", f.index))
         keys.extend(("made", part.index) for part in self.net.parts)
+        if self.net.clocked:
+            keys.append("now")
         if self.net.messages:
             for i in range(self.net.bus_slots()):
                 keys.extend((part, i) for part in (*self.slot_parts, "occ"))
@@ -633,11 +678,13 @@ class Builder:
         name = f"{copy}{key}@{step}"
         if key == "err":
             return z3.BitVec(name, ERR_BITS)
+        if key == "now":
+            return z3.Real(name)
         if key[0] in ("tag", "to"):
             return z3.BitVec(name, TAG_BITS)
         if key[0] == "int":
             return z3.Int(name)
-        if key[0] == "real":
+        if key[0] in ("real", "wake"):
             return z3.Real(name)
         if key[0] == "text":
             return z3.String(name)
@@ -645,7 +692,7 @@ class Builder:
             return z3.Bool(name) if key in self.safe else z3.BitVec(name, COUNT_BITS)
         if key[0] in ("pass", "lo", "n", "grp"):
             return z3.Int(name)
-        if key == "ovf" or key[0] in ("in", "has", "started", "begun", "frac", "flag", "made", "occ"):
+        if key == "ovf" or key[0] in ("in", "has", "started", "begun", "frac", "flag", "made", "occ", "armed"):
             return z3.Bool(name)
         feature = self.net.features[key[1]]
         return variable(name, feature.sort, self.enums)
@@ -749,8 +796,14 @@ class Builder:
         return z3.And(conds)
 
     def enabled(self, st: State, choice: Choice) -> Any:
-        place = self.net.places[choice.place]
         live = st["err"] == 0
+        if choice.clock:
+            # time passes only where nothing can move and something waits for a later instant
+            others = [self.enabled(st, ch) for ch in self.choices if not ch.clock]
+            waiting = [z3.And(st[("armed", p.index)], st[("wake", p.index)] > st["now"])
+                       for p in self.net.places if p.act is Act.AFTER]
+            return z3.And(live, z3.Not(z3.Or(others)), z3.Or(waiting))
+        place = self.net.places[choice.place]
         if place.joinlike:
             anyone = z3.Or([self.some(st, ("via", place.index, src)) for src in self.net.sources(place)])
             return z3.And(live, anyone, self.awaited_ok(st, place))
@@ -759,6 +812,9 @@ class Builder:
             assert place.matcher is not None
             return z3.And(live, here, z3.Or([z3.And(st[("occ", i)], self.takes(st, place, i))
                                              for i in range(self.net.bus_slots())]))
+        if place.act is Act.AFTER:
+            armed, wake = st[("armed", place.index)], st[("wake", place.index)]
+            return z3.And(live, here, z3.Or(z3.Not(armed), st["now"] >= wake))
         if place.act is Act.WHEN:
             trigger = self.when_of(place)
             term, err = self.translate(st, place.flow, trigger, place.node.name)
@@ -795,7 +851,8 @@ class Builder:
         each with its value when it holds nothing (a `terminate;` drops them)."""
         out = []
         for key in self.keys:
-            if isinstance(key, tuple) and key[1] == place and key[0] in ("cnt", "via", "in", "started", "grp"):
+            if isinstance(key, tuple) and key[1] == place and key[0] in ("cnt", "via", "in", "started", "grp",
+                                                                         "armed"):
                 out.append((key, self.none(key) if key[0] in ("cnt", "via") else
                             z3.IntVal(0) if key[0] == "grp" else z3.BoolVal(False)))
         return out
@@ -849,6 +906,10 @@ class Builder:
     # -- the relation
 
     def step(self, st: State, choice: Choice) -> State:
+        if choice.clock:
+            move = _Move(self, st, self.net.places[0])
+            move.pass_time()
+            return move.st
         place = self.net.places[choice.place]
         move = _Move(self, st, place)
         move.perform(z3.BoolVal(True), place, choice.branch)
@@ -900,7 +961,11 @@ class Builder:
                 out.append(st[("grp", place.index)] == 0)
             if ("pass", place.index) in st:
                 out.extend([st[("pass", place.index)] == 0, st[("lo", place.index)] == 0, st[("n", place.index)] == 0])
+            if ("armed", place.index) in st:
+                out.extend([st[("armed", place.index)] == z3.BoolVal(False), st[("wake", place.index)] == 0])
         out.extend(st[("made", part.index)] == z3.BoolVal(part.declared) for part in self.net.parts)
+        if "now" in st:
+            out.append(st["now"] == 0)
         if self.net.messages:
             for i in range(self.net.bus_slots()):
                 out.extend(st[(part, i)] == slot_zero(part) for part in (*self.slot_parts, "occ"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from fractions import Fraction
 
 from engines.errors import EngineError
 from engines.runtime import Program
@@ -52,6 +53,7 @@ class Act(Enum):
     SEND = "send"  # the payload read and put on the bus, last
     ACCEPT = "accept"  # the oldest message on the bus the trigger takes, its payload held; waits while none
     WHEN = "accept when"  # waits until the condition holds
+    AFTER = "accept after"  # (or at) its first move sets when it wakes; it goes on once the clock reaches that
     TERMINATE = "terminate"  # `terminate;`: every token of the performance its flow is dropped; it ends
 
 
@@ -164,6 +166,8 @@ class Place:
     touches: tuple[int, ...] = ()  # the parts (Net.parts) whose features a move here reads or writes
     multiplicity: int = 1  # a step `a[3]`: its first move starts the performances, each then a move
     matcher: Matcher | None = None  # ACCEPT: what it takes; its payload feature, if named, in `locals`
+    duration: Fraction = Fraction(0)  # AFTER: how long it waits, in seconds (a constant)...
+    absolute: bool = False  # ...or (`accept at`) the instant it waits for
     encloses: bool = True  # ENTER: names its flow does not hold are read around the node (not so for a
     # performed action, unless the usage states statements of its own)
 
@@ -178,6 +182,11 @@ class Net:
     signals: list[str] = field(default_factory=list)  # the signals sent or accepted (short names), tagged by index
     receivers: list[str] = field(default_factory=list)  # the names sends address (`send 5 to counter`), by index
     parts: list[Part] = field(default_factory=list)
+
+    @property
+    def clocked(self) -> bool:
+        """Some place waits on the clock (`accept after`): the state holds the time and each wait's wake."""
+        return any(p.act is Act.AFTER for p in self.places)
 
     @property
     def messages(self) -> bool:
@@ -570,6 +579,11 @@ class _Builder:
         if trigger.kind is s.TriggerKind.WHEN:
             place.act = Act.WHEN
             return
+        if trigger.kind in (s.TriggerKind.AFTER, s.TriggerKind.AT):
+            place.act = Act.AFTER
+            place.absolute = trigger.kind is s.TriggerKind.AT
+            place.duration = self._duration(trigger, name, place)
+            return
         if trigger.kind is not s.TriggerKind.SIGNAL or trigger.subsets is not None or trigger.via is not None:
             raise NotCovered(name, f"accept {trigger.kind.value}" if trigger.kind is not s.TriggerKind.SIGNAL
                              else "an accept of a part's message or through a port")
@@ -594,6 +608,28 @@ class _Builder:
             raise NotCovered(name, f"the payload '{trigger.payload}', a name another feature reports")
         self.net.features.append(feature)
         place.locals = (feature.index,)
+
+    def _duration(self, trigger: s.Trigger, where: str, place: Place) -> Fraction:
+        """An `accept after`'s wait (or an `accept at`'s instant) in seconds, as the interpreter counts it
+        (engines/runtime/clock.py): one that reads no feature, so every token waits as long; a body
+        statement's wait (the interpreter's clock jumps within the performance) is refused."""
+        from engines.errors import RunError
+        from engines.runtime.clock import instant, seconds
+
+        kind = trigger.kind.value
+        if place.node.kind is NodeKind.STATEMENT:
+            raise NotCovered(where, f"accept {kind} as a statement of a body")
+        expr = trigger.expression
+        magnitude = expr.base if isinstance(expr, s.Index) and isinstance(expr.index, s.Name) else expr  # `5 [s]`
+        if expr is None or any(True for _ in names_read(magnitude)):
+            raise NotCovered(where, f"accept {kind} a time that reads a feature")
+        run = self.program.start_action(self.action.qualified_name, fine=True)
+        try:
+            with run.ctx.trace.quiet():
+                value = run.evaluator.eval(expr, run.root.frame, 0)
+            return instant(value) if trigger.kind is s.TriggerKind.AT else seconds(value)
+        except RunError as bad:
+            raise NotCovered(where, f"accept {kind} a time the interpreter refuses ({bad})") from None
 
     def _matcher(self, trigger: s.Trigger, where: str) -> tuple[Matcher, Sort | None]:
         if trigger.signal is None:
@@ -851,7 +887,8 @@ def _flow_moves(net: Net, flow: int, safe: set[tuple[str, int] | tuple[str, int,
                     return None
                 inner = max(inner, moves)
         group = place.multiplicity if place.multiplicity > 1 else 0  # the move starting them, then each
-        total += count * (1 + inner + group)
+        waits = 2 if place.act is Act.AFTER else 0  # an accept after: its wake set, time passing, then on
+        total += count * (1 + inner + group + waits)
         if count * entries <= 1 and not group:
             safe.add(("cnt", place.index))
         for e in graph.outgoing(n):

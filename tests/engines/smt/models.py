@@ -695,3 +695,147 @@ TERMINATE = """package t {
 	}
 }
 """
+
+
+# Timers: `accept after` on the run's one clock. Time passes only where no move is enabled (the
+# interpreter's let_time_pass, as check and explore let it), to the earliest wake still to come; a
+# wait's first move sets its wake (now + its duration) and goes on at once when that is not later.
+# - Watchdog: the worker's two moves come before the watchdog's 5 s are up (nothing else waits on
+#   time), so the watchdog always sees the doubled value: seen = 4, on every schedule.
+# - Stagger: waits of 3 s and 5 s fix the order of their writes by the clock: x = 12. Tie: two waits of
+#   5 s are due at one instant, and either may go first: x = 12 or 21.
+# - Delayed: a sender waits 2 s and sends 5; the listener's accept waits for it: got = 5.
+# - Poll: a loop that waits 1 s per round and counts to 3 (AtMostThree holds on every run).
+# - Heartbeat: a loop that never ends, flipping level each second: Binary holds at every state, for
+#   ever (k-induction: the clock's wake is armed only while a token waits, which the invariant says).
+# - Instant: a wait of 0 s goes on in its first move: n = 1, no time passes.
+# - Deadline: fills wake at 4 and then 8, a gate `accept at 6` between them: checked = 1, fuel = 2.
+TIMERS = """package clock {
+	private import ScalarValues::*;
+	private import SI::*;
+	requirement AtMostThree { count <= 3 }
+	requirement Binary { level == 0 or level == 1 }
+	action def Watchdog {
+		attribute x : Integer := 1;
+		attribute seen : Integer := 0;
+		first start;
+		then fork f;
+		then work;
+		then watch;
+		action work { assign x := x * 2; }
+		then more;
+		action more { assign x := x * 2; }
+		then j;
+		action watch accept after 5 [s];
+		then expire;
+		action expire { assign seen := x; }
+		then j;
+		join j;
+		then done;
+	}
+	action def Stagger {
+		attribute x : Integer := 0;
+		first start;
+		then fork f;
+		then a;
+		then b;
+		action a accept after 3 [s];
+		then writeA;
+		action writeA { assign x := x * 10 + 1; }
+		then j;
+		action b accept after 5 [s];
+		then writeB;
+		action writeB { assign x := x * 10 + 2; }
+		then j;
+		join j;
+		then done;
+	}
+	action def Tie {
+		attribute x : Integer := 0;
+		first start;
+		then fork f;
+		then a;
+		then b;
+		action a accept after 5 [s];
+		then writeA;
+		action writeA { assign x := x * 10 + 1; }
+		then j;
+		action b accept after 5 [s];
+		then writeB;
+		action writeB { assign x := x * 10 + 2; }
+		then j;
+		join j;
+		then done;
+	}
+	action def Delayed {
+		attribute got : Integer := 0;
+		first start;
+		then fork f;
+		then pause;
+		then listen;
+		action pause accept after 2 [s];
+		then action tell { send 5 to listen; }
+		then j;
+		action listen accept n : Integer;
+		then action keep { assign got := n; }
+		then j;
+		join j;
+		then done;
+	}
+	action def Poll {
+		attribute count : Integer := 0;
+		first start;
+		then merge m;
+		then tick;
+		action tick accept after 1 [s];
+		then bump;
+		action bump { assign count := count + 1; }
+		then decide d;
+			if count < 3 then m;
+			else done;
+	}
+	action def Instant {
+		attribute n : Integer := 0;
+		first start;
+		then now;
+		action now accept after 0 [s];
+		then action go { assign n := n + 1; }
+		then done;
+	}
+	action def Deadline {
+		attribute fuel : Integer := 0;
+		attribute checked : Integer := -1;
+		first start;
+		then fork split;
+		then fill1;
+		then gate;
+		action fill1 accept after 4 [s];
+		then action f1 { assign fuel := fuel + 1; }
+		then fill2;
+		action fill2 accept after 4 [s];
+		then action f2 { assign fuel := fuel + 1; }
+		then j;
+		action gate accept at 6;
+		then action check { assign checked := fuel; }
+		then j;
+		join j;
+		then done;
+	}
+	action def Heartbeat {
+		attribute level : Integer := 0;
+		first start;
+		then merge m;
+		then tick;
+		action tick accept after 1 [s];
+		then action flip { assign level := 1 - level; }
+		then m;
+	}
+	action def Reads {
+		attribute delay : Integer := 2;
+		first start;
+		then w;
+		action w accept after delay [s];
+		then done;
+	}
+}
+"""

@@ -1,0 +1,26 @@
+from engines.smt.answer import solve
+from tests.engines.smt.models import program
+F='tests/engines/smt/fresh/'
+def show(a):
+    print(a.verdict, a.reason, a.inputs, [w.inputs for w in a.witnesses], a.divergent, a.violations, a.notes)
+p=program(open(F+'numeric.sysml').read())
+show(solve(p,'num::FreeRem','holds',properties=('num::NonNegRem',),solver_seconds=600))
+p=program(open(F+'retry.sysml').read())
+show(solve(p,'retry::Retry','holds',properties=('retry::AtMostThree',),solver_seconds=600))
+show(solve(p,'retry::Retry','holds',properties=('retry::NeverGaveUp',),solver_seconds=600))
+show(solve(p,'retry::Retry','holds',properties=('retry::NeverGaveUp',),assumptions=('retry::Reliable',),solver_seconds=600))
+p=program(open(F+'pipeline.sysml').read())
+show(solve(p,'pipeline::OpenLine','holds',properties=('pipeline::Capped',),solver_seconds=600))
+p=program(open(F+'text.sysml').read())
+show(solve(p,'text::Console','holds',properties=('text::NotHalted',),solver_seconds=600))
+p=program(open(F+'bank.sysml').read())
+show(solve(p,'bank::Transfer','sensitive',diverge=('a',),solver_seconds=600))
+show(solve(p,'bank::Transfer','sensitive',diverge=('b',),solver_seconds=600))
+p=program(open(F+'timers.sysml').read())
+show(solve(p,'oven::Tie','sensitive',diverge=('late',),solver_seconds=600))
+show(solve(p,'oven::Oven','sensitive',diverge=('late',),solver_seconds=600))
+p=program(open(F+'plant.sysml').read())
+show(solve(p,'plant::Regulate','holds',properties=('plant::Floor',),solver_seconds=600))
+show(solve(p,'plant::Regulate','holds',properties=('plant::HighFloor',),solver_seconds=600))
+p=program(open(F+'booking.sysml').read())
+show(solve(p,'booking::CheckThenAct','holds',properties=('booking::NoOverbook',),solver_seconds=600))
