@@ -833,15 +833,36 @@ def build(program: Program, action: Element) -> Net:
 
 
 def move_bound(net: Net) -> tuple[int | None, frozenset[tuple[str, int] | tuple[str, int, int]]]:
-    """An upper bound on the moves of any schedule, when no flow has a cycle and no loop is entered
-    (None otherwise): each place performs at most once per token that can reach it (a join once per
-    full set of arrivals); and the token counts that never exceed one (`("cnt", place)` and
-    `("via", place, source)` keys), which the encoding holds as Booleans."""
-    if any(p.act in (Act.WHILE, Act.FOR, Act.UNTIL) for p in net.places):
+    """An upper bound on the moves of any schedule, when no flow has a cycle and every loop is a `for`
+    over a range of literals (None otherwise): each place performs at most once per token that can
+    reach it (a join once per full set of arrivals, a `for` once per pass and once more to leave); and
+    the token counts that never exceed one (`("cnt", place)` and `("via", place, source)` keys), which
+    the encoding holds as Booleans."""
+    if any(p.act in (Act.WHILE, Act.UNTIL) or (p.act is Act.FOR and literal_passes(p) is None) for p in net.places):
         return None, frozenset()
     safe: set[tuple[str, int] | tuple[str, int, int]] = set()
     bound = _flow_moves(net, 0, safe, 1)
     return bound, frozenset(safe) if bound is not None else frozenset()
+
+
+def literal_passes(place: Place) -> int | None:
+    """The passes of a `for` over a range of Integer literals (`for m in 1..3`: 3), else None."""
+    stmt = place.statement
+    if not isinstance(stmt, s.For) or not isinstance(stmt.collection, s.Binary):
+        return None
+    ends = [_integer_literal(e) for e in (stmt.collection.left, stmt.collection.right)]
+    if ends[0] is None or ends[1] is None:
+        return None
+    return max(0, ends[1] - ends[0] + 1)
+
+
+def _integer_literal(expr: s.Expr) -> int | None:
+    if isinstance(expr, s.Unary) and expr.op == "-":
+        inner = _integer_literal(expr.operand)
+        return None if inner is None else -inner
+    if isinstance(expr, s.Literal) and expr.kind == "integer":
+        return int(expr.text)
+    return None
 
 
 def _flow_moves(net: Net, flow: int, safe: set[tuple[str, int] | tuple[str, int, int]], entries: int) -> int | None:
@@ -879,16 +900,20 @@ def _flow_moves(net: Net, flow: int, safe: set[tuple[str, int] | tuple[str, int,
                     safe.add(("via", place.index, src))
             if place.node.kind is NodeKind.JOIN:
                 count = min(per_source) if per_source else 0
+        passes = literal_passes(place) if place.act is Act.FOR else None
         inner = 0
         for child in place.children:
             if child >= 0:
-                moves = _flow_moves(net, child, safe, entries * count)
+                moves = _flow_moves(net, child, safe, entries * count * (passes if passes is not None else 1))
                 if moves is None:
                     return None
                 inner = max(inner, moves)
         group = place.multiplicity if place.multiplicity > 1 else 0  # the move starting them, then each
         waits = 2 if place.act is Act.AFTER else 0  # an accept after: its wake set, time passing, then on
-        total += count * (1 + inner + group + waits)
+        if passes is not None:  # a move per pass entered, one to leave; each pass's moves
+            total += count * (1 + passes + passes * inner)
+        else:
+            total += count * (1 + inner + group + waits)
         if count * entries <= 1 and not group:
             safe.add(("cnt", place.index))
         for e in graph.outgoing(n):
