@@ -7,7 +7,8 @@ A model is a sequence of parts between `start` and `done`, each one of:
 - a decision with a guard (`decide d; if g then a; else b;`) and the merge after it;
 - a merge loop with a counter bound (`merge l; ... decide c; if k < n then l; else x; merge x;`);
 - a send/accept pair on two branches of a fork, the received value kept by an assignment;
-- a lone accept that nothing feeds (every schedule deadlocks on it).
+- a lone accept that nothing feeds (every schedule deadlocks on it);
+- a wait of `accept after 0..3` seconds on the clock.
 Every branch writes the shared features `x`, `y` and `b`, so the schedules race. Loop counters and
 `while` counters are the loop's own, so every model terminates.
 """
@@ -123,11 +124,18 @@ class LoneAccept:
 
 
 @dataclass(frozen=True)
+class Wait:
+    """`accept after` a few seconds: time passes to it once nothing else can move."""
+
+    seconds: int
+
+
+@dataclass(frozen=True)
 class Seq:
     parts: tuple[AnyPart, ...]
 
 
-AnyPart = Leaf | Fork | Decide | Loop | SendAccept | LoneAccept
+AnyPart = Leaf | Fork | Decide | Loop | SendAccept | LoneAccept | Wait
 
 
 @st.composite
@@ -151,6 +159,7 @@ class Kinds:
     lone_accepts: bool = False  # accepts nothing feeds: deadlocks
     negatives: bool = False  # updates that may make x or y negative
     ifs: bool = False  # `if` statements in bodies
+    timers: bool = False  # waits of `accept after` on the clock
 
 
 @functools.cache
@@ -161,6 +170,8 @@ def parts(depth: int, kinds: Kinds) -> st.SearchStrategy[AnyPart]:
         simple.append(st.builds(SendAccept, st.sampled_from(["x", "y + 1", "7"])))
     if kinds.lone_accepts:
         simple.append(st.just(LoneAccept()))
+    if kinds.timers:
+        simple.append(st.builds(Wait, st.integers(0, 3)))
     if depth == 0:
         return st.one_of(simple)
     inner = parts(depth - 1, kinds)
@@ -260,6 +271,10 @@ def _emit(graph: Graph, part: AnyPart) -> tuple[str, str]:
         graph.succession(send, join)
         graph.succession(keep, join)
         return fork, join
+    if isinstance(part, Wait):
+        wait = graph.fresh("w")
+        graph.nodes.append(f"action {wait} accept after {part.seconds};")
+        return wait, wait
     accept = graph.fresh("r")
     graph.nodes.append(f"action {accept} accept v : Integer;")
     return accept, accept

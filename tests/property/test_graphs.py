@@ -29,8 +29,8 @@ CHECK = Bounds(depth=2_000, states=50_000)
 # a generated graph costs an explore and two checks: a tenth of the expressions' count (conftest.py)
 GRAPH_EXAMPLES = max(20, settings().max_examples // 10)
 
-AGREED = Kinds(messages=True, lone_accepts=True, negatives=True)  # explore and the unreduced check agree on these today
-REDUCTION_AGREED = Kinds(messages=True, lone_accepts=True, negatives=True, ifs=True)  # the reduced and unreduced check too
+AGREED = Kinds(messages=True, lone_accepts=True, negatives=True, timers=True)  # explore and the unreduced check agree on these today
+REDUCTION_AGREED = Kinds(messages=True, lone_accepts=True, negatives=True, ifs=True, timers=True)  # the reduced and unreduced check too
 
 
 def _program(seq: Seq) -> tuple[Program, tuple[str, ...]]:

@@ -19,7 +19,7 @@ from tests.property.graphs import Kinds, Seq, build, models
 
 SUBJECT = "g::m"
 SOLVER_SECONDS = 20.0  # per question: a generated product may keep z3 undecided far longer
-COVERED = Kinds(messages=True, lone_accepts=True, negatives=True, ifs=True)
+COVERED = Kinds(messages=True, lone_accepts=True, negatives=True, ifs=True, timers=True)
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
