@@ -35,6 +35,7 @@ class RunCore(ABC):
     mover: int
     mover_token: Token | None
     step_nested: bool  # a checked machine's do step: a nested performance pauses after each step
+    step_statements: bool  # ...and, given as statements, between a block's statements and a loop's passes
     writes: list[Write] | None
     displayed: dict[int, tuple[str, list[str]]]
     branch_wanted: str | None

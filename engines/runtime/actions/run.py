@@ -58,6 +58,7 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
         self.only_token: int | None = None  # a round that moves this token alone (a machine's do step, checked)
         self.waits_on_clock = False  # a checked machine's bodies: a time wait waits for the machine's clock
         self.step_nested = False  # a checked machine's do step: a nested performance pauses after each step
+        self.step_statements = False  # ...and, given as statements, between a block's statements and passes
         self._live: list[Token] | None = None
         graph = ctx.program.graph(action)
         frame = Frame(action.name, action)

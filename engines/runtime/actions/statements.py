@@ -63,6 +63,8 @@ class StatementRunner(RunCore):
             iteration = 0
             while True:
                 iteration += 1
+                if iteration > 1:
+                    yield from self._statement_step()
                 self.ctx.charge_step()
                 trace.at(depth + 1, f"iteration {iteration}")
                 if not self._condition("while", stmt.condition, frame, depth + 2):
@@ -75,6 +77,8 @@ class StatementRunner(RunCore):
             trace.at(depth, f"stmt for {stmt.variable}")
             elements = for_elements(self.evaluator, self.ctx.trace, stmt.collection, frame, depth + 1)
             for iteration, element in enumerate(elements, start=1):
+                if iteration > 1:
+                    yield from self._statement_step()
                 self.ctx.charge_step()
                 trace.at(depth + 1, f"iteration {iteration}")
                 names = {stmt.variable: element}
@@ -88,6 +92,8 @@ class StatementRunner(RunCore):
             iteration = 0
             while True:
                 iteration += 1
+                if iteration > 1:
+                    yield from self._statement_step()
                 self.ctx.charge_step()
                 trace.at(depth + 1, f"iteration {iteration}")
                 yield from self.block(stmt.body, frame, depth + 2, "loop body", owner)
@@ -250,7 +256,17 @@ class StatementRunner(RunCore):
         for m in members:
             if isinstance(m, s.Usage) and m.kind in ("attribute", "feature") and m.name:
                 inner.values[m.name] = self.evaluator.eval(m.value, inner, depth) if m.value is not None else UNSET
-        yield from self.statements(members, inner, depth, owner)
+        for i, stmt in enumerate(members):
+            if i:
+                yield from self._statement_step()
+            yield from self.statement(stmt, inner, depth, owner)
+
+    def _statement_step(self) -> BodyRun:
+        """Under check, a machine's do behavior given as statements yields between the statements of a
+        nested block and between a loop's passes: each is a do step, a dispatch or the other regions'
+        steps may come between (the oracle's state_concurrent_inline_do_bodies)."""
+        if self.step_statements:
+            yield Wait("nested step", lambda: True)
 
     def _entered_statements(self, members: tuple[s.Member, ...], frame: Frame, depth: int, label: str,
                             owner: str) -> BodyRun:

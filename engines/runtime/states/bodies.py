@@ -236,6 +236,7 @@ class Bodies(MachineCore):
             return  # a flow cut off already (a dispatch left its state)
         self.host.only_token = token
         self.host.step_nested = self.units and run.action is None  # a do flow's performs step in its rounds
+        self.host.step_statements = self.host.step_nested
         try:
             run.waiting = next(run.current)
         except StopIteration:
@@ -244,6 +245,7 @@ class Bodies(MachineCore):
         finally:
             self.host.only_token = None
             self.host.step_nested = False
+            self.host.step_statements = False
         if run.waiting is not None and run.waiting.reason == "nested step":
             run.split = True  # the fixed policies' step goes on: first, and with no header of its own
         if retry and run.waiting is not None and run.waiting.reason == STILL:
