@@ -131,3 +131,18 @@ def test_a_do_behaviors_own_features_are_no_outcome_column() -> None:
     # the performance's `turns` ends with it: the outcomes hold the machine's features and finalState
     result = check_machine(program("typed.sysml"), "Cutter", Script(sends("Stop")))
     assert {k for o in result.outcomes for k, _ in o.values} == {"length", "finalState"}
+
+
+def test_a_do_behaviors_loop_passes_and_block_statements_are_steps_of_their_own() -> None:
+    # machines/passes.sysml: the other region's one step falls before, between or after them
+    for machine in ("Loop", "Block"):
+        result = check_machine(program("passes.sysml"), machine, Script(()))
+        assert sorted(divergent(result)["log"]) == ["129", "192", "912"], machine
+    # a while's passes each hold two statements, each a step: 9 falls anywhere among four writes
+    # (n's increments write no log), so log is 912, 192 or 129 again
+    result = check_machine(program("passes.sysml"), "Passes", Script(()))
+    assert sorted(divergent(result)["log"]) == ["129", "192", "912"]
+    # the fixed run keeps its rounds, a for whole in one (as state_concurrent_inline_do_bodies' golden: 1,2,4,...)
+    run = start_machine(program("passes.sysml"), "Loop")
+    run.run_to_end()
+    assert run.machine_outputs()["log"] == "129"
