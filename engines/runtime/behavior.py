@@ -190,6 +190,11 @@ class Behavior(Protocol):
         """The features compared between schedules when none are named: its own."""
         ...
 
+    def settled(self) -> bool:
+        """No firing stands partway (a machine's dispatch whose units are moves of their own): a state a
+        property is judged at, as no transient value inside one dispatch is a violation."""
+        ...
+
     def travelled(self) -> Travelled | None:
         """The states its machines entered so far and, of an instance, where each object stands;
         None for an action, which enters no states."""

@@ -166,6 +166,9 @@ class Ensemble:
     def travelled(self) -> Travelled | None:
         return None  # its members' own: an instance (instance_run.py) reports them by object
 
+    def settled(self) -> bool:
+        return all(m.settled() for m in self.members)
+
     def own_outputs(self) -> dict[str, str]:
         out: dict[str, str] = {}
         for name, member in zip(self.names, self.members, strict=True):

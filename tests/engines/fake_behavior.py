@@ -96,6 +96,9 @@ class Counter:
     def travelled(self) -> None:
         return None  # no states to enter
 
+    def settled(self) -> bool:
+        return True
+
     def feature_path(self, name: str) -> str:
         return name
 

@@ -25,6 +25,9 @@ class Outputs(RunCore):
     def travelled(self) -> Travelled | None:
         return None
 
+    def settled(self) -> bool:
+        return True  # a fine run's moves are whole performances
+
     def own_outputs(self) -> dict[str, str]:
         """Every attribute of the action, and of the parts it holds or is performed on."""
         outputs = self.outputs()

@@ -251,6 +251,9 @@ class Driven(Generic[M]):
     def travelled(self) -> Travelled | None:
         return self.machine.travelled()
 
+    def settled(self) -> bool:
+        return self.machine.settled()
+
     def feature_path(self, name: str) -> str:
         return self.machine.feature_path(name)
 
@@ -293,9 +296,11 @@ class Driven(Generic[M]):
             pass
 
 
-def replay_script(taken: list[str]) -> Script:
-    """The environment a witness's moves name: its sends, in its order (`send Go(speed=3,mode=1)`)."""
+def replay_script(taken: list[str], horizon: str | None = None) -> Script:
+    """The environment a witness's moves name: its sends, in its order (`send Go(speed=3,mode=1)`), and
+    the instant time stops at, where the check had one (the witness's `horizon:`)."""
     from engines.runtime.states.environment import parse_addressed
 
     events = tuple(parse_addressed(label.removeprefix("send ")) for label in taken if label.startswith("send "))
-    return Script(events, replay=True, stops=STOP.label in taken)
+    return Script(events, replay=True, stops=STOP.label in taken,
+                  horizon=Fraction(horizon) if horizon is not None else None)

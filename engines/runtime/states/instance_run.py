@@ -202,6 +202,9 @@ class InstanceRun(Reported):
                 out[f"{self.name_of(obj)}.{machine.element.name}"] = machine.final_configuration()
         return dict(sorted(out.items()))
 
+    def settled(self) -> bool:
+        return self.ensemble.settled()
+
     def travelled(self) -> Travelled | None:
         """The states entered, each named by its object, and each object exhibiting a machine where it
         stands."""

@@ -99,6 +99,9 @@ class MachineMoves(Reported, Dispatch):
     def travelled(self) -> Travelled | None:
         return Travelled(tuple(self.visits))
 
+    def settled(self) -> bool:
+        return self.front is None
+
     # ------------------------------------------------------------ what may happen next
 
     @property
