@@ -28,7 +28,7 @@ import json
 import re
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import TYPE_CHECKING
 
@@ -49,7 +49,8 @@ REGENERATE = ("regenerate it: `opensysml-kernel check FILES --action NAME --witn
 _CHOICE = re.compile(r"^step (\d+): (.+?) first of (.+)$")
 _INPUT = re.compile(r"^input (\S+) = (.*)$")
 _HASH = re.compile(r"^sha256:[0-9a-f]{16}$")
-_KEYS = ("behavior", "on", "model", "engine")
+_KEYS = ("behavior", "on", "model", "engine", "horizon")
+_HORIZON = re.compile(r"\d+(\.\d+)?(/\d+)?$")
 ENDINGS = ("property: ", "fails: ")
 
 
@@ -170,6 +171,7 @@ class Witness:
     trace: tuple[str, ...]
     performer: str | None = None  # the part usage performing the behavior, if one does
     inputs: tuple[tuple[str, str], ...] = ()  # free inputs the schedule was run with (name, value)
+    horizon: str | None = None  # the instant (seconds) time stopped at for the machine (`--advance T`)
 
     @property
     def ending(self) -> str:
@@ -183,6 +185,8 @@ class Witness:
         if self.performer is not None:
             lines.append(f"on: {self.performer}")
         lines.extend([f"model: {self.model}", f"engine: {self.engine}"])
+        if self.horizon is not None:
+            lines.append(f"horizon: {self.horizon}")
         lines.extend(f"claim: {claim.line()}" for claim in self.claims)
         lines.extend(f"input {name} = {value}" for name, value in self.inputs)
         lines.extend(c.line() for c in self.choices)
@@ -285,16 +289,18 @@ def _body(lines: list[str], name: str) -> Witness:
         raise WitnessFormatError(name, 0, "the claims contradict each other: a run ends one way ("
                                  + "; ".join(c.line() for c in claims) + ")")
     rest = lines[index + 1:]
+    horizon = keys.get("horizon")
+    if horizon is not None and not _HORIZON.match(horizon):
+        raise WitnessFormatError(name, 0, f"the horizon {horizon!r} is not a number of seconds (3, 2.5, 7/2)")
     witness = Witness(keys["behavior"], keys["model"], keys["engine"], tuple(claims), tuple(choices), (),
-                      keys.get("on"), tuple(inputs))
+                      keys.get("on"), tuple(inputs), horizon)
     if witness.ending:
         if not rest or rest[-1] != witness.ending:
             found = repr(rest[-1]) if rest else "nothing"
             raise WitnessFormatError(name, len(lines) + 1, f"the trace ends with {found}, not the"
                                      f" '{witness.ending}' its claim implies")
         rest = rest[:-1]
-    return Witness(witness.behavior, witness.model, witness.engine, witness.claims, witness.choices, tuple(rest),
-                   witness.performer, witness.inputs)
+    return replace(witness, trace=tuple(rest))
 
 
 def _choice(line: str, name: str, number: int, before: list[Choice]) -> Choice:

@@ -542,7 +542,7 @@ class MachineReplay(Driven):
         super().__init__(program, self.behavior.subject, "replay")
 
     def _script(self) -> Script:
-        return replay_script([c.taken for c in self.witness.choices])
+        return replay_script([c.taken for c in self.witness.choices], self.witness.horizon)
 
     def _start(self, program: Program) -> EngineDriven[Any]:
         return program.start_driven(self.witness.behavior, self._script())

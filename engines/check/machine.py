@@ -6,6 +6,7 @@ engines/runtime/states/instance_run.py) is checked the same way, `part=True`."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from engines.check.properties import resolve_properties
 from engines.check.search import UnknownFeatureError, check_behavior
@@ -63,8 +64,8 @@ def check_machine(program: Program, name: str, script: Script | None = None, bou
     probe = start()
     props = resolve_properties(program, _subject(program, subject, part), properties)
     paths = _diverge(probe, subject, diverge)
-    return check_behavior(start, subject, bounds, props, paths, reduce, interrupted, progress,
-                          model=model_hash(program.model))
+    return _horizon(check_behavior(start, subject, bounds, props, paths, reduce, interrupted, progress,
+                                   model=model_hash(program.model)), script)
 
 
 def explore_machine(program: Program, name: str, script: Script | None = None, bounds: Bounds | None = None,
@@ -76,7 +77,17 @@ def explore_machine(program: Program, name: str, script: Script | None = None, b
     probe = start()
     paths = _diverge(probe, subject, diverge)
     features = None if paths is None else (lambda out: {k: v for k, v in out.items() if k in paths})
-    return explore_behavior(start, subject, bounds, features, interrupted, (subject, model_hash(program.model), None))
+    return _horizon(explore_behavior(start, subject, bounds, features, interrupted,
+                                     (subject, model_hash(program.model), None)), script)
+
+
+def _horizon(result: Result, script: Script | None) -> Result:
+    """The witnesses of a search whose environment stopped time at an instant say so (`horizon:`), so
+    that their replay stops time there too."""
+    if script is None or script.horizon is None:
+        return result
+    spelled = str(script.horizon)
+    return replace(result, witnesses=tuple(replace(w, horizon=spelled) for w in result.witnesses))
 
 
 def replay_machine(program: Program, witness: Witness | str, subject: str | None = None,
@@ -90,7 +101,7 @@ def replay_machine(program: Program, witness: Witness | str, subject: str | None
     admit(witness, program.model, name,
           _subject(program, subject, part).qualified_name if subject is not None else None)
     start = program.start_instance if part else program.start_driven
-    run = start(witness.behavior, replay_script([c.taken for c in witness.choices]))
+    run = start(witness.behavior, replay_script([c.taken for c in witness.choices], witness.horizon))
     while len(run.moves_taken) < witness.last_step:
         move = next_move(run, witness, name)
         if move is None:

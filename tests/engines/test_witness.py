@@ -55,8 +55,9 @@ def witnesses(draw: st.DrawFn) -> Witness:
     digest = "sha256:" + draw(st.text("0123456789abcdef", min_size=16, max_size=16))
     performer = draw(st.none() | _NAME)
     inputs = draw(st.lists(st.tuples(_WORD.filter(lambda w: " " not in w), _LINE), max_size=3))
+    horizon = draw(st.none() | st.fractions(min_value=0, max_denominator=8).map(str))
     return Witness(draw(_NAME), digest, draw(st.sampled_from(("check", "explore", "smt"))), tuple(claims),
-                   draw(choices()), trace, performer, tuple(inputs))
+                   draw(choices()), trace, performer, tuple(inputs), horizon)
 
 
 @given(witnesses())
@@ -222,3 +223,9 @@ def test_bytes_spliced_into_a_witness_are_a_witness_or_the_witness_error(
     where %= len(raw) + 1
     with contextlib.suppress(WitnessFormatError):
         read_witness(raw[:where] + junk + raw[where:], "spliced")
+
+
+def test_a_horizon_that_is_no_number_is_refused() -> None:
+    text = FILL.text().replace("engine: check\n", "engine: check\nhorizon: soon\n")
+    with pytest.raises(WitnessFormatError, match="the horizon 'soon' is not a number of seconds"):
+        parse_witness(text)
