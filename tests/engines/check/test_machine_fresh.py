@@ -1,0 +1,417 @@
+"""Fresh single state machines (tests/engines/check/fresh_machines/) checked against an environment, a
+script of sends or an alphabet up to N. Every expected answer was derived by hand from the semantics
+before the tool was run (README "check --state"; ../shared/reference/bounded-model-checking.md "The
+choice points", "The atomic step", "The properties"; ../shared/corpus/oracle/ and the referee cases
+tests/referee/states/*), and is asserted against `check_machine` reduced and unreduced and against
+`explore_machine`; every witness the check writes is replayed.
+
+Rules the derivations lean on:
+- the script's events arrive in order, any of them between any two of the machine's moves; an
+  alphabet's environment sends any of its events, in any order, up to N, and may stop where the
+  machine rests (README "check --state");
+- one dispatch is run to completion: exit, effect, entry in that order (referee
+  guard_exit_effect_entry_vending, nest_entry_exit_effect_order); pool events dispatch in arrival
+  order; a completion event precedes pool events (reference "State machine");
+- an event no transition of the active state takes (or whose guard is false) is dropped unless the
+  state defers it; a deferred event is dispatched, in its arrival order, once a state that does not
+  defer it is active (referee defer_two_events_keep_their_order);
+- a guard on an accept reads the accepted payload (referee sig_payload_in_guard); a choice reads its
+  guards after the incoming segment's effect (pseudo_vending_choice);
+- one event selects transitions in several regions once, against the state before any reaction, and
+  the reactions' order is open (reference "Regions", referee reg_selection_before_any_reaction);
+- a timer is armed when its state is entered; an external self-transition re-arms it; time passes to
+  the next timer as a move against the environment's sends; a timer due after the horizon never
+  fires (README; referee time_motion_keeps_door_open);
+- reaching the machine's `done` ends it, a terminate ends it at once; later events are never taken
+  (referee final_machine_done_ignores_later, final_terminate_on_fault);
+- a machine that rests is an outcome (quiescent), never a deadlock;
+- properties are evaluated at stable states only: "Properties are evaluated only at states where no
+  body is mid-run ... so a transient value inside one performance is never a false violation", and
+  "For a state machine the atomic unit is one dispatch" (reference "The atomic step", "The
+  properties").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import ir
+from engines.check.machine import check_machine, explore_machine, replay_machine, unreproduced_machine
+from engines.framework import Bounds, Result, Verdict
+from engines.runtime import Program, Script
+from engines.runtime.states import parse_send
+from engines.witness import parse_witness
+
+BOUNDS = Bounds(depth=200, states=20_000)
+RUNS = Bounds(runs=20_000)
+HERE = Path(__file__).resolve().parent / "fresh_machines"
+
+
+def program(name: str) -> Program:
+    path = HERE / name
+    return Program(ir.resolve([ir.parse(path.read_text(encoding="utf-8"), str(path))]))
+
+
+def script(*sends: str, horizon: float | None = None) -> Script:
+    events = tuple(parse_send(s) for s in sends)
+    return Script(events) if horizon is None else Script(events, horizon=horizon)
+
+
+def alphabet(*sends: str, n: int) -> Script:
+    return Script(alphabet=tuple(parse_send(s) for s in sends), max_events=n)
+
+
+def project(result: Result, keys: tuple[str, ...]) -> set[tuple[str, ...]]:
+    """The outcomes (no failing ones) as the values of `keys`; a key an outcome lacks fails (KeyError)."""
+    assert all(o.error is None for o in result.outcomes), [o.error for o in result.outcomes]
+    return {tuple(dict(o.values)[k] for k in keys) for o in result.outcomes}
+
+
+def replays(prog: Program, machine: str, result: Result) -> None:
+    """Every witness of the check replays and re-establishes what it claims."""
+    for witness in result.witnesses:
+        parsed = parse_witness(witness.text(), "w")
+        run = replay_machine(prog, parsed, machine)
+        assert unreproduced_machine(prog, run, parsed) is None, witness.text()
+
+
+def all_three(prog: Program, machine: str, env: Script, keys: tuple[str, ...], wanted: set[tuple[str, ...]],
+              properties: tuple[str, ...] = (), bounds: Bounds = BOUNDS, replay: bool = True) -> tuple[Result, Result]:
+    reduced = check_machine(prog, machine, env, bounds, properties=properties)
+    full = check_machine(prog, machine, env, bounds, properties=properties, reduce=False)
+    explored = explore_machine(prog, machine, env, RUNS)
+    for r in (reduced, full, explored):
+        assert r.incomplete is None, r.incomplete
+    assert project(reduced, keys) == wanted
+    assert project(full, keys) == wanted
+    assert project(explored, keys) == wanted
+    for r in (reduced, full):
+        assert not [v for v in r.violations if v.kind in ("deadlock", "fails")], r.violations
+        if replay:
+            replays(prog, machine, r)
+    return reduced, full
+
+
+def violated(result: Result) -> set[str]:
+    return {v.text.split(" is false")[0] for v in result.violations if v.kind == "property"}
+
+
+def sends_of(result: Result, number: int) -> list[str]:
+    return [c.taken for c in result.witnesses[number - 1].choices if c.taken.startswith("send ")]
+
+
+# ---------------------------------------------------------------- 1. vending machine
+# Coin(20) fails the payload guard (20 < 50) and is dropped; Coin(50): credit 50, the choice reads 50 <
+# 100, back to idle; Coin(100): credit 150, the choice takes dispensing, whose entry sells one and
+# charges 100 (credit 50), and its completion returns to idle. One outcome; noDebt holds.
+
+def test_vending_refuses_a_small_coin_and_sells_once() -> None:
+    prog = program("vending.sysml")
+    reduced, full = all_three(prog, "Vendor", script("Coin(value=20)", "Coin(value=50)", "Coin(value=100)"),
+                              ("finalState", "credit", "sold", "returned"), {("idle", "50", "1", "0")},
+                              properties=("noDebt",))
+    for r in (reduced, full):
+        assert r.verdict is Verdict.EXHAUSTIVE and not r.violations
+
+
+# Every driver of {Coin(50), Refund} up to 3: 15 words (none, C, R, CC, CR, RC, RR, CCC, CCR, CRC, CRR,
+# RCC, RCR, RRC, RRR) reach six (credit, sold, returned) ends; at most 3 coins sell at most once.
+def test_vending_alphabet_up_to_three_never_sells_twice() -> None:
+    prog = program("vending.sysml")
+    wanted = {("idle", c, s, r) for c, s, r in [("0", "0", "0"), ("50", "0", "0"), ("0", "1", "0"), ("0", "0", "50"),
+                                                  ("50", "1", "0"), ("50", "0", "50")]}
+    reduced, full = all_three(prog, "Vendor", alphabet("Coin(value=50)", "Refund", n=3),
+                              ("finalState", "credit", "sold", "returned"), wanted, properties=("soldAtMostOnce",))
+    for r in (reduced, full):
+        assert not r.violations
+        assert r.verdict is Verdict.DIVERGENT
+
+
+# Up to 4: only four coins in a row sell twice (a Refund anywhere leaves at most 3 coins); the violating
+# witness's environment is exactly Coin x4, and the outcome (idle, credit 0, sold 2) violates it.
+def test_vending_alphabet_finds_the_one_driver_that_sells_twice() -> None:
+    prog = program("vending.sysml")
+    env = alphabet("Coin(value=50)", "Refund", n=4)
+    reduced = check_machine(prog, "Vendor", env, BOUNDS, properties=("soldAtMostOnce",))
+    full = check_machine(prog, "Vendor", env, BOUNDS, properties=("soldAtMostOnce",), reduce=False)
+    explored = explore_machine(prog, "Vendor", env, RUNS)
+    keys = ("credit", "sold", "returned")
+    assert ("0", "2", "0") in project(explored, keys)
+    assert {k for k in project(explored, keys) if k[1] == "2"} == {("0", "2", "0")}
+    for r in (reduced, full):
+        assert r.verdict is Verdict.VIOLATION
+        assert project(r, keys) == project(explored, keys)
+        assert violated(r) == {"FreshVend::soldAtMostOnce"}
+        (v,) = [v for v in r.violations if v.kind == "property"]
+        assert sends_of(r, v.witness) == ["send Coin(value=50)"] * 4
+        bad = [o for o in r.outcomes if o.violates]
+        assert [dict(o.values)["sold"] for o in bad] == ["2"]
+        replays(prog, "Vendor", r)
+
+
+# ---------------------------------------------------------------- 2. lift door: a press races the timer
+# Call opens (openings 1, timer due at 5). Each Hold either comes at t=0 (re-entering open, re-arming
+# the timer at 5) or after time passed to 5 (the door closed, Hold dropped). Once closed, a later Hold
+# is dropped too. Three Holds-or-not ends: holds 0, 1, 2 with openings = 1 + holds, all closed (the
+# timer always fires at last: no horizon). heldAtMostOnce is violated by the ends with holds 2.
+
+def test_lift_door_holds_race_the_close_timer() -> None:
+    prog = program("liftdoor.sysml")
+    reduced, full = all_three(prog, "LiftDoor", script("Call", "Hold", "Hold"), ("finalState", "openings", "holds"),
+                              {("closed", "1", "0"), ("closed", "2", "1"), ("closed", "3", "2")},
+                              properties=("heldAtMostOnce",))
+    for r in (reduced, full):
+        assert r.verdict is Verdict.VIOLATION
+        assert violated(r) == {"FreshLift::heldAtMostOnce"}
+        assert {dict(o.values)["holds"] for o in r.outcomes if o.violates} == {"2"}
+
+
+# Horizon 4 s: the timer (due at 5) never fires, so Hold is always taken in open: one end, open.
+def test_lift_door_within_four_seconds_stays_open() -> None:
+    prog = program("liftdoor.sysml")
+    reduced, full = all_three(prog, "LiftDoor", script("Call", "Hold", horizon=4), ("finalState", "openings", "holds"),
+                              {("open", "2", "1")})
+    assert reduced.verdict is Verdict.EXHAUSTIVE and full.verdict is Verdict.EXHAUSTIVE
+
+
+# Horizon 5 s: a timer due at 5 is not due *after* the horizon, so it fires: Hold at t=0 re-arms it at 5
+# (closed, 2, 1); time passing to 5 before Hold closes the door (closed, 1, 0). And a Hold sent at t=5
+# ties with the timer due at 5: "time-trigger events [are unordered] with the earliest pool event of the
+# same timestamp" (reference "State machine"), so Hold may be dispatched first, re-entering open at 5
+# with its timer due at 10, past the horizon: (open, 2, 1). (My first derivation missed this tie.)
+def test_lift_door_timer_due_at_the_horizon_fires_or_ties_with_hold() -> None:
+    prog = program("liftdoor.sysml")
+    all_three(prog, "LiftDoor", script("Call", "Hold", horizon=5), ("finalState", "openings", "holds"),
+              {("closed", "1", "0"), ("closed", "2", "1"), ("open", "2", "1")}, replay=False)
+
+
+# A witness of a check under a horizon: {Call} up to 1 within 1 s ends closed (nothing sent) or open
+# (Call taken, its 5 s timer past the horizon, the machine rests). Each witness must replay: the open
+# one is refused ("the replay has not ended after 2 moves") because the witness does not carry the
+# horizon and replay_script builds a Script without one, so the replayed machine still waits on the
+# timer due at 5 (the CLI's `replay --witness` refuses it too, and has no --advance).
+def test_lift_door_horizon_outcomes() -> None:
+    prog = program("liftdoor.sysml")
+    all_three(prog, "LiftDoor", Script(alphabet=(parse_send("Call"),), max_events=1, horizon=1),
+              ("finalState", "openings"), {("closed", "0"), ("open", "1")}, replay=False)
+
+
+def test_lift_door_horizon_witnesses_replay() -> None:
+    prog = program("liftdoor.sysml")
+    env = Script(alphabet=(parse_send("Call"),), max_events=1, horizon=1)
+    for reduce in (True, False):
+        r = check_machine(prog, "LiftDoor", env, BOUNDS, reduce=reduce)
+        assert r.witnesses
+        replays(prog, "LiftDoor", r)
+
+
+# ---------------------------------------------------------------- 3. mixer: two regions, one counter
+# Start selects pump's and gauge's transitions (both from the initial config); pump first: (1+2)*3 = 9,
+# gauge first: 1*3+2 = 5; the configuration is high+running either way (region names sorted: gauge,
+# pump). belowNine is false at the end with 9 (a stable state). Drain then resets level to 0.
+
+def test_mixer_region_order_decides_the_level() -> None:
+    prog = program("mixer.sysml")
+    reduced, full = all_three(prog, "Mixer", script("Start"), ("finalState", "level"),
+                              {("high+running", "5"), ("high+running", "9")}, properties=("belowNine",))
+    for r in (reduced, full):
+        assert r.verdict is Verdict.VIOLATION
+        assert {dict(o.values)["level"] for o in r.outcomes if o.violates} == {"9"}
+    plain = check_machine(prog, "Mixer", script("Start"), BOUNDS)
+    assert plain.verdict is Verdict.DIVERGENT
+    assert {f for f, _ in plain.divergent} == {"level"}
+
+
+def test_mixer_drain_after_start_empties_whatever_the_order() -> None:
+    prog = program("mixer.sysml")
+    reduced, full = all_three(prog, "Mixer", script("Start", "Drain"), ("finalState", "level"),
+                              {("high+idle", "0")})
+    assert reduced.verdict is Verdict.EXHAUSTIVE and full.verdict is Verdict.EXHAUSTIVE
+
+
+# ---------------------------------------------------------------- 4. washer with shallow history
+# Start: cycle entered (C), wash. Next: rinse (r). Pause: rinse left, cycle left (c), paused (P).
+# Resume -> history: cycle entered (C), rinse restored (r). Next: spin (s). "CrcPCrs", spin.
+# Restart instead enters cycle at wash: "CrcPC", and Next then rinse: "CrcPCr".
+
+@pytest.mark.parametrize(("again", "leaf", "log"), [("Resume", "spin", "CrcPCrs"), ("Restart", "rinse", "CrcPCr")])
+def test_washer_history_resumes_the_phase_it_left(again: str, leaf: str, log: str) -> None:
+    prog = program("washer.sysml")
+    reduced, full = all_three(prog, "Washer", script("Next", "Pause", again, "Next"), ("finalState", "log"),
+                              {(leaf, f'"{log}"')})
+    assert reduced.verdict is Verdict.EXHAUSTIVE and full.verdict is Verdict.EXHAUSTIVE
+
+
+# Pausing twice in a row: the second Pause finds paused (no transition) and is dropped; Resume still
+# restores wash (never left for rinse): "CcPC", wash.
+def test_washer_history_of_the_initial_phase() -> None:
+    prog = program("washer.sysml")
+    all_three(prog, "Washer", script("Pause", "Pause", "Resume"), ("finalState", "log"), {("wash", '"CcPC"')})
+
+
+# ---------------------------------------------------------------- 5. printer deferring jobs
+# Job1 -> printing (jobs 1), timer due at 2. Job2 is deferred while printing; Done follows it.
+# (a) Job2, Done both at t=0: Done -> ready "d", Job2 -> printing (jobs 2), timer fires: "dt".
+# (b)/(c) time passes to 2 before Done (Job2 sent before or after): ready "t", Job2 -> printing at 2
+#     (timer 4); Done before 4: "td"; time to 4 first: "tt" and Done dropped in ready.
+# jobs 2 on every schedule, ready at the end.
+
+def test_printer_deferred_job_races_the_page_timer() -> None:
+    prog = program("printer.sysml")
+    reduced, full = all_three(prog, "Printer", script("Job", "Job", "Done"), ("finalState", "jobs", "log"),
+                              {("ready", "2", '"dt"'), ("ready", "2", '"td"'), ("ready", "2", '"tt"')})
+    for r in (reduced, full):
+        assert r.verdict is Verdict.DIVERGENT
+        assert {f for f, _ in r.divergent} == {"log"}
+
+
+# Horizon 1 s: no page timer fires. Job2 deferred, Done -> ready "d", Job2 released -> printing, jobs 2.
+def test_printer_within_a_second_releases_the_deferred_job() -> None:
+    prog = program("printer.sysml")
+    all_three(prog, "Printer", script("Job", "Job", "Done", horizon=1), ("finalState", "jobs", "log"),
+              {("printing", "2", '"d"')})
+
+
+# ---------------------------------------------------------------- 6. oven: entry/exit/effect order
+# Start: standby exit "s-", effect "/start", active entry "A+", heating entry "h+". Hot: "h-", "/hot",
+# "k+". Stop from the composite: innermost exit first "k-", then "A-", then the effect "/stop", standby
+# has no entry. With Stop before Hot, Hot finds standby and is dropped.
+
+@pytest.mark.parametrize(("order", "log"), [
+    (("Start", "Hot", "Stop"), "s-/startA+h+h-/hotk+k-A-/stop"),
+    (("Start", "Stop", "Hot"), "s-/startA+h+h-A-/stop"),
+])
+def test_oven_runs_exit_effect_entry_in_order(order: tuple[str, ...], log: str) -> None:
+    prog = program("oven.sysml")
+    reduced, full = all_three(prog, "Oven", script(*order), ("finalState", "log"), {("standby", f'"{log}"')})
+    assert reduced.verdict is Verdict.EXHAUSTIVE and full.verdict is Verdict.EXHAUSTIVE
+
+
+# ---------------------------------------------------------------- 7. batch: final state and terminate
+# Item (1), Seal with 1 item: guard false, dropped; Item (2); Seal -> done, the machine ends; the last
+# Item is never taken: done, items 2, fewItems holds.
+def test_batch_ends_at_its_final_state_while_items_still_come() -> None:
+    prog = program("batch.sysml")
+    reduced, full = all_three(prog, "Batch", script("Item", "Seal", "Item", "Seal", "Item"), ("finalState", "items"),
+                              {("done", "2")}, properties=("fewItems",))
+    assert reduced.verdict is Verdict.EXHAUSTIVE and not reduced.violations and not full.violations
+
+
+# Abort terminates at once: the Item after it is never dispatched, items 1.
+def test_batch_abort_terminates_and_ignores_later_items() -> None:
+    prog = program("batch.sysml")
+    all_three(prog, "Batch", script("Item", "Abort", "Item"), ("finalState", "items"), {("(terminated)", "1")})
+
+
+# Alphabet {Item, Seal} up to 3, property fewItems (items <= 2): three Items break it; a Seal with
+# 2 items ends the batch. Ends: none (loading 0), I (1), S (0, dropped), II (2), IS, SI (1), SS (0),
+# III (3, violating), IIS (done 2), ISI/SII (1 or 2) ...: loading with 0..3 items, done with 2.
+def test_batch_alphabet_three_items_break_few_items() -> None:
+    prog = program("batch.sysml")
+    reduced, full = all_three(prog, "Batch", alphabet("Item", "Seal", n=3), ("finalState", "items"),
+                              {("loading", "0"), ("loading", "1"), ("loading", "2"), ("loading", "3"), ("done", "2")},
+                              properties=("fewItems",))
+    for r in (reduced, full):
+        assert r.verdict is Verdict.VIOLATION
+        (v,) = [v for v in r.violations if v.kind == "property"]
+        assert sends_of(r, v.witness) == ["send Item"] * 3
+
+
+# ---------------------------------------------------------------- 8. keypad: the one driver
+# {K1, K3} up to 2: none (s0, 0), K1 (s0, 1), K3 (s1, 0), K1K1 (s0, 2), K1K3 (s1, 1), K3K1 (unlocked, 0),
+# K3K3 (s1, 0). Only K3 then K1 opens: the violation's witness sends exactly that.
+def test_keypad_alphabet_finds_the_one_opening_driver() -> None:
+    prog = program("keypad.sysml")
+    wanted = {("s0", "false", "0"), ("s0", "false", "1"), ("s1", "false", "0"), ("s0", "false", "2"),
+              ("s1", "false", "1"), ("unlocked", "true", "0")}
+    reduced, full = all_three(prog, "Keypad", alphabet("K1", "K3", n=2), ("finalState", "opened", "wrong"), wanted,
+                              properties=("sealed",))
+    for r in (reduced, full):
+        assert r.verdict is Verdict.VIOLATION
+        (v,) = [v for v in r.violations if v.kind == "property"]
+        assert sends_of(r, v.witness) == ["send K3", "send K1"]
+        assert [dict(o.values)["finalState"] for o in r.outcomes if o.violates] == ["unlocked"]
+
+
+# With K2 too, up to 3: K3 K2 K1 does not open (K2 resets), K3 K3 K1 and K1 K3 K1 and K3 K1 x do.
+def test_keypad_reset_key_keeps_it_sealed_with_one_key_only() -> None:
+    prog = program("keypad.sysml")
+    r = check_machine(prog, "Keypad", alphabet("K2", "K1", n=3), BOUNDS, properties=("sealed",))
+    assert r.incomplete is None and not r.violations
+    assert project(r, ("finalState", "wrong")) == {("s0", w) for w in ("0", "1", "2", "3")}
+
+
+# ---------------------------------------------------------------- 9. plant: guard reads the other region
+# Go #1: selection reads pressure 0: relief's guard false, only pump (pressure 5, pumping).
+# Go #2: selection reads 5: both pump's self-transition and relief's shut->open selected. pump first:
+# 10 then relief's entry 0 (vented 1); relief first: 0 then pump's +5 = 5. Ends: pressure 0 or 5.
+def test_plant_relief_guard_reads_pressure_at_selection() -> None:
+    prog = program("plant.sysml")
+    all_three(prog, "Plant", script("Go"), ("finalState", "pressure", "vented"), {("pumping+shut", "5", "0")})
+    reduced, full = all_three(prog, "Plant", script("Go", "Go"), ("finalState", "pressure", "vented"),
+                              {("pumping+open", "0", "1"), ("pumping+open", "5", "1")})
+    for r in (reduced, full):
+        assert {f for f, _ in r.divergent} == {"pressure"}
+
+
+# `contained` (pressure <= 5) holds at every stable state: 0, 5 after Go, 0 or 5 after the second.
+# The 10 exists only inside the second Go's dispatch, between pump's effect and relief's entry.
+def test_plant_pressure_is_contained_at_every_stable_state() -> None:
+    prog = program("plant.sysml")
+    for reduce in (True, False):
+        r = check_machine(prog, "Plant", script("Go", "Go"), BOUNDS, properties=("contained",), reduce=reduce)
+        assert not r.violations, r.violations
+
+
+# ---------------------------------------------------------------- 10. ledger: a transient inside one dispatch
+# Tick selects both regions' transitions; +10 and -10 in either order end at 0. The one-region machine
+# Single writes the same +10 (effect) then -10 (entry) in one dispatch. `bounded` (|balance| <= 5)
+# holds at every stable state of both; ours agrees for Single and not for Ledger.
+def test_single_region_transient_is_not_a_violation() -> None:
+    prog = program("balance.sysml")
+    reduced, full = all_three(prog, "Single", script("Tick"), ("finalState", "balance"), {("settled", "0")},
+                              properties=("bounded",))
+    assert not reduced.violations and not full.violations
+
+
+def test_ledger_outcome_is_zero_either_order() -> None:
+    prog = program("balance.sysml")
+    all_three(prog, "Ledger", script("Tick"), ("finalState", "balance"), {("repaid+lent", "0")})
+
+
+def test_ledger_transient_between_region_reactions_is_not_a_violation() -> None:
+    prog = program("balance.sysml")
+    for reduce in (True, False):
+        r = check_machine(prog, "Ledger", script("Tick"), BOUNDS, properties=("bounded",), reduce=reduce)
+        assert not r.violations, r.violations
+        assert r.verdict is Verdict.EXHAUSTIVE
+
+
+# ---------------------------------------------------------------- 11. charger: Stop against do steps
+# The do behavior adds 10 three times, one step each; Stop may be dispatched before any step or
+# between any two, leaving charge 0, 10 or 20 in stopped; once the do behavior ends the completion
+# event (before any pool event) takes charging to full with 30, and a later Stop is dropped there.
+# Whether Stop can still come between the last assignment and the flow reaching `done` (stopped, 30)
+# is not settled by the sources read, so it is asserted neither way; all engines must agree on it.
+def test_charger_stop_cuts_the_do_behavior_between_steps() -> None:
+    prog = program("charger.sysml")
+    env = script("Stop")
+    reduced = check_machine(prog, "Charger", env, BOUNDS)
+    full = check_machine(prog, "Charger", env, BOUNDS, reduce=False)
+    explored = explore_machine(prog, "Charger", env, RUNS)
+    keys = ("finalState", "charge")
+    ends = project(explored, keys)
+    assert project(reduced, keys) == ends == project(full, keys)
+    assert {("stopped", "0"), ("stopped", "10"), ("stopped", "20"), ("full", "30")} <= ends
+    assert ends <= {("stopped", "0"), ("stopped", "10"), ("stopped", "20"), ("stopped", "30"), ("full", "30")}
+    for r in (reduced, full):
+        assert not r.violations
+        replays(prog, "Charger", r)
+
+
+# Without Stop: the do behavior runs out, full with 30, one outcome.
+def test_charger_without_stop_fills_up() -> None:
+    prog = program("charger.sysml")
+    all_three(prog, "Charger", Script(), ("finalState", "charge"), {("full", "30")})
