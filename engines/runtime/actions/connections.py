@@ -100,10 +100,13 @@ class Connections(RunCore):
                             continue
                         value = self.evaluator.eval(near.expression(), declarer, depth)
                     else:
+                        if conn.kind is ConnectionKind.BIND and frame.directions.get(pin) == "out":
+                            continue  # its own performance writes it: a start takes nothing into it
                         found = self._held(declarer, far, near, conn.kind is ConnectionKind.BIND)
                         if found is None:
                             continue
                         value = found
+                        self._taken(declarer, far)
                     self.ctx.journal.touch(frame)
                     frame.values[pin] = value
                     given.add(pin)
@@ -114,7 +117,7 @@ class Connections(RunCore):
         binding between pins) what the other pin holds now; None when nothing. A flow carries only
         what was written (or what its source ended with): a source's initial value is not a transfer."""
         staged = _staging(declarer).delivered.get((".".join(target.path[:-1]), target.path[-1]), _NOTHING)
-        if staged is not _NOTHING:
+        if staged is not _NOTHING and staged is not UNSET:
             return staged  # type: ignore[return-value]
         if bound and source.pin:
             other = _pin_frame(declarer, source)
@@ -147,6 +150,16 @@ class Connections(RunCore):
         frame = _pin_frame(declarer, target)
         if frame is not None and not frame.sealed and not _same(frame.values.get(target.path[-1], UNSET), value):
             self._write(frame, target.path[-1], value)
+
+    def _taken(self, declarer: Frame, target: End) -> None:
+        """A performance took what was delivered to its pin: a later performance of the node (the next
+        pass of a loop) holds only what a delivery brings it anew. The entry stays, as UNSET, so a
+        source that ends does not deliver its start value again."""
+        staging = _staging(declarer)
+        key = (".".join(target.path[:-1]), target.path[-1])
+        if staging.delivered.get(key, UNSET) is not UNSET:
+            self.ctx.journal.touch_part(staging, staging.delivered)
+            staging.delivered[key] = UNSET
 
     # ------------------------------------------------------------ a performance ends
 
