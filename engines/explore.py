@@ -203,7 +203,11 @@ class Explore:
             raise EngineError("explore answers the outcomes of every linearization, not properties: "
                               "ask check for them")
         fixed_inputs_only(self.name, question)
-        wanted = question.diverge
+        from engines.check.search import feature_paths  # the one refusal of a feature no run reports
+
+        subject = program.action(question.subject).qualified_name
+        wanted = feature_paths(program.start_action(subject, question.performer, fine=True), subject,
+                               question.diverge)
         features = None if wanted is None else (lambda out: {k: v for k, v in out.items() if k in wanted})
         return explore(program, question.subject, bounds, features=features, performer=question.performer,
                        interrupted=_counting(hooks))

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from engines.check.properties import resolve_properties
-from engines.check.search import UnknownFeatureError, check_behavior
+from engines.check.search import check_behavior, feature_paths
 from engines.errors import MoveNotEnabled, RunError
 from engines.explore import explore_behavior
 from engines.framework import Bounds, Result
@@ -41,18 +41,6 @@ def is_part(program: Program, name: str) -> bool:
     return el is not None and el.base_kind == "part"
 
 
-def _diverge(probe: Behavior, subject: str, diverge: tuple[str, ...] | None) -> tuple[str, ...] | None:
-    if diverge is None:
-        return None
-    paths = tuple(probe.feature_path(f) for f in diverge)
-    known = probe.known_features()
-    unknown = [f for f in paths if f not in known]
-    if unknown:
-        raise UnknownFeatureError(f"nothing in {subject} holds {', '.join(repr(u) for u in unknown)}: the features "
-                                  "it holds are " + ", ".join(sorted(known)))
-    return paths
-
-
 def check_machine(program: Program, name: str, script: Script | None = None, bounds: Bounds | None = None,
                   properties: tuple[str, ...] = (), diverge: tuple[str, ...] | None = None, reduce: bool = True,
                   interrupted: Callable[[], bool] | None = None,
@@ -63,7 +51,7 @@ def check_machine(program: Program, name: str, script: Script | None = None, bou
     start, subject = machine_start(program, name, script or Script(), part)
     probe = start()
     props = resolve_properties(program, _subject(program, subject, part), properties)
-    paths = _diverge(probe, subject, diverge)
+    paths = feature_paths(probe, subject, diverge)
     return _horizon(check_behavior(start, subject, bounds, props, paths, reduce, interrupted, progress,
                                    model=model_hash(program.model)), script)
 
@@ -75,7 +63,7 @@ def explore_machine(program: Program, name: str, script: Script | None = None, b
     the runs budget."""
     start, subject = machine_start(program, name, script or Script(), part)
     probe = start()
-    paths = _diverge(probe, subject, diverge)
+    paths = feature_paths(probe, subject, diverge)
     features = None if paths is None else (lambda out: {k: v for k, v in out.items() if k in paths})
     return _horizon(explore_behavior(start, subject, bounds, features, interrupted,
                                      (subject, model_hash(program.model), None)), script)

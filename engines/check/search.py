@@ -119,6 +119,20 @@ def _final_values(run: Behavior, features: tuple[str, ...] | None) -> dict[str, 
     return {f: outputs.get(f, "<unset>") for f in features}
 
 
+def feature_paths(probe: Behavior, subject: str, names: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """The features a question names, as the behavior's outputs name them; UnknownFeatureError, listing
+    what it holds, for a name it may never report (before any search, by every engine)."""
+    if names is None:
+        return None
+    paths = tuple(probe.feature_path(f) for f in names)
+    known = probe.known_features()
+    unknown = [f for f in paths if f not in known]
+    if unknown:
+        raise UnknownFeatureError(f"nothing in {subject} holds {', '.join(repr(u) for u in unknown)}: the features "
+                                  "it holds are " + ", ".join(sorted(known)))
+    return paths
+
+
 def check(program: Program, subject: str, bounds: Bounds | None = None, properties: tuple[str, ...] = (),
           diverge: tuple[str, ...] | None = None, reduce: bool = True,
           interrupted: Callable[[], bool] | None = None,
@@ -130,14 +144,7 @@ def check(program: Program, subject: str, bounds: Bounds | None = None, properti
     subject = action.qualified_name
     props = resolve_properties(program, action, properties)
     probe: Behavior = program.start_action(subject, performer, fine=True)
-    if diverge is not None:
-        diverge = tuple(probe.feature_path(f) for f in diverge)
-        known = probe.known_features()
-        unknown = [f for f in diverge if f not in known]
-        if unknown:
-            raise UnknownFeatureError(
-                f"nothing in {subject} holds {', '.join(repr(u) for u in unknown)}: the features it holds are "
-                + ", ".join(sorted(known)))
+    diverge = feature_paths(probe, subject, diverge)
     return check_behavior(lambda: program.start_action(subject, performer, fine=True), subject, bounds, props,
                           diverge, reduce, interrupted, progress, readable_after_end(program.model, diverge or ()),
                           model_hash(program.model), performer)
