@@ -308,6 +308,7 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
             self.ctx.journal.touch(flow)
             token.group = group
             for _ in range(node.multiplicity - 1):
+                self.ctx.charge_step()  # each performance a unit of the budget: `a[2 ** 40]` stops, not grows
                 twin = Token(flow.new_token_id(), node.index, flow, arrived_round=flow.round, group=group)
                 group.append(twin)
                 flow.tokens.append(twin)
