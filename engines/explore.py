@@ -24,6 +24,7 @@ from engines.framework import (
     Status,
     Strength,
     Witness,
+    feature_paths,
     fixed_inputs_only,
     judge,
     stable_numbers,
@@ -203,8 +204,6 @@ class Explore:
             raise EngineError("explore answers the outcomes of every linearization, not properties: "
                               "ask check for them")
         fixed_inputs_only(self.name, question)
-        from engines.check.search import feature_paths  # the one refusal of a feature no run reports
-
         subject = program.action(question.subject).qualified_name
         wanted = feature_paths(program.start_action(subject, question.performer, fine=True), subject,
                                question.diverge)

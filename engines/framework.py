@@ -10,7 +10,7 @@ from enum import Enum, IntEnum
 from typing import TYPE_CHECKING, Protocol
 
 from engines.errors import EngineError, EngineUnavailable
-from engines.runtime.behavior import Travelled
+from engines.runtime.behavior import Behavior, Travelled
 from engines.runtime.watch import Watch, default_memory_bound
 from engines.witness import Choice as Choice
 from engines.witness import Witness as Witness
@@ -114,6 +114,24 @@ class Strength(IntEnum):
     @property
     def word(self) -> str:
         return self.name.lower().replace("_", " ")
+
+
+class UnknownFeatureError(EngineError, LookupError):
+    """A feature named for divergence that nothing in the behavior holds."""
+
+
+def feature_paths(probe: Behavior, subject: str, names: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """The features a question names, as the behavior's outputs name them; UnknownFeatureError, listing
+    what it holds, for a name it may never report (before any search, by every engine)."""
+    if names is None:
+        return None
+    paths = tuple(probe.feature_path(f) for f in names)
+    known = probe.known_features()
+    unknown = [f for f in paths if f not in known]
+    if unknown:
+        raise UnknownFeatureError(f"nothing in {subject} holds {', '.join(repr(u) for u in unknown)}: the features "
+                                  "it holds are " + ", ".join(sorted(known)))
+    return paths
 
 
 @dataclass(frozen=True)

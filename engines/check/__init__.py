@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
-from engines.check.search import UnknownFeatureError, check
+from engines.check.search import check
+from engines.framework import UnknownFeatureError
 
 __all__ = ["UnknownFeatureError", "check"]

@@ -9,10 +9,10 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from engines.check.properties import resolve_properties
-from engines.check.search import check_behavior, feature_paths
+from engines.check.search import check_behavior
 from engines.errors import MoveNotEnabled, RunError
 from engines.explore import explore_behavior
-from engines.framework import Bounds, Result
+from engines.framework import Bounds, Result, feature_paths
 from engines.runtime import Program, Script, replay_script
 from engines.runtime.behavior import Behavior
 from engines.witness import Witness, admit, model_hash, next_move, parse_witness, unmet

@@ -33,6 +33,7 @@ from engines.framework import (
     Strength,
     Violation,
     Witness,
+    feature_paths,
     fixed_inputs_only,
     judge,
     stable_numbers,
@@ -45,10 +46,6 @@ from engines.witness import Claim, ClaimKind, model_hash, replay, unmet
 from ir.liveness import readable_after_end
 
 _NOTHING: frozenset[tuple[object, ...]] = frozenset()
-
-
-class UnknownFeatureError(EngineError, LookupError):
-    """A feature named for divergence that nothing in the behavior holds."""
 
 
 @dataclass
@@ -117,20 +114,6 @@ def _final_values(run: Behavior, features: tuple[str, ...] | None) -> dict[str, 
         return run.own_outputs()
     outputs = run.outputs()
     return {f: outputs.get(f, "<unset>") for f in features}
-
-
-def feature_paths(probe: Behavior, subject: str, names: tuple[str, ...] | None) -> tuple[str, ...] | None:
-    """The features a question names, as the behavior's outputs name them; UnknownFeatureError, listing
-    what it holds, for a name it may never report (before any search, by every engine)."""
-    if names is None:
-        return None
-    paths = tuple(probe.feature_path(f) for f in names)
-    known = probe.known_features()
-    unknown = [f for f in paths if f not in known]
-    if unknown:
-        raise UnknownFeatureError(f"nothing in {subject} holds {', '.join(repr(u) for u in unknown)}: the features "
-                                  "it holds are " + ", ".join(sorted(known)))
-    return paths
 
 
 def check(program: Program, subject: str, bounds: Bounds | None = None, properties: tuple[str, ...] = (),

@@ -272,20 +272,6 @@ class _Move:
         self.set(pc, ("armed", place.index), z3.Not(now >= due))
         self.follow(goes, place)
 
-    def pass_time(self) -> None:
-        """The clock moves to the earliest wake still to come (the move is enabled only where no other
-        is, and some wait is armed)."""
-        now = self.st["now"]
-        earliest, found = now, z3.BoolVal(False)
-        for place in self.net.places:
-            if place.act is not Act.AFTER:
-                continue
-            armed, wake = self.st[("armed", place.index)], self.st[("wake", place.index)]
-            later = z3.And(armed, wake > now)
-            earliest = z3.If(z3.And(later, z3.Or(z3.Not(found), wake < earliest)), wake, earliest)
-            found = z3.Or(found, later)
-        self.st["now"] = earliest
-
     def group(self, pc: Any, place: Place) -> None:
         """A step of multiplicity m: the first move puts m performances at the place; each then performs
         the body, and the last to end goes on (the others end there)."""
@@ -907,9 +893,7 @@ class Builder:
 
     def step(self, st: State, choice: Choice) -> State:
         if choice.clock:
-            move = _Move(self, st, self.net.places[0])
-            move.pass_time()
-            return move.st
+            return self.pass_time(st)
         place = self.net.places[choice.place]
         move = _Move(self, st, place)
         move.perform(z3.BoolVal(True), place, choice.branch)
@@ -918,6 +902,20 @@ class Builder:
         full = z3.Or([z3.UGE(move.st[key], 8) for key in counters if not move.st[key].eq(st[key])])
         move.st["ovf"] = z3.Or(move.st["ovf"], full)
         return move.st
+
+    def pass_time(self, st: State) -> State:
+        """The clock moved to the earliest wake still to come (the choice is enabled only where no move
+        is, and some wait is armed); nothing else changes."""
+        now = st["now"]
+        earliest, found = now, z3.BoolVal(False)
+        for place in self.net.places:
+            if place.act is not Act.AFTER:
+                continue
+            armed, wake = st[("armed", place.index)], st[("wake", place.index)]
+            later = z3.And(armed, wake > now)
+            earliest = z3.If(z3.And(later, z3.Or(z3.Not(found), wake < earliest)), wake, earliest)
+            found = z3.Or(found, later)
+        return {**st, "now": earliest}
 
     def transitions(self, before: State, after: State, taken: Sequence[Any]) -> list[Any]:
         """`taken[i]`: the move is choices[i]; none taken is a stutter (no move enabled, or the run

@@ -614,7 +614,7 @@ class _Builder:
         (engines/runtime/clock.py): one that reads no feature, so every token waits as long; a body
         statement's wait (the interpreter's clock jumps within the performance) is refused."""
         from engines.errors import RunError
-        from engines.runtime.clock import instant, seconds
+        from engines.runtime.clock import time_named
 
         kind = trigger.kind.value
         if place.node.kind is NodeKind.STATEMENT:
@@ -627,7 +627,7 @@ class _Builder:
         try:
             with run.ctx.trace.quiet():
                 value = run.evaluator.eval(expr, run.root.frame, 0)
-            return instant(value) if trigger.kind is s.TriggerKind.AT else seconds(value)
+            return time_named(trigger.kind, value)
         except RunError as bad:
             raise NotCovered(where, f"accept {kind} a time the interpreter refuses ({bad})") from None
 

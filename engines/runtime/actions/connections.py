@@ -50,6 +50,11 @@ def pin_path(frame: Frame) -> tuple[str, ...]:
     return path
 
 
+def _delivery_key(end: End) -> tuple[str, str]:
+    """Where a delivery to a pin is staged: the path of its node, and the pin."""
+    return ".".join(end.path[:-1]), end.path[-1]
+
+
 def _staging(declarer: Frame) -> Frame:
     """Where what a connection delivered waits for its target's next performance."""
     return declarer.pin_holder()
@@ -116,7 +121,7 @@ class Connections(RunCore):
         """What a connection has for a pin at its performance's start: the staged delivery, else (a
         binding between pins) what the other pin holds now; None when nothing. A flow carries only
         what was written (or what its source ended with): a source's initial value is not a transfer."""
-        staged = _staging(declarer).delivered.get((".".join(target.path[:-1]), target.path[-1]), _NOTHING)
+        staged = _staging(declarer).delivered.get(_delivery_key(target), _NOTHING)
         if staged is not _NOTHING and staged is not UNSET:
             return staged  # type: ignore[return-value]
         if bound and source.pin:
@@ -144,7 +149,7 @@ class Connections(RunCore):
     def _deliver(self, declarer: Frame, target: End, value: Value) -> None:
         """A value reaches a pin: now, if its node is being performed, and for its next performance."""
         staging = _staging(declarer)
-        key = (".".join(target.path[:-1]), target.path[-1])
+        key = _delivery_key(target)
         self.ctx.journal.touch_part(staging, staging.delivered)
         staging.delivered[key] = value
         frame = _pin_frame(declarer, target)
@@ -156,7 +161,7 @@ class Connections(RunCore):
         pass of a loop) holds only what a delivery brings it anew. The entry stays, as UNSET, so a
         source that ends does not deliver its start value again."""
         staging = _staging(declarer)
-        key = (".".join(target.path[:-1]), target.path[-1])
+        key = _delivery_key(target)
         if staging.delivered.get(key, UNSET) is not UNSET:
             self.ctx.journal.touch_part(staging, staging.delivered)
             staging.delivered[key] = UNSET
@@ -185,7 +190,7 @@ class Connections(RunCore):
                         self._assign(far.text, value, declarer, 0)
                     elif far.pin and value is not UNSET and (
                             conn.kind is ConnectionKind.SUCCESSION_FLOW
-                            or (".".join(far.path[:-1]), far.path[-1]) not in _staging(declarer).delivered):
+                            or _delivery_key(far) not in _staging(declarer).delivered):
                         self._deliver(declarer, far, value)
 
 

@@ -16,7 +16,7 @@ from engines.runtime.actions.statements import StatementRunner
 from engines.runtime.actions.tokens import Flow, FlowKind, Terminated, Token, TokenView, Write
 from engines.runtime.behavior import ChoiceKind, Move
 from engines.runtime.bus import take
-from engines.runtime.clock import instant, seconds
+from engines.runtime.clock import wake_time
 from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.values import Deferred, spell, type_name
 from engines.runtime.world import Context
@@ -613,7 +613,7 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
             if token.wake is None:
                 assert trigger.expression is not None
                 when = self.evaluator.eval(trigger.expression, flow.frame, flow.depth)
-                token.wake = self.ctx.clock.now + seconds(when) if trigger.kind is s.TriggerKind.AFTER else instant(when)
+                token.wake = wake_time(trigger.kind, when, self.ctx.clock.now)
                 if not self.fine and not self.waits_on_clock and len(self.all_tokens(self.root)) <= 1:
                     self.ctx.clock.advance_to(token.wake)  # nothing else can move: time does
                     if flow.kind is FlowKind.PERFORMED and self.mover_token is not None:

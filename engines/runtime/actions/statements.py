@@ -11,7 +11,7 @@ from engines.runtime.actions.connections import pin_path
 from engines.runtime.actions.core import RunCore
 from engines.runtime.actions.tokens import BodyRun, Flow, FlowKind, Terminated, Wait, Write
 from engines.runtime.bus import Message, available, take
-from engines.runtime.clock import instant, seconds
+from engines.runtime.clock import wake_time
 from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.operators import MAX_SEQUENCE
 from engines.runtime.trace import Trace
@@ -138,8 +138,7 @@ class StatementRunner(RunCore):
         if trigger.kind in (s.TriggerKind.AFTER, s.TriggerKind.AT):
             assert trigger.expression is not None
             when = self.evaluator.eval(trigger.expression, frame, 0)
-            self.ctx.clock.advance_to(self.ctx.clock.now + seconds(when) if trigger.kind is s.TriggerKind.AFTER
-                                      else instant(when))
+            self.ctx.clock.advance_to(wake_time(trigger.kind, when, self.ctx.clock.now))
             return
         while True:
             message = take(self.ctx, trigger, None, self.performing)

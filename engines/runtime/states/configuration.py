@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Generator
 
 from engines.errors import EvaluationError
-from engines.runtime.clock import instant, seconds
+from engines.runtime.clock import wake_time
 from engines.runtime.evaluate import Frame
 from engines.runtime.states.bodies import Bodies
 from engines.runtime.states.core import DoRun, Event, MachineError, Timer, transition_line
@@ -281,16 +281,15 @@ class Configuration(Bodies):
                 trig = t.trigger
                 if trig is None or trig.expression is None:
                     continue
-                if trig.kind is s.TriggerKind.AFTER:
-                    duration = self.host.evaluator.eval(trig.expression, self.frame, 0)
-                    due = self.ctx.clock.now + seconds(duration)
-                elif trig.kind is s.TriggerKind.AT:
-                    try:
-                        due = instant(self.host.evaluator.eval(trig.expression, self.frame, 0))
-                    except EvaluationError as bad:
-                        raise MachineError(f"transition {t.label()}: {bad}") from None
-                else:
+                if trig.kind not in (s.TriggerKind.AFTER, s.TriggerKind.AT):
                     continue
+                try:
+                    due = wake_time(trig.kind, self.host.evaluator.eval(trig.expression, self.frame, 0),
+                                    self.ctx.clock.now)
+                except EvaluationError as bad:
+                    if trig.kind is s.TriggerKind.AFTER:
+                        raise
+                    raise MachineError(f"transition {t.label()}: {bad}") from None
                 self.timer_seq += 1
                 self.timers.append(Timer(due, self.timer_seq, t))
 

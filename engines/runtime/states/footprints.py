@@ -301,8 +301,7 @@ class MachineFootprints:
                     tuple(sorted(tm.transition.index for tm in machine.timers)))
         if actor >= REGIONS:
             region = actor - REGIONS
-            mine = (pending.get(region, ()) if pending is not None
-                    else tuple(v.order for v in machine.completions if _region(v) == region))
+            mine = (pending if pending is not None else pending_by_region(machine.completions)).get(region, ())
             return ("completion", machine.status, active, mine)
         return ("do", actor - 1, machine.status, active, self.may_end(actor - 1))
 

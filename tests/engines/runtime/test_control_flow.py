@@ -5,108 +5,78 @@ compared with that answer (and explore's set with check's)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 import ir
-from engines.check import check
 from engines.explore import explore
-from engines.framework import Bounds, Verdict
+from engines.framework import Bounds
 from engines.runtime import Program
+from tests.engines.runtime.answers import (
+    Answer,
+    assert_default_run,
+    assert_every_outcome,
+    outcomes,
+    program,
+)
 
 MODELS = Path(__file__).resolve().parent / "control"
 
-Values = frozenset[tuple[str, str]]
-
-
-@dataclass(frozen=True)
-class Answer:
-    """What a model must give: the default run's values, and every outcome any schedule reaches."""
-
-    model: str
-    action: str
-    run: dict[str, str]
-    outcomes: frozenset[Values]
-    features: tuple[str, ...] = ()  # the features compared (default: those `run` names)
-
-    def compared(self) -> tuple[str, ...]:
-        return self.features or tuple(sorted(self.run))
-
-
-def _outcomes(*rows: dict[str, str]) -> frozenset[Values]:
-    return frozenset(frozenset(r.items()) for r in rows)
 
 
 def _program(model: str) -> Program:
-    path = MODELS / f"{model}.sysml"
-    return Program(ir.resolve([ir.parse(path.read_text(encoding="utf-8"), path.name)]))
+    return program(MODELS, model)
 
 
 ANSWERS = [
     # Class 2: statements after a named accept run once the message is taken.
     Answer("receiver_then", "receiver::Receive", {"got": "7", "ok": "true"},
-           _outcomes({"got": "7", "ok": "true"})),
+           outcomes({"got": "7", "ok": "true"})),
     # Each pass of the loop takes one command: 5 and 3 add to the speed, 0 stops the loop.
     Answer("controller_commands", "controller::Controller",
            {"speed": "8", "running": "false", "handled": "3"},
-           _outcomes({"speed": "8", "running": "false", "handled": "3"})),
+           outcomes({"speed": "8", "running": "false", "handled": "3"})),
     # A change trigger, a port and a time trigger, each with statements after it.
     Answer("triggers_then", "triggers::Watch",
            {"alarm": "true", "got": "11", "level": "9", "timedOut": "true"},
-           _outcomes({"alarm": "true", "got": "11", "level": "9", "timedOut": "true"})),
+           outcomes({"alarm": "true", "got": "11", "level": "9", "timedOut": "true"})),
     # An absolute instant (`accept at 6`) between two relative waits: the gate reads the fuel of the
     # first fill only (it waited for a message that never comes, a deadlock, before `at` was a time).
     Answer("fuel_deadline", "fueling::Launch", {"fuel": "2", "checked": "1"},
-           _outcomes({"fuel": "2", "checked": "1"})),
+           outcomes({"fuel": "2", "checked": "1"})),
     # Class 10: a terminate in one fork branch ends the whole action wherever the other branch stands.
     # Before a pass, between a pass's two writes, between passes, after the loop:
     Answer("booking_race", "booking::Booking", {"free": "0", "sold": "2", "closed": "true"},
-           _outcomes(*({"free": f, "sold": s, "closed": "true"}
+           outcomes(*({"free": f, "sold": s, "closed": "true"}
                        for f, s in (("2", "0"), ("1", "0"), ("1", "1"), ("0", "1"), ("0", "2"))))),
     # The default round moves the cancel branch first: the terminate drops the sales at their first.
     Answer("ticket_desk", "desk::Desk", {"sold": "0", "cancelled": "true"},
-           _outcomes(*({"sold": str(n), "cancelled": "true"} for n in range(4)))),
+           outcomes(*({"sold": str(n), "cancelled": "true"} for n in range(4)))),
     # A terminate action usage: its body may run before its implicit terminate or not at all.
     Answer("launch_abort", "launch::Launch", {"countdown": "3", "aborted": "true"},
-           _outcomes(*({"countdown": str(n), "aborted": a} for n in range(4) for a in ("true", "false")))),
+           outcomes(*({"countdown": str(n), "aborted": a} for n in range(4) for a in ("true", "false")))),
     # Class 11: each pass of a loop is a performance a sibling branch can observe.
     Answer("batch_monitor", "batches::Batches", {"processed": "60", "batches": "3", "alarm": "60"},
-           _outcomes(*({"processed": "60", "batches": "3", "alarm": a} for a in ("30", "60")))),
+           outcomes(*({"processed": "60", "batches": "3", "alarm": a} for a in ("30", "60")))),
     Answer("progress_reader", "progress::Progress", {"count": "3", "seen": "0"},
-           _outcomes(*({"count": "3", "seen": str(n)} for n in range(4)))),
+           outcomes(*({"count": "3", "seen": str(n)} for n in range(4)))),
     # A node a loop comes back to without a merge is performed once per pass.
     Answer("poll_loop_back", "polling::Poll", {"polls": "3", "seen": "0"},
-           _outcomes(*({"polls": "3", "seen": str(n)} for n in range(4)))),
+           outcomes(*({"polls": "3", "seen": str(n)} for n in range(4)))),
     Answer("warmup_until", "warmup::Warmup", {"temp": "21", "gauge": "15"},
-           _outcomes(*({"temp": "21", "gauge": str(g)} for g in (15, 17, 19, 21)))),
+           outcomes(*({"temp": "21", "gauge": str(g)} for g in (15, 17, 19, 21)))),
 ]
 
 
 @pytest.mark.parametrize("answer", ANSWERS, ids=[a.model for a in ANSWERS])
 def test_default_run_gives_the_answer(answer: Answer) -> None:
-    run = _program(answer.model).start_action(answer.action)
-    run.run_to_end()
-    assert run.status == "completed", run.error
-    outputs = run.outputs()
-    assert {k: outputs.get(k) for k in answer.compared()} == answer.run
+    assert_default_run(MODELS, answer)
 
 
 @pytest.mark.parametrize("answer", ANSWERS, ids=[a.model for a in ANSWERS])
 def test_explore_and_check_reach_exactly_the_answer(answer: Answer) -> None:
-    program = _program(answer.model)
-    keys = answer.compared()
-    explored = explore(program, answer.action, Bounds(runs=20_000))
-    assert explored.verdict is Verdict.COMPLETE, explored.incomplete
-    assert all(o.error is None for o in explored.outcomes), [o.error for o in explored.outcomes]
-    reached = frozenset(frozenset((k, dict(o.values).get(k, "<unset>")) for k in keys) for o in explored.outcomes)
-    assert reached == answer.outcomes
-    checked = check(program, answer.action, Bounds(), diverge=keys)
-    assert checked.verdict in (Verdict.EXHAUSTIVE, Verdict.DIVERGENT), checked.verdict
-    assert not checked.violations, checked.violations
-    found = frozenset(frozenset(o.values) for o in checked.outcomes)
-    assert found == reached
+    assert_every_outcome(MODELS, answer)
 
 
 def test_a_terminate_names_the_tokens_it_drops() -> None:

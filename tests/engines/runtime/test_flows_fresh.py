@@ -9,46 +9,30 @@ default run, explore's outcome set and check's outcome set (reduced and not) are
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-import ir
-from engines.check import check
-from engines.explore import explore
-from engines.framework import Bounds, Verdict
 from engines.runtime import Program
+from tests.engines.runtime.answers import (
+    Answer,
+    Values,
+    assert_default_run,
+    assert_every_outcome,
+    outcomes,
+    program,
+)
 
 MODELS = Path(__file__).resolve().parent / "flows_fresh"
 
-Values = frozenset[tuple[str, str]]
-
-
-@dataclass(frozen=True)
-class Answer:
-    """What a model must give: the default run's values, and every outcome any schedule reaches."""
-
-    model: str
-    action: str
-    run: dict[str, str]
-    outcomes: frozenset[Values]
-
-    def compared(self) -> tuple[str, ...]:
-        return tuple(sorted(self.run))
-
-
-def _outcomes(*rows: dict[str, str]) -> frozenset[Values]:
-    return frozenset(frozenset(r.items()) for r in rows)
 
 
 def _one(row: dict[str, str]) -> frozenset[Values]:
-    return _outcomes(row)
+    return outcomes(row)
 
 
 def _program(model: str) -> Program:
-    path = MODELS / f"{model}.sysml"
-    return Program(ir.resolve([ir.parse(path.read_text(encoding="utf-8"), path.name)]))
+    return program(MODELS, model)
 
 
 PIPELINE = {"total": "110", "stored": "1", "read.sample": "12", "smooth.x": "12", "smooth.y": "10", "store.v": "10"}
@@ -68,7 +52,7 @@ ANSWERS = [
     # The default (reverse) round enters the three branches together and the leaf consumers finish
     # in it, before the producer's inner flow has written.
     Answer("fanout_stream", "fanout::Broadcast", {"left": "0", "right": "0"},
-           _outcomes(*({"left": a, "right": b} for a in ("0", "10", "20") for b in ("0", "10", "20")))),
+           outcomes(*({"left": a, "right": b} for a in ("0", "10", "20") for b in ("0", "10", "20")))),
     # Scale(1.5) = 3.0; the calc usage binds x to 3.0 and returns 3.25.
     Answer("calc_step", "scaling::Calibrate", CALIBRATE, _one(CALIBRATE)),
     # The bound setpoint is the plan's target, 22: the room warms 15, 18, 21, 24.
@@ -83,7 +67,7 @@ ANSWERS = [
     # The sedation lowers the pain before the assessment reads it (6, routine) or after (8, urgent).
     # The default round moves the later fork branch (sedate) first.
     Answer("triage_decision", "triage::Triage", {"level": "3", "ward": "2", "gate.score": "6"},
-           _outcomes({"level": "3", "ward": "2", "gate.score": "6"}, {"level": "3", "ward": "1", "gate.score": "8"})),
+           outcomes({"level": "3", "ward": "2", "gate.score": "6"}, {"level": "3", "ward": "1", "gate.score": "8"})),
     # Three passes, each re-entering `add` with the pass's tick: 10 + 20 + 30.
     Answer("loop_reentry", "counting::Count", {**COUNT, "add.amount": "30"}, _one({**COUNT, "add.amount": "30"})),
     # The decision reads this pass's `add.amount` (10, 20, then 30 stops the loop).
@@ -96,20 +80,20 @@ ANSWERS = [
     # {0, 1, 2, 3}. The default round starts the watcher, runs the ramp's leaf body whole, then
     # the watcher's two reads (a tool-defined linearization among the admissible ones).
     Answer("stream_two_reads", "ramp::Observe", {"early": "3", "late": "3"},
-           _outcomes(*({"early": str(a), "late": str(b)} for a in range(4) for b in range(a, 4)))),
+           outcomes(*({"early": str(a), "late": str(b)} for a in range(4) for b in range(a, 4)))),
     # A `then` and a `succession flow` from one source: one performance of the target.
     Answer("then_and_flow", "gauge::Survey", {"visits": "1", "recorded": "40"},
            _one({"visits": "1", "recorded": "40"})),
     # The controller's guard reads its streamed pin once (0, 18, 22 or 25) and the branch taken
     # records it again, at that point or later: heat iff the guard saw more than 20.
     Answer("guard_on_stream", "hvac::Climate", {"heat": "true", "seen": "25"},
-           _outcomes({"heat": "false", "seen": "0"}, {"heat": "false", "seen": "18"},
+           outcomes({"heat": "false", "seen": "0"}, {"heat": "false", "seen": "18"},
                      {"heat": "false", "seen": "22"}, {"heat": "false", "seen": "25"},
                      {"heat": "true", "seen": "22"}, {"heat": "true", "seen": "25"})),
     # `c` sets the base before `a` (20, 22), between `a` and `b` (10, 12), or after `b` (10, 11); the
     # default round moves the last branch, `c`, first.
     Answer("split_succession_flow", "split::Split", {"got": "22", "b.v": "20"},
-           _outcomes({"got": "22", "b.v": "20"}, {"got": "12", "b.v": "10"}, {"got": "11", "b.v": "10"})),
+           outcomes({"got": "22", "b.v": "20"}, {"got": "12", "b.v": "10"}, {"got": "11", "b.v": "10"})),
 ]
 
 
@@ -135,26 +119,9 @@ CASES = [pytest.param(a, id=a.action) for a in (*ANSWERS, *LOOP_ANSWERS)]
 
 @pytest.mark.parametrize("answer", CASES)
 def test_default_run_gives_the_answer(answer: Answer) -> None:
-    run = _program(answer.model).start_action(answer.action)
-    run.run_to_end()
-    assert run.status == "completed", run.error
-    outputs = run.outputs()
-    assert {k: outputs.get(k) for k in answer.compared()} == answer.run
+    assert_default_run(MODELS, answer)
 
 
 @pytest.mark.parametrize("answer", CASES)
 def test_explore_and_check_reach_exactly_the_answer(answer: Answer) -> None:
-    program = _program(answer.model)
-    keys = answer.compared()
-    explored = explore(program, answer.action, Bounds(runs=20_000))
-    assert explored.verdict is Verdict.COMPLETE, explored.incomplete
-    assert all(o.error is None for o in explored.outcomes), [o.error for o in explored.outcomes]
-    reached = frozenset(frozenset((k, dict(o.values).get(k, "<unset>")) for k in keys) for o in explored.outcomes)
-    assert reached == answer.outcomes
-    for reduce in (True, False):
-        checked = check(_program(answer.model), answer.action, Bounds(), diverge=keys, reduce=reduce)
-        assert checked.verdict in (Verdict.EXHAUSTIVE, Verdict.DIVERGENT), checked.verdict
-        assert not checked.violations, checked.violations
-        assert all(getattr(o, "error", None) is None for o in checked.outcomes)
-        found = frozenset(frozenset(o.values) for o in checked.outcomes)
-        assert found == reached, (reduce, found)
+    assert_every_outcome(MODELS, answer, reductions=(True, False))
