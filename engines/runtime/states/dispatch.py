@@ -12,7 +12,7 @@ from engines.runtime.bus import Message
 from engines.runtime.states.configuration import Configuration
 from engines.runtime.states.core import Event, Firing, MachineError, transition_line
 from engines.runtime.states.layout import PSEUDO, Transition, Vertex, VertexKind
-from engines.runtime.states.units import UNIT, Par, Steps, run_whole
+from engines.runtime.states.units import UNIT, Leaving, Par, Steps, run_whole
 from ir import syntax as s
 
 
@@ -181,6 +181,10 @@ class Dispatch(Configuration):
                     self._firing(self._fire([Firing(t, Event("time", "time", None, t), route)]), "time")
         return True
 
+    def _being_left(self, state: Vertex) -> bool:
+        """Whether a chain of the firing in progress has begun to leave `state` (units.py `Leaving`)."""
+        return False
+
     @abstractmethod
     def _firing(self, steps: Steps, name: str) -> None:
         """Perform a firing: whole (the fixed policies), or as a firing in progress (moves.py)."""
@@ -199,8 +203,8 @@ class Dispatch(Configuration):
 
     def _fire_chain(self, firings: list[Firing], i: int) -> Steps:
         f = firings[i]
-        if self.finished or f.transition.source not in self.active:
-            return
+        if self.finished or f.transition.source not in self.active or self._being_left(f.transition.source):
+            return  # its source left, or being left, by a transition fired before it
         waiting = [f"{self._exit_label(g.transition.source)}(exit)" for g in firings[i + 1:]
                    if g.transition.source in self.active]
         yield from self._fire_one(f, waiting)
@@ -233,6 +237,7 @@ class Dispatch(Configuration):
             if into_join:
                 run_whole(self._exit(root))
             else:
+                yield Leaving(root)
                 yield from self._exit(root)
         for seg in segments:
             if seg.effect:

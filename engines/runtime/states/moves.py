@@ -263,6 +263,9 @@ class MachineMoves(Reported, Dispatch):
             out.append(state)
         return out
 
+    def _being_left(self, state: Vertex) -> bool:
+        return self.front is not None and self.front.being_left(state)
+
     def _firing(self, steps: Steps, name: str) -> None:
         self.front_dos = set()
         if not (self.units and self.applying):

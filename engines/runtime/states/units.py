@@ -12,6 +12,12 @@ Two drivers run them:
 - `Front` (check, explore): a firing in progress, whose runnable chains each offer their next unit as
   a move (task order = declaration order, so the first one each time is the fixed run). A chain that
   is the only thing that may move goes on without a choice.
+
+A chain about to leave a state yields `Leaving(state)` first: a transition another chain of the
+firing has begun inside that state is part of the state's performance, which ends before the state's
+exit (`StatePerformances.kerml`: `succession [*] middle then [1] exit`), so the leaving chain waits
+until that transition has ended (a transition not begun is dropped when its turn comes, its source
+left).
 """
 
 from __future__ import annotations
@@ -20,11 +26,20 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from engines.runtime.states.layout import Transition
+
 if TYPE_CHECKING:
-    from engines.runtime.states.layout import Transition, Vertex
+    from engines.runtime.states.layout import Vertex
 
 UNIT = "unit"  # yielded just before a unit
 HELD = "held"  # yielded where a dispatch may come before the rest (an entry not run to completion)
+
+
+@dataclass(frozen=True)
+class Leaving:
+    """Yielded just before a chain leaves `state` (and everything below it)."""
+
+    state: Vertex
 
 
 @dataclass(frozen=True)
@@ -36,10 +51,10 @@ class Par:
     chains: tuple[tuple[str, Steps, Vertex | Transition], ...]
 
 
-Steps = Generator["str | Par", None, None]
+Steps = Generator["str | Par | Leaving", None, None]
 
 
-def run_whole(steps: Generator[str | Par, None, object]) -> object:
+def run_whole(steps: Generator[str | Par | Leaving, None, object]) -> object:
     """Every unit of `steps` in order, each chain of a `Par` whole before the next starts."""
     while True:
         try:
@@ -65,6 +80,8 @@ class Task:
     waiting: int = 0  # chains of a Par this task waits for
     primed: bool = False
     held: bool = False  # stands where a dispatch may come first
+    leaving: Vertex | None = None  # stands before leaving this state, until no other chain is under way in it
+    left: Vertex | None = None  # the state it has begun to leave: a transition inside it not begun is dropped
 
 
 @dataclass(eq=False)
@@ -93,7 +110,25 @@ class Front:
         return not self.tasks
 
     def runnable(self) -> list[Task]:
-        return [t for t in self.tasks if t.waiting == 0]
+        return [t for t in self.tasks if t.waiting == 0 and not self._kept(t)]
+
+    def _kept(self, task: Task) -> bool:
+        """Whether the task stands before leaving a state inside which another chain's transition is
+        under way (begun, not ended)."""
+        state = task.leaving
+        if state is None:
+            return False
+        mine = set()
+        at: Task | None = task
+        while at is not None:
+            mine.add(id(at))
+            at = at.parent
+        return any(other.taken and id(other) not in mine and isinstance(other.what, Transition)
+                   and other.what.source.is_within(state) for other in self.tasks)
+
+    def being_left(self, state: Vertex) -> bool:
+        """Whether a chain has begun to leave `state` or a state around it."""
+        return any(t.left is not None and state.is_within(t.left) for t in self.tasks)
 
     def held(self) -> bool:
         return any(t.held for t in self.tasks)
@@ -112,6 +147,7 @@ class Front:
         """Perform the task's next unit and what follows it up to its next unit (or its end, where the
         chain it ends lets its parent go on to its next unit)."""
         task.held = False
+        task.leaving = None
         task.taken += 1
         self._run(task, unit=not task.primed)
 
@@ -126,6 +162,13 @@ class Front:
                 task.primed = False  # going on from here performs the next unit
                 task.held = True
                 return
+            if isinstance(item, Leaving):
+                task.leaving = item.state
+                if self._kept(task):
+                    task.primed = False  # going on from here performs the next unit
+                    return
+                task.leaving, task.left = None, item.state
+                continue
             if item == UNIT:
                 if unit:
                     unit = False  # what follows is the unit this move performs

@@ -415,3 +415,19 @@ def test_charger_stop_cuts_the_do_behavior_between_steps() -> None:
 def test_charger_without_stop_fills_up() -> None:
     prog = program("charger.sysml")
     all_three(prog, "Charger", Script(), ("finalState", "charge"), {("full", "30")})
+
+
+# ---------------------------------------------------------------- press: a region leaves its owner
+# One Stop selects a transition in each region of Running: motion's moving -> Halted leaves Running,
+# logger's idle -> noted stays inside it. A transition begun inside Running is part of Running's
+# performance, which ends before Running's exit (StatePerformances.kerml `succession [*] middle then
+# [1] exit`; oracle "Transitions into a join" derives the owner's exit after the segments' effects
+# the same way), and one not begun when Running is left is dropped, its source left (reference
+# "Regions": "a sibling region's candidate whose leaf was left is dropped when its turn comes").
+# So: motion first, "R- H+ "; logger begun first, its effect and both entries of noted, then
+# Running's exit and Halted's entry, "e N+ S+ R- H+ ". Never an entry into noted or stamped after
+# "R- " (both are inside Running), never "e" with noted not entered.
+def test_a_region_leaving_its_owner_waits_for_a_sibling_transition_begun() -> None:
+    prog = program("press.sysml")
+    all_three(prog, "Press", script("Stop"), ("finalState", "log"),
+              {("Halted", '"R- H+ "'), ("Halted", '"e N+ S+ R- H+ "')})
