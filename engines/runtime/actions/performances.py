@@ -269,6 +269,7 @@ class Performances(RunCore):
                 yield Wait("nested flow waits", lambda: self._flow_ready(flow))
                 continue
             if progressed:
+                self.work += 1
                 waiting = False
                 self._hide(flow)
             if flow.finished:

@@ -96,10 +96,13 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
         self._live = None
         try:
             with self.failing(lambda: f"step {self.root.step_no}"):
+                work = self.work
                 progressed = self.step_flow(self.root)
                 if self.root.finished:
                     self.status = "completed"
-                elif not progressed:
+                elif not progressed and self.work == work:
+                    # no token moved and no body began a statement or moved a nested round (a body
+                    # that sent and paused again at an accept has moved: another body may take it)
                     self._stalled()
         finally:
             self._live = None

@@ -64,6 +64,12 @@ ANSWERS = [
     # A node a loop comes back to without a merge is performed once per pass.
     Answer("poll_loop_back", "polling::Poll", {"polls": "3", "seen": "0"},
            outcomes(*({"polls": "3", "seen": str(n)} for n in range(4)))),
+    # Two loops hand items over: the producer sends 1, 2, 3, each pass waiting for the consumer's "ok"
+    # (a String its Integer accept never takes); the consumer's passes take each item and answer, until
+    # acc = 123. The successions order each pass, the handshake orders the passes: one outcome. A
+    # stepping round in which both loops only paused again at their accepts, one having sent, was
+    # taken for a deadlock.
+    Answer("handshake_loops", "pipe::Pipe", {"acc": "123", "acks": "3"}, outcomes({"acc": "123", "acks": "3"})),
     Answer("warmup_until", "warmup::Warmup", {"temp": "21", "gauge": "15"},
            outcomes(*({"temp": "21", "gauge": str(g)} for g in (15, 17, 19, 21)))),
 ]
