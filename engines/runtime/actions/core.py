@@ -42,6 +42,9 @@ class RunCore(ABC):
     moves_taken: list[Move]
     _token_moves: dict[tuple[int, str], Move]  # the token-order moves made so far, made once each
     _live: list[Token] | None
+    # statements begun and nested rounds that moved: a stepping run's round in which only bodies
+    # moved (and paused again) is no deadlock
+    work: int = 0
 
     element: Element
 

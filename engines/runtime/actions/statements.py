@@ -40,10 +40,6 @@ from ir.resolve import lookup
 class StatementRunner(RunCore):
     """Runs the statements of bodies and blocks (generators: a body waiting on a message yields)."""
 
-    # statements begun and nested rounds that moved: a body resumed that yields again has moved when
-    # this grew meanwhile (a stepping run's round that only body tokens moved is no deadlock)
-    work = 0
-
     def statements(self, stmts: tuple[s.Member, ...], frame: Frame, depth: int, owner: str) -> BodyRun:
         for stmt in stmts:
             yield from self.statement(stmt, frame, depth, owner)
