@@ -147,7 +147,8 @@ class Front:
         """Perform the task's next unit and what follows it up to its next unit (or its end, where the
         chain it ends lets its parent go on to its next unit)."""
         task.held = False
-        task.leaving = None
+        if task.leaving is not None:  # kept before leaving a state, and now let go: it leaves it
+            task.leaving, task.left = None, task.leaving
         task.taken += 1
         self._run(task, unit=not task.primed)
 

@@ -431,3 +431,15 @@ def test_a_region_leaving_its_owner_waits_for_a_sibling_transition_begun() -> No
     prog = program("press.sysml")
     all_three(prog, "Press", script("Stop"), ("finalState", "log"),
               {("Halted", '"R- H+ "'), ("Halted", '"e N+ S+ R- H+ "')})
+
+
+# With a third region (counter: c0 -> c1 on the same Stop, effect "c ", entry "C+ "): each of logger's
+# and counter's reactions either runs whole before Running's exit or is dropped. Neither begun: "R- H+ ";
+# one: "e N+ R- H+ ", "c C+ R- H+ "; both: their units in any interleaving that keeps each reaction's
+# order (effect before entry), 6 of them, then "R- H+ ". Motion, once let go after waiting for one
+# reaction, still drops the other if it has not begun.
+def test_leaving_waits_for_every_sibling_begun_and_drops_the_rest() -> None:
+    prog = program("press3.sysml")
+    both = ["c C+ e N+ ", "c e C+ N+ ", "c e N+ C+ ", "e N+ c C+ ", "e c C+ N+ ", "e c N+ C+ "]
+    wanted = {("Halted", f'"{pre}R- H+ "') for pre in ["", "c C+ ", "e N+ ", *both]}
+    all_three(prog, "Press", script("Stop"), ("finalState", "log"), wanted)
