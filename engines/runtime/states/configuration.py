@@ -11,7 +11,7 @@ from engines.runtime.evaluate import Frame
 from engines.runtime.states.bodies import Bodies
 from engines.runtime.states.core import DoRun, Event, MachineError, Timer, transition_line
 from engines.runtime.states.layout import Behavior, Transition, Vertex, VertexKind
-from engines.runtime.states.units import HELD, UNIT, Leaving, Par, Steps, run_whole
+from engines.runtime.states.units import HELD, UNIT, Par, Step, Steps, run_whole
 from ir import syntax as s
 
 
@@ -165,7 +165,7 @@ class Configuration(Bodies):
             out.extend(self._leaves(c))
         return out
 
-    def _restore(self, history: Vertex, lca: Vertex, frame: Frame) -> Generator[str | Par | Leaving, None, Vertex]:
+    def _restore(self, history: Vertex, lca: Vertex, frame: Frame) -> Generator[Step, None, Vertex]:
         recorded = self.histories.get(history)
         owner = history.parent
         assert owner is not None
@@ -349,7 +349,7 @@ class Configuration(Bodies):
             v = v.parent
         return v if v.parent is lca else None
 
-    def _through_choices(self, vertex: Vertex, frame: Frame) -> Generator[str | Par | Leaving, None, Vertex]:
+    def _through_choices(self, vertex: Vertex, frame: Frame) -> Generator[Step, None, Vertex]:
         while vertex.kind is VertexKind.CHOICE:
             nxt = None
             for seg in vertex.outgoing:

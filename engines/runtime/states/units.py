@@ -51,10 +51,11 @@ class Par:
     chains: tuple[tuple[str, Steps, Vertex | Transition], ...]
 
 
-Steps = Generator["str | Par | Leaving", None, None]
+Step = str | Par | Leaving  # what a firing's generator yields: UNIT, HELD, a Par or a Leaving
+Steps = Generator[Step, None, None]
 
 
-def run_whole(steps: Generator[str | Par | Leaving, None, object]) -> object:
+def run_whole(steps: Generator[Step, None, object]) -> object:
     """Every unit of `steps` in order, each chain of a `Par` whole before the next starts."""
     while True:
         try:
