@@ -464,9 +464,11 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
                 if target.kind in (NodeKind.ACTION, NodeKind.STATEMENT) and len(flow.graph.incoming(target.index)) <= 1:
                     self._perform(token, target)
             return
-        self._consume(token)
+        # the new tokens before the old one goes: an entered flow left with no token would be left
+        # (the tokens end in the same order either way)
         for edge in enabled:
             self._spawn(flow, edge.target, node.index)
+        self._consume(token)
 
     def _move(self, token: Token, target: int, via: int) -> None:
         self.ctx.journal.touch(token)
