@@ -74,10 +74,6 @@ def at_most_one(conditions: Sequence[Any]) -> Any:
     return z3.And([z3.Not(z3.And(a, b)) for i, a in enumerate(conditions) for b in conditions[i + 1:]])
 
 
-def exactly_one(conditions: Sequence[Any]) -> Any:
-    return z3.And(z3.Or(conditions), at_most_one(conditions)) if conditions else z3.BoolVal(False)
-
-
 
 
 @dataclass
@@ -539,7 +535,8 @@ class _Move:
         edges = graph.outgoing(place.node.index)
         pc, holds = self.guards(pc, place, edges)
         self.add(pc, ("cnt", place.index), -1)
-        self.maybe_leave(z3.And(pc, z3.Not(exactly_one(holds))), place.flow)
+        none = z3.Not(z3.Or(holds)) if holds else z3.BoolVal(True)
+        self.maybe_leave(z3.And(pc, none), place.flow)
         for e, h in zip(edges, holds, strict=True):
             self.arrive(z3.And(pc, h), place.flow, e.target, place.node.index)
 
@@ -739,7 +736,8 @@ class Builder:
                 return payload(name)
             if owner is not None and feature.owner == owner and upto is not None and feature.index >= upto:
                 return None
-            return Term(st[("val", feature.index)], kind_of(feature.sort))
+            # reading a feature with no value fails, as the interpreter's Null operand does
+            return Term(st[("val", feature.index)], kind_of(feature.sort), z3.Not(st[("has", feature.index)]))
 
         def payload(name: str) -> Term | None:
             """An accept's payload read by its bare name from around the accept (the interpreter reads

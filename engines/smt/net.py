@@ -683,8 +683,8 @@ class _Builder:
             if isinstance(member, s.Usage) and member.kind not in ("action",):
                 raise NotCovered(name, f"a feature declared in a {'loop' if role == 'pass' else 'branch'} body")
         if not block.members:
-            return -1 if role != "pass" else self._flow(self.program.sequence_flow(scope, block, name), parent, role)
-        return self._flow(self.program.sequence_flow(scope, block, name), parent, role)
+            return -1 if role != "pass" else self._flow(self.program.clause_flow(scope, block, name), parent, role)
+        return self._flow(self.program.clause_flow(scope, block, name), parent, role)
 
     def _assign_target(self, stmt: s.Assign, where: str) -> None:
         if stmt.target.count(".") > 1:

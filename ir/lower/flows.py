@@ -1,6 +1,7 @@
 """Every graph a run over one model enters, lowered once each and kept: an action's flow, a block's,
-and the flows a fine run performs a node's parts in (its statements unordered, a branch's or loop
-pass's statements in sequence, a typed usage's own statements beside the action it performs).
+and the flows a fine run performs a node's parts in (the statements of a node body, a branch or a
+loop pass unordered but for declarations, a typed usage's own statements beside the action it
+performs).
 
 The runtime asks for these by node or block and enters them as they are: it builds no graph itself.
 They are made on first request, not with the action's graph, so an action that performs itself
@@ -83,8 +84,8 @@ class ModelGraphs:
             members = tuple(node.body.statements)
             if node.body.flow is not None:
                 members = ()
-            base = node.body.flow if node.body.flow is not None else lower_block(
-                self.model, node.body.scope, members, node.name)
+            base = node.body.flow if node.body.flow is not None else _declarations_keep_their_place(
+                lower_block(self.model, node.body.scope, members, node.name))
             graph = base
             if node.body.terminate:
                 implicit = Node(len(base.nodes), NodeKind.STATEMENT, "terminate", IMPLICIT_TERMINATE)
@@ -92,14 +93,13 @@ class ModelGraphs:
             self._statement_flows[id(node)] = graph
         return graph
 
-    def sequence_flow(self, owner: Element, block: s.Block, label: str) -> ActionGraph:
-        """A branch's or loop body's statements as performances one after the other (a fine run's moves)."""
+    def clause_flow(self, owner: Element, block: s.Block, label: str) -> ActionGraph:
+        """A branch's or loop pass's statements as a fine run moves them: unordered performances, as a
+        node body's are, but for the declarations, which keep their place (a block stating a flow of
+        its own keeps its successions)."""
         graph = self._blocks.get(-id(block))
         if graph is None:
-            graph = lower_block(self.model, owner, block.members, label)
-            if not graph.edges and len(graph.nodes) > 1:
-                chain = tuple(Edge(i, i + 1) for i in range(len(graph.nodes) - 1))
-                graph = replace(graph, edges=chain, initial=(0,))
+            graph = _declarations_keep_their_place(lower_block(self.model, owner, block.members, label))
             self._blocks[-id(block)] = graph
             self._held.append(block)
         return graph
@@ -137,3 +137,30 @@ class ModelGraphs:
                                 performed.flows, performed.binds, performed.connections)
             self._statement_flows[key] = graph
         return graph
+
+
+def _declares(node: Node) -> bool:
+    """Whether a statement of a body declares what the statements after it may read: a local usage
+    (an action, a calc, a perform), an accept's payload, a return."""
+    decl = node.decl
+    if node.kind is NodeKind.ACTION:
+        return True
+    return isinstance(decl, s.Return) or (isinstance(decl, s.Accept) and decl.trigger.payload is not None)
+
+
+def _declarations_keep_their_place(graph: ActionGraph) -> ActionGraph:
+    """The statements of a body no succession orders are performed in an open order, but a declaration
+    keeps its place (the oracle's "Direct statements of one body ..."): whatever is written after it
+    starts once it has ended. What is written before it stays unordered with it, as a calc usage is
+    with the assignment before it (`action_explore_statement_order_calc`)."""
+    if graph.edges or not any(_declares(n) for n in graph.nodes):
+        return graph
+    edges: list[Edge] = []
+    last: int | None = None
+    for node in graph.nodes:
+        if last is not None:
+            edges.append(Edge(last, node.index))
+        if _declares(node):
+            last = node.index
+    targets = {e.target for e in edges}
+    return replace(graph, edges=tuple(edges), initial=tuple(i for i in graph.initial if i not in targets))

@@ -1,5 +1,5 @@
 """ir.lower.flows.ModelGraphs: every graph a run enters comes finished from lowering (a node's
-statements unordered, a branch's statements in sequence, a typed usage's statements beside the action
+statements unordered, a branch's statements unordered but for declarations, a typed usage's statements beside the action
 it performs, a terminate usage's implicit terminate), and the runtime builds none itself."""
 
 from __future__ import annotations
@@ -84,19 +84,62 @@ def test_statement_flow_of_a_terminate_usage_holds_its_implicit_terminate() -> N
     assert not flow.edges and flow.initial == (0, 1)  # unordered with the usage's statements
 
 
-def test_sequence_flow_orders_a_branchs_statements_one_after_the_other() -> None:
+def test_clause_flow_leaves_a_branchs_statements_unordered() -> None:
     graphs, g = _line()
     check = _node(g, "check")
     assert check.body is not None and isinstance(check.body.statements[0], s.If)
     branch = check.body.statements[0].then
     el = g.scope
     assert el is not None
-    seq = graphs.sequence_flow(el, branch, "check")
-    _well_formed(seq)
-    assert [n.name for n in seq.nodes] == ["assign level", "assign log", "assign stopped"]
-    assert [(e.source, e.target) for e in seq.edges] == [(0, 1), (1, 2)] and seq.initial == (0,)
-    # the same statements stated as a flow of their own stay unordered
-    assert not graphs.block_graph(el, branch, "check").edges
+    clause = graphs.clause_flow(el, branch, "check")
+    _well_formed(clause)
+    assert [n.name for n in clause.nodes] == ["assign level", "assign log", "assign stopped"]
+    assert not clause.edges and clause.initial == (0, 1, 2)
+    assert graphs.clause_flow(el, branch, "check") is clause  # lowered once
+
+
+# A till: a pass books an item, logs it, waits for a price and adds it; the log line is declared.
+_TILL = """
+package till {
+    private import ScalarValues::*;
+    action def Log { in attribute n : Integer; }
+    action serve {
+        attribute items : Integer = 0;
+        attribute total : Integer = 0;
+        attribute lines : Integer = 0;
+        attribute open : Boolean = true;
+        first start;
+        then action pass {
+            while open {
+                assign items := items + 1;
+                action note : Log { in n = items; }
+                assign open := false;
+                accept price : Integer;
+                assign total := total + price;
+            }
+        }
+        then done;
+    }
+}
+"""
+
+
+def test_a_declaration_keeps_its_place_in_a_clause() -> None:
+    """What is written after a local usage or an accept's payload starts after it; what is written
+    before it stays unordered with it."""
+    model = ir.resolve([ir.parse(_TILL, "till.sysml")])
+    graphs = ModelGraphs(model)
+    el = model.element("till::serve")
+    assert el is not None
+    node = _node(graphs.graph(el), "pass")
+    assert node.body is not None and isinstance(node.body.statements[0], s.While)
+    clause = graphs.clause_flow(el, node.body.statements[0].body, "pass")
+    _well_formed(clause)
+    names = [n.name for n in clause.nodes]
+    assert names == ["assign items", "note", "assign open", "usage_action", "assign total"], names
+    assert {(names[e.source], names[e.target]) for e in clause.edges} == {
+        ("note", "assign open"), ("note", "usage_action"), ("usage_action", "assign total")}
+    assert [names[i] for i in clause.initial] == ["assign items", "note"]
 
 
 def _calls(tree: ast.AST) -> set[str]:

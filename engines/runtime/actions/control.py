@@ -82,7 +82,8 @@ class Clauses(RunCore):
             self._leave(flow)
 
     def _fine_if(self, token: Token, node: Node, stmt: s.If) -> None:
-        """A fine run reads an `if`'s guard as one move; the branch's statements are moves after it."""
+        """A fine run reads an `if`'s guard as one move; the branch's statements are moves after it, in an
+        open order (a declaration keeps its place)."""
         flow = token.flow
         cond = self._condition("if", stmt.condition, flow.frame, flow.depth)
         block = stmt.then if cond else stmt.otherwise
@@ -90,13 +91,15 @@ class Clauses(RunCore):
             self._completed(token, node)
             return
         assert flow.frame.scope is not None
-        graph = self.ctx.program.sequence_flow(flow.frame.scope, block, node.name)
+        graph = self.ctx.program.clause_flow(flow.frame.scope, block, node.name)
         frame = Frame(flow.frame.label, flow.frame.scope, flow.frame, block=True)
         self._enter_clause(token, node, graph, frame)
         if token.inside is not None:
             token.inside.branch = "then" if cond else "else"
 
     def _enter_clause(self, token: Token, node: Node, graph: ActionGraph, frame: Frame) -> None:
+        # the features a branch or pass declares take their values at its start, as a coarse run's do
+        self.init_attributes(graph.attributes, frame, token.flow.depth)
         self._enter(token, node, graph, frame)
         if token.inside is not None:
             token.inside.clause = True
@@ -104,7 +107,7 @@ class Clauses(RunCore):
     def _fine_loop(self, token: Token, node: Node, stmt: s.While | s.For | s.LoopUntil) -> None:
         """A fine run performs a loop pass by pass (LoopAction: each iteration a performance after the
         last): reading its condition, or taking a `for` loop's next element, is one move, and the pass's
-        statements are moves after it, one after the other as in an `if` branch. So a sibling branch
+        statements are moves after it, in an open order as an `if` branch's are. So a sibling branch
         may act between two passes, and between a pass's test and its statements."""
         flow = token.flow
         state = token.loop
@@ -136,6 +139,6 @@ class Clauses(RunCore):
     def _enter_pass(self, token: Token, node: Node, body: s.Block, bound: dict[str, Value]) -> None:
         flow = token.flow
         assert flow.frame.scope is not None
-        graph = self.ctx.program.sequence_flow(flow.frame.scope, body, node.name)
+        graph = self.ctx.program.clause_flow(flow.frame.scope, body, node.name)
         frame = Frame(flow.frame.label, flow.frame.scope, flow.frame, dict(bound), block=True)
         self._enter_clause(token, node, graph, frame)

@@ -382,8 +382,8 @@ PERFORMED = """package line {
 #   deadlocks, no other (assuming NonNegative, none does).
 # - Collector: a loop pass accepts a reading and adds it; the sensor sends 3 and 4 in either order
 #   of its unordered statements, so the sum is 7 after two passes on every schedule. In Racy the
-#   add is a statement unordered with the accept: a pass whose add runs before its accept reads a
-#   payload the pass has not taken (the run fails), the payload of an earlier pass being gone.
+#   pass is an action node whose add is written after the accept that declares its payload, so it
+#   starts after it (a declaration keeps its place): 7 again, no pass reading a payload not taken.
 MESSAGES = """package bus {
 	private import ScalarValues::*;
 	item def Ready;
