@@ -252,6 +252,9 @@ class Debugger:
             if isinstance(run, Driven) and not run.fine:
                 return self._moves(run, history, count, lines)
             machine = isinstance(run, Driven)
+            at_start = self._witness_end(run) if self.stepping.fine else None
+            if at_start is not None:
+                return at_start  # a witness whose claim holds before any move (a property false at move 0)
             while not run.finished and (count is None or done < count):
                 before = {(t.id, t.node) for t in run.tokens()}
                 # Before next_move, which may let time pass: going back undoes that too.

@@ -127,6 +127,38 @@ def test_replay_reproduces_the_violation(tmp_path: Path, capsys: pytest.CaptureF
     ]
 
 
+# A requirement already false before the first move: its witness holds no move, and its replay stops
+# there (it had run the whole action and refused the claim, the requirement holding by then).
+STARTS_LOW = """package cold {
+    private import ScalarValues::*;
+    requirement Warm { temp >= 1 }
+    action def Heat {
+        attribute temp : Integer := 0;
+        first start;
+        then action burner { assign temp := temp + 5; }
+        then done;
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("engine", ["check", "smt"])
+def test_replay_of_a_violation_at_move_0_stops_before_any_move(tmp_path: Path, engine: str,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    model = write(tmp_path, "cold.sysml", STARTS_LOW)
+    out = tmp_path / "w"
+    assert main(["check", model, "--action", "Heat", "--property", "Warm", "--engine", engine,
+                 "--witness-dir", str(out)]) == 1
+    assert "cold::Warm is false after 0 moves (witness 1)" in capsys.readouterr().out
+    witness = str(out / "cold.Heat-1.witness")
+    assert main(["replay", model, "--witness", witness]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        f"▶ Action cold::Heat: replaying {witness} (through move 0; ends property: cold::Warm)",
+        "✗ Action cold::Heat: witness reproduced after 0 moves: property: cold::Warm",
+        "  temp = 0",
+    ]
+
+
 def test_replay_of_an_outcome_completes_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     model = write(tmp_path, "race.sysml", RACE)
     witness = str(hand_witness(loaded(model), "Race", tmp_path / "w.witness", "step 3: 3@b first of 2@a, 3@b",
