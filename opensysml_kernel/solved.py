@@ -8,7 +8,7 @@ import html
 from collections.abc import Callable
 from typing import Any
 
-from engines.framework import BoundReport, QuestionKind, Result, Verdict
+from engines.framework import BoundReport, QuestionKind, Result, Strength, Verdict
 from opensysml_kernel.results import Table
 
 Ref = Callable[[int], str]
@@ -33,7 +33,11 @@ def bound_text(bound: BoundReport) -> str:
     return f"{bound.name} {bound.limit}"
 
 
-def _reach(bound: BoundReport) -> str:
+def _reach(bound: BoundReport, result: Result) -> str:
+    """Whether a schedule could run into the bound; a witnessed answer (violated, sensitive) stands
+    whatever the bound, so its search never asked, and saying `cannot be reached` would claim too much."""
+    if result.strength is Strength.WITNESSED and bound.name in ("depth", "unroll"):
+        return "not asked: a witness needs no bound"
     return "could be reached" if bound.reached else "cannot be reached"
 
 
@@ -66,7 +70,7 @@ def solved_lines(result: Result, ref: Ref) -> list[str]:
         return lines  # nothing was asked: an engine that could not take the question
     if result.verdict is Verdict.NOT_COVERED:
         lines.append("  explore can still show what the inputs as the model binds them do: %engine explore")
-    lines.append("  bounds: " + ", ".join(f"{bound_text(b)} ({_reach(b)})" for b in result.bounds))
+    lines.append("  bounds: " + ", ".join(f"{bound_text(b)} ({_reach(b, result)})" for b in result.bounds))
     lines.append(f"  inputs: {_inputs(result)}")
     lines.append("  assumed: " + (", ".join(result.assumptions) if result.assumptions else "nothing"))
     if result.arithmetic is not None:
@@ -122,7 +126,8 @@ def solved_html(result: Result) -> str:
     value each witness chose), then the constraints assumed, the arithmetic and the reason."""
     parts = []
     if result.bounds:
-        limits = tuple((b.name, b.limit, "yes" if b.reached else "no") for b in result.bounds)
+        limits = tuple((b.name, b.limit, "not asked" if _reach(b, result).startswith("not asked")
+                        else "yes" if b.reached else "no") for b in result.bounds)
         parts.append(Table(("bound", "value", "could be reached"), limits, mono=(1,)).html())
     if result.inputs:
         numbers = tuple(f"witness {n}" for n in range(1, len(result.witnesses) + 1))

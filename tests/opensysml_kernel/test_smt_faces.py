@@ -121,8 +121,8 @@ def test_sensitive_with_what_it_assumed(models: Session, smt: fake_smt.FakeSmt) 
   sensitive: c ends as 1 or 2
     c = 1 (witness 2)
     c = 2 (witness 1)
-  bounds: k = 40 moves (cannot be reached), L = 4 unrollings (cannot be reached), solver 10s per query\
- (cannot be reached)
+  bounds: k = 40 moves (not asked: a witness needs no bound), L = 4 unrollings (not asked: a witness needs\
+ no bound), solver 10s per query (cannot be reached)
   inputs: none free (every input as the model binds it)
   assumed: nothing
   arithmetic: exact
