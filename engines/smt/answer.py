@@ -118,6 +118,9 @@ def solve(program: Program, subject: str, kind: str, properties: Sequence[str] =
                 answer = _with(answer, started=started, notes=(*answer.notes, "k-induction proves properties"
                                " (holds): a sensitivity answer stays the bounded one"))
             return answer
+        unevaluable = _unevaluable(un, program, action, properties)
+        if unevaluable is not None:
+            return _with(base, reason=unevaluable, started=started)
         answer = _holds(base, un, program, subject, props, started)
         if induction and kind == "holds":
             answer = _induct(answer, un, program, action, props, assumptions, started)
@@ -168,6 +171,27 @@ def _properties(un: Any, program: Program, action: Any, names: Sequence[str]) ->
         holds_at(un.copies[""][0][0])  # translated now: a refusal comes before any query
         out.append((prop.name, holds_at))
     return out
+
+
+def _unevaluable(un: Any, program: Program, action: Any, names: Sequence[str]) -> str | None:
+    """Why a property cannot be judged, where some reachable state leaves one of its conditions with no
+    value (an operand with none, a division by zero): the check engine refuses such a property rather
+    than call it false, and so does this one, before asking for a violation."""
+    import z3
+
+    from engines.check.properties import resolve_properties
+    from engines.smt import queries
+
+    states = un.copies[""][0]
+    for prop in resolve_properties(program, action, tuple(names)) if names else ():
+        for condition in prop.conditions:
+            errs = [un.builder.translate(st, 0, condition, prop.name)[1] for st in states]
+            if queries._sat(un, z3.Or(errs)):
+                model = un.solver.model()
+                after = next(i for i, err in enumerate(errs) if z3.is_true(model.eval(err, model_completion=True)))
+                return (f"{prop.name} cannot be evaluated at a state reached after {after} moves (an operand"
+                        " with no value, or a run error in its condition); the check engine refuses it too")
+    return None
 
 
 def _assumptions(un: Any, program: Program, action: Any, names: Sequence[str]) -> bool:

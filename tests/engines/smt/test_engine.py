@@ -34,3 +34,31 @@ def test_a_question_answered_as_a_result() -> None:
     sensitive = Question(QuestionKind.SENSITIVE, "booking::Race", diverge=("seats",))
     answered = smt_engine.ENGINE.answer(program(models.BOOKING), sensitive, Bounds(depth=20), None)
     assert answered.exit_status == 1 and answered.divergent[0][0] == "seats"
+
+
+# `level : Integer[0..1]` holds no value until the valve writes it: `level >= 1` read at the start has
+# an operand with none. The check engine refuses such a property (it cannot be evaluated), so the
+# solver must not call it false; once the requirement reads a feature with a value, it is judged.
+_OPTIONAL = """package tank {
+    private import ScalarValues::*;
+    requirement Filled { level >= 1 }
+    requirement Counted { fills >= 1 }
+    action def Fill {
+        attribute level : Integer[0..1];
+        attribute fills : Integer := 0;
+        first start;
+        then action valve { assign level := 1; assign fills := fills + 1; }
+        then done;
+    }
+}
+"""
+
+
+def test_a_property_with_an_operand_with_no_value_is_refused_not_violated() -> None:
+    unset = smt_engine.ENGINE.answer(program(_OPTIONAL), Question(QuestionKind.HOLDS, "tank::Fill", ("tank::Filled",)),
+                                     Bounds(depth=10), None)
+    assert unset.strength is Strength.NOT_COVERED and unset.exit_status == 2 and not unset.violations
+    assert "tank::Filled cannot be evaluated at a state reached after 0 moves" in (unset.reason or "")
+    judged = smt_engine.ENGINE.answer(program(_OPTIONAL), Question(QuestionKind.HOLDS, "tank::Fill", ("tank::Counted",)),
+                                      Bounds(depth=10), None)
+    assert judged.exit_status == 1 and judged.violations[0].moves == 0
