@@ -269,8 +269,10 @@ def _run_driven(args: argparse.Namespace) -> int:
         document["objects"] = driven.object_documents() if isinstance(driven, InstanceStepping) else []
         document["waiting"] = driven.waiting_actions() if isinstance(driven, InstanceStepping) else []
     else:
-        document["finalState"] = driven.final_state() if driven is not None else ""
+        # a machine that terminated has no configuration left: null, not an empty state name
+        document["finalState"] = (driven.final_state() or None) if driven is not None else None
         document["stateVisits"] = driven.visits() if driven is not None else []
+        document["terminated"] = driven is not None and driven.status == "terminated"
     document.update({"error": error, "trace": trace})
     _print_run(args, document, trace, head)
     return code
@@ -290,7 +292,8 @@ def _driven_lines(driven: Driven) -> list[str]:
         lines += [f"  {k} = {v}" for k, v in driven.outputs().items() if k not in shown]
         lines += [f"  waiting at an accept: {w}" for w in driven.waiting_actions()]
         return lines
-    return [f"✓ State machine {driven.subject}: {driven.final_state() or '(no active state)'}",
+    ended = "(terminated)" if driven.status == "terminated" else "(no active state)"
+    return [f"✓ State machine {driven.subject}: {driven.final_state() or ended}",
             f"  visits: {', '.join(driven.visits())}", *(f"  {k} = {v}" for k, v in driven.outputs().items())]
 
 

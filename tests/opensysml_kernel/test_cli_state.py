@@ -81,3 +81,37 @@ def test_bad_input_exits_2_and_says_what(door: str, capsys: pytest.CaptureFixtur
 def test_send_without_a_machine_is_refused(door: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", door, "--action", "Door", "--send", "Open"]) == 2
     assert "use them with --state" in capsys.readouterr().err
+
+
+# A guard shuts down: its `stop` terminate usage ends the machine, which then has no configuration;
+# a `terminate;` statement in an entry or in an effect given as statements ends that behavior only
+# (as `then terminate;` ends a behavior given as a flow), where it had escaped as an internal error.
+GUARD = """
+package guard {
+    private import ScalarValues::*;
+    attribute def Alarm;
+    state Guard {
+        attribute armed : Integer = 0;
+        attribute logged : Integer = 0;
+        entry; then watching;
+        state watching { entry { assign armed := 1; terminate; } }
+        transition first watching accept Alarm do { assign logged := 1; terminate; } then stop;
+        action stop terminate;
+    }
+}
+"""
+
+
+def test_a_terminated_machine_reports_no_state_and_says_it_terminated(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "guard.sysml"
+    path.write_text(GUARD)
+    assert main(["run", str(path), "--state", "Guard"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "✓ State machine guard::Guard: watching", "  visits: watching", "  armed = 1", "  logged = 0"]
+    assert main(["run", str(path), "--state", "Guard", "--send", "Alarm", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["finalState"] is None and document["terminated"] is True
+    assert document["outputs"] == {"armed": "1", "logged": "1"} and document["stateVisits"] == ["watching"]
+    assert main(["run", str(path), "--state", "Guard", "--send", "Alarm"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "✓ State machine guard::Guard: (terminated)"

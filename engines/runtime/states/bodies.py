@@ -9,7 +9,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 from engines.errors import GuardNotBoolean
-from engines.runtime.actions.tokens import BodyRun, Flow, FlowKind, Wait
+from engines.runtime.actions.tokens import BodyRun, Flow, FlowKind, Terminated, Wait
 from engines.runtime.evaluate import Frame
 from engines.runtime.states.core import DoRun, Event, MachineCore, MachineError, signal_name
 from engines.runtime.states.layout import Behavior, Transition, Vertex
@@ -147,7 +147,13 @@ class Bodies(MachineCore):
         return own
 
     def _run(self, stmts: tuple[s.Member, ...], frame: Frame, depth: int, owner: str) -> None:
-        self._drain(self.host.statements(stmts, frame, depth, owner), owner)
+        """An entry, exit or effect given as statements; a `terminate;` among them ends that behavior's
+        performance (as it ends the node holding it in an action, and as `then terminate;` ends a
+        behavior given as a flow), not the machine."""
+        try:
+            self._drain(self.host.statements(stmts, frame, depth, owner), owner)
+        except Terminated:
+            self._deliver()
 
     def _drain(self, body: Iterator[Wait], owner: str) -> None:
         for _ in body:
