@@ -250,7 +250,7 @@ class StatementRunner(RunCore):
             yield from self._block_flow(members, inner, depth, label, label, block)
             return
         self._declare(inner, self.ctx.program.block_connections(block))
-        if _waits_or_chains(members):
+        if waits_or_chains(members):
             yield from self._entered_statements(members, inner, depth, label, label)
             return
         for m in members:
@@ -361,7 +361,7 @@ class StatementRunner(RunCore):
             self.writes.append(Write(self.mover, feature, value, len(self.writes)))
 
 
-def _waits_or_chains(members: tuple[s.Member, ...]) -> bool:
+def waits_or_chains(members: tuple[s.Member, ...]) -> bool:
     """Whether a block runs as a node of its own: it waits on a message itself, or orders a block
     statement before the next with `then`."""
     if any(isinstance(m, s.Accept) for m in members):

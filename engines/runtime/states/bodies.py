@@ -9,15 +9,18 @@ from dataclasses import replace
 from fractions import Fraction
 
 from engines.errors import GuardNotBoolean
+from engines.runtime.actions.statements import waits_or_chains
 from engines.runtime.actions.tokens import BodyRun, Flow, FlowKind, Terminated, Wait
 from engines.runtime.evaluate import Frame
 from engines.runtime.states.core import DoRun, Event, MachineCore, MachineError, signal_name
 from engines.runtime.states.layout import Behavior, Transition, Vertex
-from engines.runtime.values import Signal, Value, spell
+from engines.runtime.states.units import UNIT, Par, Steps
+from engines.runtime.values import UNSET, Signal, Value, spell
 from engines.runtime.world import Context
 from ir import syntax as s
 from ir.graphs import NodeKind
 from ir.inherit import effective_members
+from ir.lower.members import is_feature, statement_label, states_a_flow
 from ir.resolve import lookup
 
 STILL = "do flow waits"  # the reason a do flow's round that moved nothing gives
@@ -47,14 +50,14 @@ class Bodies(MachineCore):
                          block=True)
         return self.frame
 
-    def _effect(self, t: Transition, frame: Frame) -> None:
+    def _effect(self, t: Transition, frame: Frame) -> Steps:
         if t.effect and t.effect_body:
             self.ctx.trace.at(0, "stmt action body")
-            self._run(t.effect, frame, 1, f"transition {t.label()}")
+            yield from self._statement_steps(t.effect, frame, 1, f"transition {t.label()}", t)
         elif t.effect:
-            self._run(t.effect, frame, 0, f"transition {t.label()}")
+            yield from self._statement_steps(t.effect, frame, 0, f"transition {t.label()}", t)
 
-    def _behavior(self, b: Behavior, state: Vertex) -> None:
+    def _behavior(self, b: Behavior, state: Vertex) -> Steps:
         owner = f"state {state.name}"
         if b.action is not None:
             self.ctx.trace.at(0, "stmt action body")
@@ -62,9 +65,74 @@ class Bodies(MachineCore):
             self._drain(self._flow(self._action_members(b.action), 1, f"state behavior {name}", name), owner)
         elif b.wrapped:
             self.ctx.trace.at(0, "stmt action body")
-            self._run(b.statements, self.frame, 1, owner)
+            yield from self._statement_steps(b.statements, self.frame, 1, owner, state)
         else:
-            self._run(b.statements, self.frame, 0, owner)
+            yield from self._statement_steps(b.statements, self.frame, 0, owner, state)
+
+    def _statement_steps(self, stmts: tuple[s.Member, ...], frame: Frame, depth: int, owner: str,
+                         what: Vertex | Transition) -> Steps:
+        """An entry, exit or effect given as statements. Under check and explore its statements are
+        unordered, as an action body's are (the oracle's "Direct statements of one body ..."): each is
+        a chain of a firing's units, an `if` reads its guard as one unit and its branch's statements
+        are chains again; `then` orders a statement after the one before it, and what is written after
+        a declaration (a local usage, an accept naming its payload) starts once it has ended. A
+        `terminate;` among them ends the behavior: chains not yet begun do nothing. The fixed policies
+        perform them in the order written, as one unit. Each chain works on what the behavior belongs to
+        (its state, its transition): its footprint is the whole behavior's, a superset of its own."""
+        if not self.units or len(_chains(stmts)) < 2:
+            self._run(stmts, frame, depth, owner)
+            return
+        yield from self._unordered(stmts, frame, depth, owner, [False], what)
+
+    def _unordered(self, stmts: tuple[s.Member, ...], frame: Frame, depth: int, owner: str,
+                   ended: list[bool], what: Vertex | Transition) -> Steps:
+        chains = _chains(stmts)
+        cut = next((i for i, chain in enumerate(chains) if _declares(chain[-1])), None)
+        after: tuple[s.Member, ...] = ()
+        if cut is not None:
+            after = tuple(m for chain in chains[cut + 1:] for m in chain)
+            chains = chains[:cut + 1]
+        yield Par(tuple((statement_label(_plain(chain[0])), self._chain(chain, after if i == cut else (), frame,
+                                                                       depth, owner, ended, what), what)
+                        for i, chain in enumerate(chains)))
+
+    def _chain(self, chain: list[s.Member], after: tuple[s.Member, ...], frame: Frame, depth: int, owner: str,
+               ended: list[bool], what: Vertex | Transition) -> Steps:
+        for stmt in chain:
+            yield UNIT
+            if ended[0]:
+                return
+            try:
+                plain = _plain(stmt)
+                if isinstance(plain, s.If) and _plain_block(plain):
+                    yield from self._if(plain, frame, depth, owner, ended, what)
+                else:
+                    self._drain(self.host.statement(stmt, frame, depth, owner), owner)
+            except Terminated:
+                ended[0] = True
+                self._deliver()
+                return
+        if after:
+            yield from self._unordered(after, frame, depth, owner, ended, what)
+
+    def _if(self, stmt: s.If, frame: Frame, depth: int, owner: str, ended: list[bool],
+            what: Vertex | Transition) -> Steps:
+        """An `if` among unordered statements: its guard now, its branch's statements as chains after it."""
+        self.ctx.trace.at(depth, "stmt if")
+        block = stmt.then if self.host._condition("if", stmt.condition, frame, depth + 1) else stmt.otherwise
+        if block is None or not block.members:
+            return
+        inner = Frame(frame.label, frame.scope, frame, block=True)
+        for m in block.members:
+            if isinstance(m, s.Usage) and m.kind in ("attribute", "feature") and m.name:
+                # a branch's features take their values as it starts, as an action's branch's do
+                inner.values[m.name] = self.host.evaluator.eval(m.value, inner, depth + 1) \
+                    if m.value is not None else UNSET
+        statements = tuple(m for m in block.members if not is_feature(m))
+        if len(_chains(statements)) < 2:
+            self._drain(self.host.statements(statements, inner, depth + 1, owner), owner)
+            return
+        yield from self._unordered(statements, inner, depth + 1, owner, ended, what)
 
     def _flow(self, members: tuple[s.Member, ...], depth: int, label: str, name: str) -> BodyRun:
         """A behavior given as an action: its flow run from its start, in the machine's frame."""
@@ -287,3 +355,46 @@ class Bodies(MachineCore):
 def _at(ctx: Context, wake: Fraction) -> Callable[[], bool]:
     """Whether the clock has reached `wake`."""
     return lambda: ctx.clock.now >= wake
+
+
+def _plain(stmt: s.Member) -> s.Member:
+    """The statement a `then` member states."""
+    return stmt.member if isinstance(stmt, s.ThenMember) and stmt.member is not None else stmt
+
+
+def _chains(stmts: tuple[s.Member, ...]) -> list[list[s.Member]]:
+    """The statements as chains: each with the statements `then` orders after it."""
+    chains: list[list[s.Member]] = []
+    for m in stmts:
+        if is_feature(_plain(m)):
+            continue
+        if isinstance(m, s.ThenMember) and chains:
+            chains[-1].append(m)
+        else:
+            chains.append([m])
+    return chains
+
+
+def _declares(stmt: s.Member) -> bool:
+    """Whether the statements written after this one read what it declares (it keeps its place)."""
+    plain = _plain(stmt)
+    if isinstance(plain, s.Usage):
+        return True
+    return isinstance(plain, s.Return) or (isinstance(plain, s.Accept) and plain.trigger.payload is not None)
+
+
+def _plain_block(stmt: s.If) -> bool:
+    """Whether both of an `if`'s blocks are statements only (no flow of their own, nothing that waits
+    or chains blocks with `then`): such a branch's statements are unordered chains."""
+    return all(block is None or (not states_a_flow(block.members) and not waits_or_chains(block.members))
+               for block in (stmt.then, stmt.otherwise))
+
+
+def interleaves(stmts: tuple[s.Member, ...]) -> bool:
+    """Whether a behavior's statements may be performed in more than one order under check (two chains
+    or more, at its top or in a branch of an `if`)."""
+    if len(_chains(stmts)) > 1:
+        return True
+    return any(isinstance(p, s.If) and _plain_block(p) and any(
+        block is not None and interleaves(block.members) for block in (p.then, p.otherwise))
+        for p in (_plain(m) for m in stmts))

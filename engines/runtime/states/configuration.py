@@ -66,19 +66,19 @@ class Configuration(Bodies):
         self.active.add(v)
         if (v.kind is VertexKind.STATE and not region) or v.kind is VertexKind.FINAL:
             self.visits.append(v.name)
-        self._perform(v, "enter", "entry", v.entry, region)
+        yield from self._perform(v, "enter", "entry", v.entry, region)
         self._entered_now.append(v)
         if v.do:
             b = v.do[0]
             self.dos[v] = DoRun(v, b.statements, self.frame, b.wrapped, b.action)
             self.front_dos.add(v)
 
-    def _perform(self, v: Vertex, verb: str, kind: str, behaviors: list[Behavior], region: bool) -> None:
+    def _perform(self, v: Vertex, verb: str, kind: str, behaviors: list[Behavior], region: bool) -> Steps:
         """`enter: S (entry action)` and its behaviors, or `enter: S` alone (a region says nothing)."""
         if behaviors:
             self.ctx.trace.flush_left(f"{verb}: {v.name} ({kind} action)")
             for b in behaviors:
-                self._behavior(b, v)
+                yield from self._behavior(b, v)
         elif not region:
             self.ctx.trace.flush_left(f"{verb}: {v.name}")
 
@@ -152,7 +152,7 @@ class Configuration(Bodies):
         self.dos.pop(v, None)
         # a time trigger counts from its state's entry: leaving the state ends that wait (re-entry arms a new one)
         self.timers = [tm for tm in self.timers if tm.transition.source is not v]
-        self._perform(v, "exit", "exit", v.exit, v.parent is not None and v.parent.parallel)
+        yield from self._perform(v, "exit", "exit", v.exit, v.parent is not None and v.parent.parallel)
         self.active.discard(v)
         self.complete.discard(v)
 
@@ -174,7 +174,7 @@ class Configuration(Bodies):
                 if self._guard(t):
                     if t.effect:
                         yield UNIT
-                    self._effect(t, frame)
+                    yield from self._effect(t, frame)
                     target = t.target
                     if target.kind is VertexKind.CHOICE:
                         target = yield from self._through_choices(target, frame)
@@ -201,7 +201,7 @@ class Configuration(Bodies):
         entered by whichever gets there first)."""
         if b.effect:
             yield UNIT
-        self._effect(b, frame)
+        yield from self._effect(b, frame)
         yield from self._enter_path(b.target, lca, regions=False)
 
     def _incoming(self, join: Vertex) -> list[Transition]:
@@ -246,7 +246,7 @@ class Configuration(Bodies):
                 yield from self._exit(region)
         if out.effect:
             yield UNIT
-        self._effect(out, self.frame)
+        yield from self._effect(out, self.frame)
         yield from self._enter_path(out.target, lca)
         self._arm_timers()
         shown = root.name if root is not None else join.name
@@ -272,7 +272,7 @@ class Configuration(Bodies):
         yield UNIT
         if x.source in self.active:
             run_whole(self._exit(x.source))
-        self._effect(x, self.frame)
+        yield from self._effect(x, self.frame)
 
     def _arm_timers(self) -> None:
         entered, self._entered_now = self._entered_now, []
@@ -360,6 +360,6 @@ class Configuration(Bodies):
                 raise MachineError(f"choice {vertex.name}: no branch's guard holds and none is unguarded")
             if nxt.effect:
                 yield UNIT
-            self._effect(nxt, frame)
+            yield from self._effect(nxt, frame)
             vertex = nxt.target
         return vertex

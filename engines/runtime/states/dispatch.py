@@ -244,7 +244,7 @@ class Dispatch(Configuration):
                 self._unit(f"{seg.label()}(effect)", f.event, waiting)
                 if not into_join:
                     yield UNIT
-            self._effect(seg, payload_frame)
+            yield from self._effect(seg, payload_frame)
         target = final
         shown = target
         if target.kind is VertexKind.CHOICE:

@@ -20,6 +20,7 @@ from engines.runtime.behavior import Move
 from engines.runtime.evaluate import Frame
 from engines.runtime.lowered import LoweredModel
 from engines.runtime.schedule import make_scheduler
+from engines.runtime.states.bodies import interleaves
 from engines.runtime.states.core import DoRun, Event, Timer
 from engines.runtime.states.environment import EnvEvent, EventKind, UnknownSignalError
 from engines.runtime.states.layout import Shape, Transition, Vertex, shape_of
@@ -76,7 +77,11 @@ class MachineRun(MachineMoves):
         self.front_dos: set[Vertex] = set()
         self.applying = False
         self.begun_key: tuple[object, ...] = ()
-        self.concurrent = any(v.parallel or v.do for v in self.shape.vertices)
+        # where a firing's units may take more than one order (regions, do steps, a behavior's
+        # statements): there a firing in progress is keyed by the state it began in
+        self.concurrent = any(v.parallel or v.do for v in self.shape.vertices) \
+            or any(interleaves(b.statements) for v in self.shape.vertices for b in (*v.entry, *v.exit)) \
+            or any(interleaves(t.effect) for t in self.shape.transitions if t.effect)
         if units:
             self._begin_front(self._start(), "start", ("start",), quiet=on is None)
         elif on is not None:

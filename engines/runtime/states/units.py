@@ -47,7 +47,8 @@ class Par:
     """Chains that start together and are ordered against nothing but what follows them all."""
 
     # (what a move names the chain by, its steps, what it works on: a region entered or left, a
-    # transition fired, a fork's branch, a segment into a join)
+    # transition fired, a fork's branch, a segment into a join; a statement of a behavior works on the
+    # state or transition the behavior belongs to)
     chains: tuple[tuple[str, Steps, Vertex | Transition], ...]
 
 

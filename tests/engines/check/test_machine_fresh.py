@@ -443,3 +443,16 @@ def test_leaving_waits_for_every_sibling_begun_and_drops_the_rest() -> None:
     both = ["c C+ e N+ ", "c e C+ N+ ", "c e N+ C+ ", "e N+ c C+ ", "e c C+ N+ ", "e c N+ C+ "]
     wanted = {("Halted", f'"{pre}R- H+ "') for pre in ["", "c C+ ", "e N+ ", *both]}
     all_three(prog, "Press", script("Stop"), ("finalState", "log"), wanted)
+
+
+# ---------------------------------------------------------------- panel: a behavior's statements
+# An entry's (exit's, effect's) statements are unordered unless `then` orders them (the oracle's
+# "Direct statements of one body ...", which names a state's entry, do and exit bodies; the peer
+# interleaves them too). lit's entry raises count to 1 and shows count before or after: shown 0 or 1.
+# The second Press's effect shows 5, then logs what is shown: logged 5, never 0 or 1.
+def test_an_entrys_statements_take_either_order_and_then_orders_an_effects() -> None:
+    prog = program("panel.sysml")
+    all_three(prog, "Panel", script("Press"), ("finalState", "count", "shown", "logged"),
+              {("lit", "1", "0", "0"), ("lit", "1", "1", "0")})
+    all_three(prog, "Panel", script("Press", "Press"), ("finalState", "count", "shown", "logged"),
+              {("idle", "1", "5", "5")})
