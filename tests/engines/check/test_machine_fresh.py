@@ -456,3 +456,15 @@ def test_an_entrys_statements_take_either_order_and_then_orders_an_effects() -> 
               {("lit", "1", "0", "0"), ("lit", "1", "1", "0")})
     all_three(prog, "Panel", script("Press", "Press"), ("finalState", "count", "shown", "logged"),
               {("idle", "1", "5", "5")})
+
+
+# Display: the entry's statements are A `mode := 1`, B `first := mode`, and an `if` whose guard G comes
+# before its branch's D `mode := 2` and E `second := mode`, nothing else ordered. mode ends 2 when D
+# comes after A, else 1; first and second each read 0, 1 or 2 (no write yet, A last, D last), and every
+# one of the 2 * 3 * 3 combinations has an order (e.g. G E D B A: mode 1, first 2, second 0). The peer
+# gives the same 18.
+def test_an_entrys_branch_statements_are_chains_too() -> None:
+    prog = program("panel.sysml")
+    all_three(prog, "Display", Script(), ("finalState", "mode", "first", "second"),
+              {("on", mode, first, second) for mode in ("1", "2") for first in ("0", "1", "2")
+               for second in ("0", "1", "2")})
