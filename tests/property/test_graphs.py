@@ -132,8 +132,11 @@ def test_the_reduced_check_reaches_the_unreduced_final_states(seq: Seq) -> None:
 # ------------------------------------------------------------------ what does not hold yet
 
 
+# three quarters of the others' examples: a branch's statements are unordered, so a graph has many more
+# schedules to explore, and the last draws of the ci profile made this the suite's slowest test (80-120 s;
+# the slow profile draws thousands)
 @given(models(Kinds(ifs=True)))
-@settings(max_examples=GRAPH_EXAMPLES)
+@settings(max_examples=max(15, GRAPH_EXAMPLES * 3 // 4))
 @example(Seq((Leaf(("if x > 0 { assign x := x + 1; } else { assign y := y + 1; }", "assign x := x + 1;"),
                    False, ()),)))
 def test_explore_reaches_what_the_check_reaches_with_if_statements(seq: Seq) -> None:
