@@ -290,6 +290,9 @@ class Behavior:
     statements: tuple[s.Member, ...] = field(default=(), compare=False, repr=False)
     action: s.Usage | None = field(default=None, compare=False, repr=False)
     wrapped: bool = False
+    # each statement's own footprint (those of an `if`'s branches too), by the statement's id: what a
+    # check that performs them in any order (engines/runtime/states/bodies.py) reads of one of them
+    parts: tuple[tuple[int, Footprint], ...] = field(default=(), compare=False, repr=False)
 
     @property
     def footprint(self) -> Footprint:

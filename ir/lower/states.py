@@ -264,7 +264,14 @@ class _Builder:
         graph = lower_block(self.model, scope, (labelled,), f"{scope.qualified_name}::{name}")
         typed = usage.types[0] if usage.types else None
         statements, action, wrapped = _as_written(kind, what)
-        return Behavior(kind, name, graph, typed, statements, action, wrapped)
+        parts = tuple((id(m), self._part(m, scope, name)) for m in _statement_parts(statements))
+        return Behavior(kind, name, graph, typed, statements, action, wrapped, parts)
+
+    def _part(self, stmt: s.Member, scope: Element, name: str) -> Footprint:
+        """One statement's footprint, its names qualified as the whole behavior's are."""
+        usage = s.Usage(stmt.span, "action", name, members=(stmt,), has_body=True)
+        graph = lower_block(self.model, scope, (usage,), f"{scope.qualified_name}::{name}")
+        return union(n.footprint for n in graph.nodes)
 
     # ------------------------------------------------------------ transitions
 
@@ -601,3 +608,18 @@ def check_signal(graph: StateGraph, name: str, where: tuple[str, int, int] = (""
         ("it accepts " + ", ".join(alphabet) if alphabet else "it accepts no signal")
     raise UnknownSignalError(f"unknown signal '{name}': no transition of {graph.name} accepts it", hint,
                             *where)
+
+
+def _statement_parts(stmts: tuple[s.Member, ...]) -> list[s.Member]:
+    """The statements a check may perform in any order, each as it is written (a `then` member's
+    statement), with those of an `if`'s branches."""
+    out: list[s.Member] = []
+    for m in stmts:
+        plain = m.member if isinstance(m, s.ThenMember) and m.member is not None else m
+        if isinstance(plain, s.Statement):
+            out.append(plain)
+        if isinstance(plain, s.If):
+            for block in (plain.then, plain.otherwise):
+                if block is not None:
+                    out.extend(_statement_parts(block.members))
+    return out

@@ -14,7 +14,7 @@ from engines.runtime.actions.tokens import BodyRun, Flow, FlowKind, Terminated, 
 from engines.runtime.evaluate import Frame
 from engines.runtime.states.core import DoRun, Event, MachineCore, MachineError, signal_name
 from engines.runtime.states.layout import Behavior, Transition, Vertex
-from engines.runtime.states.units import UNIT, Par, Steps
+from engines.runtime.states.units import UNIT, Chain, Par, Steps
 from engines.runtime.values import UNSET, Signal, Value, spell
 from engines.runtime.world import Context
 from ir import syntax as s
@@ -77,8 +77,8 @@ class Bodies(MachineCore):
         are chains again; `then` orders a statement after the one before it, and what is written after
         a declaration (a local usage, an accept naming its payload) starts once it has ended. A
         `terminate;` among them ends the behavior: chains not yet begun do nothing. The fixed policies
-        perform them in the order written, as one unit. Each chain works on what the behavior belongs to
-        (its state, its transition): its footprint is the whole behavior's, a superset of its own."""
+        perform them in the order written, as one unit. A chain's footprint is its statements' own
+        (engines/runtime/states/footprints.py `chain_work`)."""
         if not self.units or len(_chains(stmts)) < 2:
             self._run(stmts, frame, depth, owner)
             return
@@ -93,8 +93,8 @@ class Bodies(MachineCore):
             after = tuple(m for chain in chains[cut + 1:] for m in chain)
             chains = chains[:cut + 1]
         yield Par(tuple((statement_label(_plain(chain[0])), self._chain(chain, after if i == cut else (), frame,
-                                                                       depth, owner, ended, what), what)
-                        for i, chain in enumerate(chains)))
+                                                                       depth, owner, ended, what),
+                         Chain(what, tuple(chain))) for i, chain in enumerate(chains)))
 
     def _chain(self, chain: list[s.Member], after: tuple[s.Member, ...], frame: Frame, depth: int, owner: str,
                ended: list[bool], what: Vertex | Transition) -> Steps:

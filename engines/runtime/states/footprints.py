@@ -57,8 +57,10 @@ holds it (tests/engines/check/test_machine_footprints.py, `test_` + the words in
     everything its states may do after (`firing_unit`, `region_unit`), the queue's order left out (the
     order of completions follows the order of what generates them); the rest of a chain it is part of
     only where no other runnable chain is part of it too, since that rest runs after every sibling
-    whatever their order. The firing's own rest (deferred events, messages, timers, the final state)
-    is a key the last unit reads and a do step the firing started writes; such a do step also holds
+    whatever their order. A chain of an entry's, exit's or effect's statements touches what its
+    statements do (each lowered with its behavior: `Behavior.parts`), or all its behavior's owner may
+    do where one sends, accepts, terminates or is not known; it has no rest of its own. The firing's
+    own rest (deferred events, messages, timers, the final state) is a key the last unit reads and a do step the firing started writes; such a do step also holds
     what its state's completion leads to. Nothing else moves until the firing ends, so any one chain
     enables the dispatcher, the completions and the environment [units of a firing commute where
     their chains and what follows keep to their own data; a do step the firing started is ordered
@@ -86,6 +88,7 @@ from typing import TYPE_CHECKING
 
 from engines.runtime.behavior import Actor, Move, MoveKind, Summary, dependent
 from engines.runtime.states.layout import Transition, Vertex, VertexKind, state_graph
+from engines.runtime.states.units import Chain
 from ir import syntax as s
 from ir.graphs import Footprint, StateGraph, TriggerKind
 
@@ -97,7 +100,7 @@ REGIONS = 1_000_000  # a completion event's actor: this + the order of its state
 ENVIRONMENT = -1  # the environment's sends and time passing
 UNITS = 2 * REGIONS  # from here on: actors this module does not know (their moves are dynamic)
 # a do behavior's actor is 1 + its state's order
-Scope = list["Vertex | Transition | None"]  # what a unit's chain works on, then the chains it is part of
+Scope = list["Vertex | Transition | Chain | None"]  # what a unit's chain works on, then the chains it is part of
 CLOCK = "\0clock"  # the world's clock: read by timers, written by time passing
 _UNKNOWN: Summary = Footprint(dynamic=True)
 
@@ -136,6 +139,10 @@ class MachineFootprints:
         # messages delivered, timers armed, the final state checked): ordered against the do steps
         # the firing started only, so its units read it and those do steps write it
         self.rest: Summary = Footprint(reads=frozenset({self.key("firing rest")}))
+        # each statement's own footprint, of every entry, exit and effect (a chain of them: chain_work)
+        behaviors = [b for st in self.graph.states for b in (st.entry, st.exit) if b is not None]
+        behaviors += [t.effect for t in self.graph.transitions if t.effect is not None]
+        self._parts: dict[int, Summary] = {key: part for b in behaviors for key, part in b.parts}
 
     def key(self, what: str) -> str:
         return f"{self.name}\0{what}"
@@ -383,21 +390,41 @@ class MachineFootprints:
             return _UNKNOWN
         return _union([self._work(scope[0]), *(self._rest(x) for x in scope[1:])])
 
-    def _work(self, what: Vertex | Transition | None) -> Summary:
+    def chain_work(self, chain: Chain) -> Summary:
+        """A chain of a behavior's statements: what its statements touch, where each is known and
+        touches no message and nothing dynamic; else all its behavior's owner may do (a send writes
+        the pool, a terminate ends the other chains, a local usage performs an action)."""
+        parts = []
+        for m in chain.statements:
+            plain = m.member if isinstance(m, s.ThenMember) and m.member is not None else m
+            part = self._parts.get(id(plain))
+            if part is None or part.dynamic or part.sends or part.accepts or _terminates(plain):
+                return self._work(chain.owner)
+            parts.append(part)
+        out: Summary = Footprint()
+        for part in parts:
+            out = out | part
+        return out
+
+    def _work(self, what: Vertex | Transition | Chain | None) -> Summary:
         """A chain's own work: a transition fired (a reaction, a fork branch, a join segment), a region
         entered or a state left, with everything its states may do after (the queue's order left out,
         as for `groups`: the order of completions follows the order of what generates them)."""
         if what is None:
             return _UNKNOWN  # the firing's root: its units are not spelled here
+        if isinstance(what, Chain):
+            return self.chain_work(what)
         if isinstance(what, Transition):
             return self.firing_unit(what)
         # a region entered or left: the activity of all it holds besides what its states may do
         return self.region_unit(what) | Footprint(writes=self._active(_subtree(what)))
 
-    def _rest(self, what: Vertex | Transition | None) -> Summary:
+    def _rest(self, what: Vertex | Transition | Chain | None) -> Summary:
         """What a chain does after the chains it started have all ended."""
         if what is None:
             return self.rest
+        if isinstance(what, Chain):
+            return Footprint()  # a statement's chain ends with the chains of its branch or after it
         if isinstance(what, Transition):
             return self.transition(what)  # timers armed, the final state checked, onward entries: all of it
         # a state left after its regions: its exit behavior, its activity, its timers, its history records
@@ -555,3 +582,13 @@ def _subtree(v: Vertex) -> list[Vertex]:
         out.append(c)
         todo.extend(c.children)
     return out
+
+
+def _terminates(stmt: object) -> bool:
+    """Whether a statement may end its behavior (`terminate;`, also inside an `if`'s branch)."""
+    if isinstance(stmt, s.Terminate):
+        return True
+    if isinstance(stmt, s.If):
+        return any(block is not None and any(_terminates(m.member if isinstance(m, s.ThenMember) else m)
+                                             for m in block.members) for block in (stmt.then, stmt.otherwise))
+    return False

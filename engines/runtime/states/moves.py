@@ -42,7 +42,7 @@ from engines.runtime.states.dispatch import Dispatch
 from engines.runtime.states.footprints import ENVIRONMENT as _ENVIRONMENT
 from engines.runtime.states.footprints import MachineFootprints, pending_by_region
 from engines.runtime.states.layout import Transition, Vertex
-from engines.runtime.states.units import Front, Steps, Task, run_whole
+from engines.runtime.states.units import Chain, Front, Steps, Task, run_whole
 from engines.runtime.world import Context
 from ir import syntax as s
 from ir.graphs import Footprint
@@ -516,11 +516,11 @@ class MachineMoves(Reported, Dispatch):
             return self.footprints().unit_future(actor.id, self._scopes())
         return self.footprints().future(actor)
 
-    def _scopes(self) -> dict[int, list[Vertex | Transition | None]]:
+    def _scopes(self) -> dict[int, list[Vertex | Transition | Chain | None]]:
         """What each runnable chain of the firing in progress works on (`unit_scope`), by actor."""
         if self.front is None:
             return {}
-        out: dict[int, list[Vertex | Transition | None]] = {}
+        out: dict[int, list[Vertex | Transition | Chain | None]] = {}
         for task in self.front.runnable():
             scope = self.unit_scope(Move(MoveKind.UNIT, _UNITS + task.number, ""))
             if scope:
@@ -539,7 +539,7 @@ class MachineMoves(Reported, Dispatch):
             return sorted({m.actor for m in moving}) or None
         return self.footprints().enablers(actor)
 
-    def unit_scope(self, move: Move) -> list[Vertex | Transition | None] | None:
+    def unit_scope(self, move: Move) -> list[Vertex | Transition | Chain | None] | None:
         """What a unit move's chain works on, then what each chain it is part of works on (whose rest
         may run at the end of this one: the chain that ends last goes on with its parent's); None
         stands for the firing's own rest (deferred events back to the pool, messages delivered, timers
@@ -547,7 +547,7 @@ class MachineMoves(Reported, Dispatch):
         if move.kind is not MoveKind.UNIT or self.front is None:
             return None
         task = next((t for t in self.front.runnable() if _UNITS + t.number == move.actor), None)
-        out: list[Vertex | Transition | None] = []
+        out: list[Vertex | Transition | Chain | None] = []
         while task is not None:
             out.append(task.what)
             task = task.parent

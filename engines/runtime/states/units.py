@@ -43,13 +43,26 @@ class Leaving:
 
 
 @dataclass(frozen=True)
+class Chain:
+    """What a chain of a behavior's statements works on: those statements (as written), of the
+    behavior of `owner` (the state whose entry or exit it is, the transition whose effect)."""
+
+    owner: Vertex | Transition
+    statements: tuple[object, ...]  # the syntax's statements (engines/runtime/states/bodies.py)
+
+
+def worked_on(what: Vertex | Transition | Chain | None) -> Vertex | Transition | None:
+    """The state or transition a chain's work belongs to."""
+    return what.owner if isinstance(what, Chain) else what
+
+
+@dataclass(frozen=True)
 class Par:
     """Chains that start together and are ordered against nothing but what follows them all."""
 
     # (what a move names the chain by, its steps, what it works on: a region entered or left, a
-    # transition fired, a fork's branch, a segment into a join; a statement of a behavior works on the
-    # state or transition the behavior belongs to)
-    chains: tuple[tuple[str, Steps, Vertex | Transition], ...]
+    # transition fired, a fork's branch, a segment into a join, a behavior's statements)
+    chains: tuple[tuple[str, Steps, Vertex | Transition | Chain], ...]
 
 
 Step = str | Par | Leaving  # what a firing's generator yields: UNIT, HELD, a Par or a Leaving
@@ -77,7 +90,7 @@ class Task:
     steps: Steps
     parent: Task | None
     number: int
-    what: Vertex | Transition | None  # what the chain works on (None: the firing itself)
+    what: Vertex | Transition | Chain | None  # what the chain works on (None: the firing itself)
     taken: int = 0  # units it has performed
     waiting: int = 0  # chains of a Par this task waits for
     primed: bool = False
@@ -103,7 +116,7 @@ class Front:
         front.tasks.append(front._task(name, steps, None, None))
         return front
 
-    def _task(self, name: str, steps: Steps, parent: Task | None, what: Vertex | Transition | None) -> Task:
+    def _task(self, name: str, steps: Steps, parent: Task | None, what: Vertex | Transition | Chain | None) -> Task:
         self.made += 1
         return Task(name, steps, parent, self.made, what)
 
@@ -125,8 +138,8 @@ class Front:
         while at is not None:
             mine.add(id(at))
             at = at.parent
-        return any(other.taken and id(other) not in mine and isinstance(other.what, Transition)
-                   and other.what.source.is_within(state) for other in self.tasks)
+        return any(other.taken and id(other) not in mine and isinstance(worked_on(other.what), Transition)
+                   and worked_on(other.what).source.is_within(state) for other in self.tasks)  # type: ignore[union-attr]
 
     def being_left(self, state: Vertex) -> bool:
         """Whether a chain has begun to leave `state` or a state around it."""
