@@ -16,6 +16,7 @@ from ir import syntax as s
 from ir.graphs import ActionGraph, Edge, Node, NodeKind
 from ir.inherit import effective_members, merge
 from ir.lower.actions import lower_action, lower_block
+from ir.lower.members import declares
 from ir.model import Element, Model
 
 # The features a machine's frame holds (its states and transitions are no action flow).
@@ -140,12 +141,8 @@ class ModelGraphs:
 
 
 def _declares(node: Node) -> bool:
-    """Whether a statement of a body declares what the statements after it may read: a local usage
-    (an action, a calc, a perform), an accept's payload, a return."""
-    decl = node.decl
-    if node.kind is NodeKind.ACTION:
-        return True
-    return isinstance(decl, s.Return) or (isinstance(decl, s.Accept) and decl.trigger.payload is not None)
+    """Whether a node of a body is a statement the ones written after it read (`declares`)."""
+    return node.kind is NodeKind.ACTION or (node.decl is not None and declares(node.decl))
 
 
 def _declarations_keep_their_place(graph: ActionGraph) -> ActionGraph:

@@ -16,6 +16,21 @@ BLOCK_STATEMENTS = (s.If, s.While, s.For, s.LoopUntil)
 SIMPLE_STATEMENTS = (s.Assign, s.Send, s.Accept, s.Terminate)
 
 
+def unwrapped(m: s.Member) -> s.Member:
+    """The member a `then` member states (any other member as it is)."""
+    return m.member if isinstance(m, s.ThenMember) and m.member is not None else m
+
+
+def declares(m: s.Member) -> bool:
+    """Whether a statement of a body declares what the statements written after it may read, so it
+    keeps its place (the oracle's "Direct statements of one body ..."): a local usage (an action, a
+    calc, a perform), an accept naming its payload, a return."""
+    stmt = unwrapped(m)
+    if isinstance(stmt, s.Usage):
+        return True
+    return isinstance(stmt, s.Return) or (isinstance(stmt, s.Accept) and stmt.trigger.payload is not None)
+
+
 def then_after(members: tuple[s.Member, ...]) -> list[s.Member | None]:
     """For each `then` member of a body, the member it follows (None for one standing first)."""
     out: list[s.Member | None] = []
@@ -26,7 +41,7 @@ def then_after(members: tuple[s.Member, ...]) -> list[s.Member | None]:
             continue
         if isinstance(m, s.ThenMember):
             out.append(previous)
-        previous = m.member if isinstance(m, s.ThenMember) and m.member is not None else m
+        previous = unwrapped(m)
     return out
 
 

@@ -39,7 +39,7 @@ from ir.graphs import (
     union,
 )
 from ir.lower.actions import lower_block
-from ir.lower.members import attribute_of, is_feature, states_a_flow
+from ir.lower.members import attribute_of, is_feature, states_a_flow, unwrapped
 from ir.model import Element, Model
 from ir.resolve import lineage, lookup
 
@@ -123,7 +123,7 @@ class _Builder:
         """Make a state's vertices, depth first in the order written (so a state's index is its
         pre-order position), and the regions they stand in."""
         draft.members = members
-        written = [inner for m in members if _declares_vertex(inner := _unwrap(m))]
+        written = [inner for m in members if _declares_vertex(inner := unwrapped(m))]
         if parallel:
             draft.kind = StateKind.PARALLEL
         elif written:
@@ -154,7 +154,7 @@ class _Builder:
         marker = False  # after `entry;`: the next `then S;` (or state) is where the region starts
         region = draft.regions[0] if draft.regions and draft.kind is not StateKind.PARALLEL else None
         for m in draft.members or ():
-            inner = _unwrap(m)
+            inner = unwrapped(m)
             child = self.by_member.get(id(inner))
             if child is not None and child.members is not None:
                 self.read(child)
@@ -194,7 +194,7 @@ class _Builder:
     # ------------------------------------------------------------ the rest of a body
 
     def member(self, draft: _Draft, m: s.Member) -> None:
-        inner = m.member if isinstance(m, s.ThenMember) and m.member is not None else m
+        inner = unwrapped(m)
         if isinstance(inner, s.EntryMember):
             self.behavior(draft, inner)
         elif isinstance(inner, s.Transition):
@@ -375,10 +375,6 @@ def _as_written(kind: BehaviorKind, what: s.Member | s.Block) -> tuple[tuple[s.M
     if (kind is BehaviorKind.DO and not untyped) or all(is_feature(x) for x in what.members):
         return (what,), None, False
     return members, what, True
-
-
-def _unwrap(m: s.Member) -> s.Member:
-    return m.member if isinstance(m, s.ThenMember) and m.member is not None else m
 
 
 def _vertex_kind(m: s.Member) -> StateKind:
@@ -615,7 +611,7 @@ def _statement_parts(stmts: tuple[s.Member, ...]) -> list[s.Member]:
     statement), with those of an `if`'s branches."""
     out: list[s.Member] = []
     for m in stmts:
-        plain = m.member if isinstance(m, s.ThenMember) and m.member is not None else m
+        plain = unwrapped(m)
         if isinstance(plain, s.Statement):
             out.append(plain)
         if isinstance(plain, s.If):

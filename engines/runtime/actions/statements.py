@@ -253,13 +253,17 @@ class StatementRunner(RunCore):
         if waits_or_chains(members):
             yield from self._entered_statements(members, inner, depth, label, label)
             return
-        for m in members:
-            if isinstance(m, s.Usage) and m.kind in ("attribute", "feature") and m.name:
-                inner.values[m.name] = self.evaluator.eval(m.value, inner, depth) if m.value is not None else UNSET
+        self.start_block_features(members, inner, depth)
         for i, stmt in enumerate(members):
             if i:
                 yield from self._statement_step()
             yield from self.statement(stmt, inner, depth, owner)
+
+    def start_block_features(self, members: tuple[s.Member, ...], inner: Frame, depth: int) -> None:
+        """A branch's or pass's features take their values as it starts (initial values)."""
+        for m in members:
+            if isinstance(m, s.Usage) and m.kind in ("attribute", "feature") and m.name:
+                inner.values[m.name] = self.evaluator.eval(m.value, inner, depth) if m.value is not None else UNSET
 
     def _statement_step(self) -> BodyRun:
         """Under check, a machine's do behavior given as statements yields between the statements of a

@@ -15,12 +15,12 @@ from engines.runtime.evaluate import Frame
 from engines.runtime.states.core import DoRun, Event, MachineCore, MachineError, signal_name
 from engines.runtime.states.layout import Behavior, Transition, Vertex
 from engines.runtime.states.units import UNIT, Chain, Par, Steps
-from engines.runtime.values import UNSET, Signal, Value, spell
+from engines.runtime.values import Signal, Value, spell
 from engines.runtime.world import Context
 from ir import syntax as s
 from ir.graphs import NodeKind
 from ir.inherit import effective_members
-from ir.lower.members import is_feature, statement_label, states_a_flow
+from ir.lower.members import declares, is_feature, statement_label, states_a_flow, unwrapped
 from ir.resolve import lookup
 
 STILL = "do flow waits"  # the reason a do flow's round that moved nothing gives
@@ -79,31 +79,30 @@ class Bodies(MachineCore):
         `terminate;` among them ends the behavior: chains not yet begun do nothing. The fixed policies
         perform them in the order written, as one unit. A chain's footprint is its statements' own
         (engines/runtime/states/footprints.py `chain_work`)."""
-        if not self.units or len(_chains(stmts)) < 2:
+        chains = _chains(stmts)
+        if not self.units or len(chains) < 2:
             self._run(stmts, frame, depth, owner)
             return
-        yield from self._unordered(stmts, frame, depth, owner, [False], what)
+        yield from self._unordered(chains, frame, depth, owner, [False], what)
 
-    def _unordered(self, stmts: tuple[s.Member, ...], frame: Frame, depth: int, owner: str,
+    def _unordered(self, chains: list[list[s.Member]], frame: Frame, depth: int, owner: str,
                    ended: list[bool], what: Vertex | Transition) -> Steps:
-        chains = _chains(stmts)
-        cut = next((i for i, chain in enumerate(chains) if _declares(chain[-1])), None)
-        after: tuple[s.Member, ...] = ()
-        if cut is not None:
-            after = tuple(m for chain in chains[cut + 1:] for m in chain)
-            chains = chains[:cut + 1]
-        yield Par(tuple((statement_label(_plain(chain[0])), self._chain(chain, after if i == cut else (), frame,
-                                                                       depth, owner, ended, what),
-                         Chain(what, tuple(chain))) for i, chain in enumerate(chains)))
+        """The chains started together, but for those written after a declaration, which the
+        declaration's chain starts once it has ended."""
+        cut = next((i for i, chain in enumerate(chains) if declares(chain[-1])), len(chains))
+        after = chains[cut + 1:]
+        yield Par(tuple((statement_label(unwrapped(chain[0])),
+                         self._chain(chain, after if i == cut else [], frame, depth, owner, ended, what),
+                         Chain(what, tuple(chain))) for i, chain in enumerate(chains[:cut + 1])))
 
-    def _chain(self, chain: list[s.Member], after: tuple[s.Member, ...], frame: Frame, depth: int, owner: str,
+    def _chain(self, chain: list[s.Member], after: list[list[s.Member]], frame: Frame, depth: int, owner: str,
                ended: list[bool], what: Vertex | Transition) -> Steps:
         for stmt in chain:
             yield UNIT
             if ended[0]:
                 return
             try:
-                plain = _plain(stmt)
+                plain = unwrapped(stmt)
                 if isinstance(plain, s.If) and _plain_block(plain):
                     yield from self._if(plain, frame, depth, owner, ended, what)
                 else:
@@ -123,16 +122,13 @@ class Bodies(MachineCore):
         if block is None or not block.members:
             return
         inner = Frame(frame.label, frame.scope, frame, block=True)
-        for m in block.members:
-            if isinstance(m, s.Usage) and m.kind in ("attribute", "feature") and m.name:
-                # a branch's features take their values as it starts, as an action's branch's do
-                inner.values[m.name] = self.host.evaluator.eval(m.value, inner, depth + 1) \
-                    if m.value is not None else UNSET
+        self.host.start_block_features(block.members, inner, depth + 1)
         statements = tuple(m for m in block.members if not is_feature(m))
-        if len(_chains(statements)) < 2:
+        chains = _chains(statements)
+        if len(chains) < 2:
             self._drain(self.host.statements(statements, inner, depth + 1, owner), owner)
             return
-        yield from self._unordered(statements, inner, depth + 1, owner, ended, what)
+        yield from self._unordered(chains, inner, depth + 1, owner, ended, what)
 
     def _flow(self, members: tuple[s.Member, ...], depth: int, label: str, name: str) -> BodyRun:
         """A behavior given as an action: its flow run from its start, in the machine's frame."""
@@ -357,30 +353,17 @@ def _at(ctx: Context, wake: Fraction) -> Callable[[], bool]:
     return lambda: ctx.clock.now >= wake
 
 
-def _plain(stmt: s.Member) -> s.Member:
-    """The statement a `then` member states."""
-    return stmt.member if isinstance(stmt, s.ThenMember) and stmt.member is not None else stmt
-
-
 def _chains(stmts: tuple[s.Member, ...]) -> list[list[s.Member]]:
     """The statements as chains: each with the statements `then` orders after it."""
     chains: list[list[s.Member]] = []
     for m in stmts:
-        if is_feature(_plain(m)):
+        if is_feature(unwrapped(m)):
             continue
         if isinstance(m, s.ThenMember) and chains:
             chains[-1].append(m)
         else:
             chains.append([m])
     return chains
-
-
-def _declares(stmt: s.Member) -> bool:
-    """Whether the statements written after this one read what it declares (it keeps its place)."""
-    plain = _plain(stmt)
-    if isinstance(plain, s.Usage):
-        return True
-    return isinstance(plain, s.Return) or (isinstance(plain, s.Accept) and plain.trigger.payload is not None)
 
 
 def _plain_block(stmt: s.If) -> bool:
@@ -397,4 +380,4 @@ def interleaves(stmts: tuple[s.Member, ...]) -> bool:
         return True
     return any(isinstance(p, s.If) and _plain_block(p) and any(
         block is not None and interleaves(block.members) for block in (p.then, p.otherwise))
-        for p in (_plain(m) for m in stmts))
+        for p in (unwrapped(m) for m in stmts))

@@ -60,8 +60,8 @@ holds it (tests/engines/check/test_machine_footprints.py, `test_` + the words in
     whatever their order. A chain of an entry's, exit's or effect's statements touches what its
     statements do (each lowered with its behavior: `Behavior.parts`), or all its behavior's owner may
     do where one sends, accepts, terminates or is not known; it has no rest of its own. The firing's
-    own rest (deferred events, messages, timers, the final state) is a key the last unit reads and a do step the firing started writes; such a do step also holds
-    what its state's completion leads to. Nothing else moves until the firing ends, so any one chain
+    own rest (deferred events, messages, timers, the final state) is a key the last unit reads and a
+    do step the firing started writes; such a do step also holds what its state's completion leads to. Nothing else moves until the firing ends, so any one chain
     enables the dispatcher, the completions and the environment [units of a firing commute where
     their chains and what follows keep to their own data; a do step the firing started is ordered
     against the firing s rest not its other units].
@@ -91,6 +91,7 @@ from engines.runtime.states.layout import Transition, Vertex, VertexKind, state_
 from engines.runtime.states.units import Chain
 from ir import syntax as s
 from ir.graphs import Footprint, StateGraph, TriggerKind
+from ir.lower.members import unwrapped
 
 if TYPE_CHECKING:
     from engines.runtime.states.core import MachineCore
@@ -396,15 +397,12 @@ class MachineFootprints:
         the pool, a terminate ends the other chains, a local usage performs an action)."""
         parts = []
         for m in chain.statements:
-            plain = m.member if isinstance(m, s.ThenMember) and m.member is not None else m
-            part = self._parts.get(id(plain))
-            if part is None or part.dynamic or part.sends or part.accepts or _terminates(plain):
+            stmt = unwrapped(m)
+            part = self._parts.get(id(stmt))
+            if part is None or part.dynamic or part.sends or part.accepts or _terminates(stmt):
                 return self._work(chain.owner)
             parts.append(part)
-        out: Summary = Footprint()
-        for part in parts:
-            out = out | part
-        return out
+        return _union(parts)
 
     def _work(self, what: Vertex | Transition | Chain | None) -> Summary:
         """A chain's own work: a transition fired (a reaction, a fork branch, a join segment), a region
@@ -589,6 +587,6 @@ def _terminates(stmt: object) -> bool:
     if isinstance(stmt, s.Terminate):
         return True
     if isinstance(stmt, s.If):
-        return any(block is not None and any(_terminates(m.member if isinstance(m, s.ThenMember) else m)
-                                             for m in block.members) for block in (stmt.then, stmt.otherwise))
+        return any(block is not None and any(_terminates(unwrapped(m)) for m in block.members)
+                   for block in (stmt.then, stmt.otherwise))
     return False

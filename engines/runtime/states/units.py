@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from engines.runtime.states.layout import Transition
+from ir import syntax as s
 
 if TYPE_CHECKING:
     from engines.runtime.states.layout import Vertex
@@ -48,7 +49,7 @@ class Chain:
     behavior of `owner` (the state whose entry or exit it is, the transition whose effect)."""
 
     owner: Vertex | Transition
-    statements: tuple[object, ...]  # the syntax's statements (engines/runtime/states/bodies.py)
+    statements: tuple[s.Member, ...]
 
 
 def worked_on(what: Vertex | Transition | Chain | None) -> Vertex | Transition | None:
@@ -138,8 +139,12 @@ class Front:
         while at is not None:
             mine.add(id(at))
             at = at.parent
-        return any(other.taken and id(other) not in mine and isinstance(worked_on(other.what), Transition)
-                   and worked_on(other.what).source.is_within(state) for other in self.tasks)  # type: ignore[union-attr]
+        for other in self.tasks:
+            owner = worked_on(other.what)
+            if other.taken and id(other) not in mine and isinstance(owner, Transition) \
+                    and owner.source.is_within(state):
+                return True
+        return False
 
     def being_left(self, state: Vertex) -> bool:
         """Whether a chain has begun to leave `state` or a state around it."""
