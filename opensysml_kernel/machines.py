@@ -170,7 +170,7 @@ class Driven(ABC):
     def enabled_moves(self) -> list[Move]:
         return []
 
-    def apply(self, move: Move) -> list[str]:
+    def apply(self, move: Move, *, at: bytes | None = None) -> list[str]:
         raise EnvironmentInputError("a machine's moves are not replayed one by one yet")
 
     def let_time_pass(self) -> bool:
@@ -572,11 +572,11 @@ class MachineReplay(Driven):
     def enabled_moves(self) -> list[Move]:
         return self.behavior.enabled_moves()
 
-    def apply(self, move: Move) -> list[str]:
+    def apply(self, move: Move, *, at: bytes | None = None) -> list[str]:
         self.inputs.append(Input("apply", move))
         self.step_number += 1
         self.last = move.label
-        return self.behavior.apply(move)
+        return self.behavior.apply(move, at=at)
 
     def let_time_pass(self) -> bool:
         self.inputs.append(Input("wait"))

@@ -54,6 +54,7 @@ class _Level:
     moves: list[Move]
     enabled: list[Move]  # every move enabled here (the witness's alternatives)
     depth: int
+    at: bytes  # the state's fingerprint (where each of its moves is taken)
     next: int = 0
     fresh: bool = True  # the run still stands at this level's state
     # the sleep set: moves already explored from an equivalent schedule, by canonical key
@@ -226,7 +227,8 @@ def _run_search(search: _Search, started: float) -> None:
             chosen = moves
             keys: list[tuple[object, ...]] = []
             summaries: list[Summary] = []
-            if search.reduce:
+            if search.reduce and (len(moves) > 1 or sleep or only is not None):
+                # one move with nothing asleep: the persistent set is that move, and no sibling sleeps
                 actors = run.actors()
                 chosen = reducer.persistent(run, moves, actors)
                 where = {a.id: a.place for a in actors}
@@ -241,7 +243,7 @@ def _run_search(search: _Search, started: float) -> None:
             if not chosen:
                 return None
             snapshot = run.snapshot(allow_replay=True) if len(chosen) > 1 else None
-            return _Level(snapshot, chosen, moves, depth, sleep=dict(sleep), keys=keys, summaries=summaries)
+            return _Level(snapshot, chosen, moves, depth, key, sleep=dict(sleep), keys=keys, summaries=summaries)
 
     top = examine(0, {})
     if top is not None:
@@ -279,7 +281,7 @@ def _run_search(search: _Search, started: float) -> None:
         choices.append(level.enabled)
         search.moves += 1
         try:
-            run.apply(move)
+            run.apply(move, at=level.at)
         except RunError as err:
             _claim(search, "fails", str(err), path, choices)
             continue

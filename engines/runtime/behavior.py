@@ -149,8 +149,11 @@ class Behavior(Protocol):
         """What may happen next, in a stable order (the order explore tries them in)."""
         ...
 
-    def apply(self, move: Move) -> list[str]:
-        """Make one enabled move happen; the trace lines it wrote. A RunError it raises also ends it."""
+    def apply(self, move: Move, *, at: bytes | None = None) -> list[str]:
+        """Make one enabled move happen; the trace lines it wrote. A RunError it raises also ends it.
+        `at`: the fingerprint of the state it stands in (engines/check/canon.py), given by a caller that
+        has just listed `move` among that state's enabled moves (the search): the move is not looked up
+        again, and a firing it leaves in progress is keyed by that state."""
         ...
 
     def stuck(self) -> str | None:

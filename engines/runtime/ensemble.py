@@ -96,10 +96,10 @@ class Ensemble:
             raise RunError(f"{move.label} is not enabled", move.at)
         return found
 
-    def apply(self, move: Move) -> list[str]:
+    def apply(self, move: Move, *, at: bytes | None = None) -> list[str]:
         index, own = self._member_move(move)
         self.moves_taken.append(move)
-        lines = self.members[index].apply(own)
+        lines = self.members[index].apply(own, at=at)
         if self._route is not None:
             self._route(index)
             return lines

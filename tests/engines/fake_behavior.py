@@ -53,7 +53,7 @@ class Counter:
     def enabled_moves(self) -> list[Move]:
         return [Move(MoveKind.DO_STEP, actor, f"{actor}@{NAMES[actor]}", NAMES[actor]) for actor in self.left]
 
-    def apply(self, move: Move) -> list[str]:
+    def apply(self, move: Move, *, at: bytes | None = None) -> list[str]:
         if move.actor not in self.left:
             raise RunError(f"{move.label} is not enabled")
         mark = self._world.trace.mark()

@@ -72,7 +72,7 @@ class MoveProbes(RunCore):
             moves.append(known)
         return moves
 
-    def apply(self, move: Move) -> list[str]:
+    def apply(self, move: Move, *, at: bytes | None = None) -> list[str]:
         """Advance the one token the move names; returns the trace lines the move wrote."""
         mark = self.ctx.trace.mark()
         for token in self.live_tokens():

@@ -228,7 +228,8 @@ class Dispatch(Configuration):
         root = self._child_toward(lca, t.source)
         if final.kind is VertexKind.JOIN:
             root = self._region_state(t.source, lca)
-        self._unit(f"{source_label}(exit)", f.event, waiting)
+        if waiting:
+            self._unit(f"{source_label}(exit)", f.event, waiting)
         # a segment into a join leaves its source and runs its effect as one unit
         into_join = final.kind is VertexKind.JOIN
         if into_join:
@@ -241,7 +242,8 @@ class Dispatch(Configuration):
                 yield from self._exit(root)
         for seg in segments:
             if seg.effect:
-                self._unit(f"{seg.label()}(effect)", f.event, waiting)
+                if waiting:
+                    self._unit(f"{seg.label()}(effect)", f.event, waiting)
                 if not into_join:
                     yield UNIT
             yield from self._effect(seg, payload_frame)
@@ -250,7 +252,7 @@ class Dispatch(Configuration):
         if target.kind is VertexKind.CHOICE:
             target = yield from self._through_choices(target, payload_frame)
             shown = target
-        if target.kind not in (VertexKind.JOIN, VertexKind.TERMINATE):
+        if waiting and target.kind not in (VertexKind.JOIN, VertexKind.TERMINATE):
             self._unit(f"{target.name}(entry)", f.event, waiting)
         if target.kind is VertexKind.FORK:
             yield from self._fork(target, lca, payload_frame)
@@ -265,7 +267,8 @@ class Dispatch(Configuration):
         else:
             yield from self._enter_path(target, lca)
         self._arm_timers()
-        self.ctx.trace.flush_left(transition_line(source_label, shown.name, f.event))
+        if self.ctx.trace.enabled:
+            self.ctx.trace.flush_left(transition_line(source_label, shown.name, f.event))
         self._check_final()
 
 

@@ -149,7 +149,7 @@ class Driven(Generic[M]):
                         ChoiceKind.DUE_ORDER)]
         return sends + own
 
-    def apply(self, move: Move) -> list[str]:
+    def apply(self, move: Move, *, at: bytes | None = None) -> list[str]:
         if move.kind is MoveKind.CLOCK:
             if self.next_wake() is None or self.machine.enabled_moves():
                 from engines.errors import RunError
@@ -160,7 +160,7 @@ class Driven(Generic[M]):
             return []
         if move.kind is not MoveKind.SEND:
             self.moves_taken.append(move)
-            return self.machine.apply(move)
+            return self.machine.apply(move, at=at)
         enabled = self.environment_moves()
         if move == STOP and STOP in enabled:
             self.moves_taken.append(move)

@@ -112,8 +112,8 @@ class InstanceRun(Reported):
     def enabled_moves(self) -> list[Move]:
         return self.ensemble.enabled_moves()
 
-    def apply(self, move: Move) -> list[str]:
-        return self.ensemble.apply(move)
+    def apply(self, move: Move, *, at: bytes | None = None) -> list[str]:
+        return self.ensemble.apply(move, at=at)
 
     @property
     def moves_taken(self) -> list[Move]:

@@ -280,15 +280,18 @@ class MachineMoves(Reported, Dispatch):
     def _settle_front(self) -> None:
         """Go on while one chain alone may move (no other chain, no do behavior the firing started
         due): the firing is in progress only where its units may take another order."""
-        while self.front is not None:
-            if self.front.done:
+        front = self.front
+        while front is not None:
+            if front.done:
                 self.front = None
                 self.front_dos = set()
                 return
-            runnable = self.front.runnable()
-            if len(runnable) != 1 or self._front_due() or (self.front.held() and self._dispatch_moves()):
+            runnable = front.runnable()
+            if len(runnable) != 1 or (self.front_dos and self._front_due()) \
+                    or (front.held() and self._dispatch_moves()):
                 return
             self._advance(runnable[0])
+            front = self.front
 
     def _advance(self, task: Task) -> None:
         front = self.front
@@ -307,9 +310,9 @@ class MachineMoves(Reported, Dispatch):
 
     # ------------------------------------------------------------ making one happen
 
-    def apply(self, move: Move) -> list[str]:
+    def apply(self, move: Move, *, at: bytes | None = None) -> list[str]:
         mark = self.ctx.trace.mark()
-        if move not in self.enabled_moves():
+        if at is None and move not in self.enabled_moves():
             raise RunError(f"{move.label} is not enabled" + (": the machine has ended" if self.finished else ""),
                            move.at)
         self.moves_taken.append(move)
@@ -332,7 +335,7 @@ class MachineMoves(Reported, Dispatch):
                     self._step_do(move)
                 else:
                     if self.units and self.concurrent:
-                        self.begun_key = self.state_key()
+                        self.begun_key = (at,) if at is not None else self.state_key()
                     self.applying = True
                     try:
                         self._take(move)

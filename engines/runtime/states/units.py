@@ -126,7 +126,7 @@ class Front:
         return not self.tasks
 
     def runnable(self) -> list[Task]:
-        return [t for t in self.tasks if t.waiting == 0 and not self._kept(t)]
+        return [t for t in self.tasks if t.waiting == 0 and (t.leaving is None or not self._kept(t))]
 
     def _kept(self, task: Task) -> bool:
         """Whether the task stands before leaving a state inside which another chain's transition is
@@ -179,7 +179,7 @@ class Front:
             except StopIteration:
                 self._finish(task)
                 return
-            if item == HELD:
+            if item is HELD:  # the step markers are yielded as these very strings
                 task.primed = False  # going on from here performs the next unit
                 task.held = True
                 return
@@ -190,7 +190,7 @@ class Front:
                     return
                 task.leaving, task.left = None, item.state
                 continue
-            if item == UNIT:
+            if item is UNIT:
                 if unit:
                     unit = False  # what follows is the unit this move performs
                     continue
