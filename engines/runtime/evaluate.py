@@ -17,7 +17,9 @@ from engines.runtime.values import (
     EnumValue,
     ObjectRef,
     Quantity,
+    Sequence,
     Signal,
+    Unset,
     Value,
     coerce_to,
     spell,
@@ -212,9 +214,13 @@ class Evaluator(Calls):
 
     def _binary(self, e: s.Binary, frame: Frame, depth: int) -> Value:
         left = self._eval(e.left, frame, depth + 1)
-        # `false and ...`, `true or ...`, `false implies ...` decide without their right operand
-        if e.op == "and" and left is False:
-            value: Value = False
+        # `false and ...`, `true or ...`, `false implies ...` decide without their right operand; `a ?? b`
+        # reads b only where a is null (no value, or the empty sequence)
+        value: Value
+        if e.op == "??":
+            value = self._eval(e.right, frame, depth + 1) if _null(left) else left
+        elif e.op == "and" and left is False:
+            value = False
         elif (e.op == "or" and left is True) or (e.op == "implies" and left is False):
             value = True
         else:
@@ -450,3 +456,8 @@ def _unit_text(e: s.Expr) -> str:
 
 
 __all__ = ["Evaluator", "Frame"]
+
+
+def _null(value: Value) -> bool:
+    """Whether a value is null in KerML's sense: none, or the empty sequence."""
+    return value is None or isinstance(value, Unset) or (isinstance(value, Sequence) and not value.elements)

@@ -39,7 +39,7 @@ from engines.errors import DivisionByZero, EvaluationError, IndexOutOfRange, Num
 from engines.runtime.values import UNSET, Quantity, Sequence, Value, is_number, spell, type_name, with_article
 from ir.library import equal as _library_equal
 
-CONDITIONAL = frozenset(("and", "or", "implies"))
+CONDITIONAL = frozenset(("and", "or", "implies", "??"))  # the right operand read only where the left does not decide
 _BOOLEAN = frozenset(("and", "&", "or", "|", "xor", "implies"))
 _COMPARE = frozenset(("<", ">", "<=", ">="))
 _MAX_EXPONENT = 100_000  # beyond it an exact power of a base other than 0, 1, -1 takes unbounded time

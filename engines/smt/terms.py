@@ -174,6 +174,18 @@ class Translator:
             raise self.refuse("an invocation")
         raise self.refuse(type(e).__name__.lower())
 
+    def _coalesce(self, e: s.Binary) -> tuple[Term, Any]:
+        """`a ?? b`: b where a is null (the literal, or a feature read that has no value), else a; b is
+        read only then."""
+        if isinstance(e.left, s.Literal) and e.left.kind == "null":
+            return self.eval(e.right)
+        left, err_l = self.eval(e.left)
+        if left.unset is None:
+            return left, err_l  # never null: b is never read
+        right, err_r = self.eval(e.right)
+        left, right = self._unify(left, right, "??")
+        return Term(z3.If(left.unset, right.value, left.value), left.kind), z3.And(left.unset, err_r)
+
     def _need(self, term: Term, kind: str, op: str) -> None:
         if term.kind != kind:
             raise self.refuse(f"'{op}' over {term.kind}")
@@ -188,6 +200,8 @@ class Translator:
 
     def _binary(self, e: s.Binary) -> tuple[Term, Any]:
         op = e.op
+        if op == "??":
+            return self._coalesce(e)
         left, err_l = self.eval(e.left)
         right, err_r = self.eval(e.right)
         if op in ("and", "or", "implies"):

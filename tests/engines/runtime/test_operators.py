@@ -130,6 +130,18 @@ def test_and_or_implies_skip_their_right_operand_when_the_left_decides() -> None
     assert out["fine"] == "true"
 
 
+def test_null_coalescing_reads_its_right_operand_only_where_the_left_is_null() -> None:
+    """KerML's `a ?? b`: b where a has no value (null, the empty sequence), else a; b is not evaluated
+    otherwise (here it would divide by zero)."""
+    out = _outputs("assign first := a ?? 7; then assign a := 3; then assign second := a ?? 10 / n; "
+                   "then assign third := null ?? 4;",
+                   "attribute a : Integer[0..1]; attribute n : Integer := 0; attribute first : Integer; "
+                   "attribute second : Integer; attribute third : Integer;")
+    assert out["first"] == "7"
+    assert out["second"] == "3"
+    assert out["third"] == "4"
+
+
 # ---------------------------------------------------------------- unary minus and power (KerML precedence)
 
 

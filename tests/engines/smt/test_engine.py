@@ -43,6 +43,8 @@ _OPTIONAL = """package tank {
     private import ScalarValues::*;
     requirement Filled { level >= 1 }
     requirement Counted { fills >= 1 }
+    requirement Bounded { (level ?? 0) <= 1 }
+    requirement Empty { (level ?? 5) == 5 }
     action def Fill {
         attribute level : Integer[0..1];
         attribute fills : Integer := 0;
@@ -62,3 +64,15 @@ def test_a_property_with_an_operand_with_no_value_is_refused_not_violated() -> N
     judged = smt_engine.ENGINE.answer(program(_OPTIONAL), Question(QuestionKind.HOLDS, "tank::Fill", ("tank::Counted",)),
                                       Bounds(depth=10), None)
     assert judged.exit_status == 1 and judged.violations[0].moves == 0
+
+
+def test_null_coalescing_reads_the_default_where_the_feature_has_no_value() -> None:
+    """`level ?? 0` is evaluable where `level` has no value (the start): Bounded holds on every
+    schedule; `level ?? 5 == 5` holds at the start and fails once the valve sets level to 1."""
+    bounded = smt_engine.ENGINE.answer(program(_OPTIONAL), Question(QuestionKind.HOLDS, "tank::Fill", ("tank::Bounded",)),
+                                       Bounds(depth=10), None)
+    assert bounded.exit_status == 0, bounded.reason
+    empty = smt_engine.ENGINE.answer(program(_OPTIONAL), Question(QuestionKind.HOLDS, "tank::Fill", ("tank::Empty",)),
+                                     Bounds(depth=10), None)
+    assert empty.exit_status == 1 and empty.violations[0].moves >= 1
+
