@@ -317,6 +317,24 @@ def applying(program: Program, subject: str, settings: CheckSettings, kind: str 
     return settings.with_(properties=tuple(kept)), tuple(notes)
 
 
+def with_asserted(program: Program, subject: str, settings: CheckSettings,
+                  kind: str = "action") -> tuple[CheckSettings, tuple[str, ...]]:
+    """The settings with the constraints the behavior asserts of its performances (`assert constraint`)
+    among the properties, and a line saying so for each: an assertion is the model's own claim, so a check
+    of the behavior checks it, named or not (an engine that answers no properties leaves it out)."""
+    from engines.check.properties import asserted
+
+    if kind not in ("action", "state"):
+        return settings, ()
+    behavior = program.state(subject) if kind == "state" else program.action(subject)
+    added = [name for name in asserted(program, behavior) if name not in settings.properties
+             and name.rsplit("::", 1)[-1] not in settings.properties]
+    if not added:
+        return settings, ()
+    notes = tuple(f"asserted: {name} is checked at every stable state" for name in added)
+    return settings.with_(properties=(*settings.properties, *added)), notes
+
+
 def _outermost(program: Program) -> list[tuple[str, str]]:
     """The actions and machines a modeler runs: (kind, name), those nested in another left out."""
     found = [(k, b) for k in ("action", "state") for b in program.model.behaviors(k)]

@@ -195,13 +195,16 @@ def _run(args: argparse.Namespace) -> int:
     session.trace = True
     subject, status, code, error = args.action, "error", EXIT_BAD_INPUT, None
     head: list[str] = []
+    broken: tuple[str, ...] = ()
     try:
         session.load(args.files)
         session.set_schedule(args.schedule)
         subject = session.start_action(args.action, args.on).subject
         progress = session.continue_run()
-        status, code = "completed", EXIT_COMPLETED
-        head = [f"✓ Action {subject} completed", *(f"  {path} = {value}" for path, value in progress.outputs)]
+        broken = progress.broken
+        status, code = "completed", EXIT_FAILED if broken else EXIT_COMPLETED
+        head = [f"{'✗' if progress.broken else '✓'} Action {subject} completed",
+                *(f"  {path} = {value}" for path, value in progress.outputs), *progress.broken_lines()]
     except RunFailedError as failure:
         status, code, error = "failed", EXIT_FAILED, str(failure.cause)
         head = [str(failure)]
@@ -210,7 +213,7 @@ def _run(args: argparse.Namespace) -> int:
         print(error, file=sys.stderr)
     trace = session.full_trace()
     _print_run(args, {"status": status, "exit": code, "subject": subject, "outputs": session.outputs(),
-                      "error": error, "trace": trace}, trace, head)
+                      "violations": list(broken), "error": error, "trace": trace}, trace, head)
     return code
 
 

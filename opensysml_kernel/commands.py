@@ -62,7 +62,8 @@ def _no_args(name: str, args: Sequence[str]) -> None:
 
 def _finish(progress: Progress) -> list[str]:
     if progress.status == "completed":
-        return [f"✓ Action {progress.subject} completed", *(f"  {path} = {value}" for path, value in progress.outputs)]
+        return [f"{'✗' if progress.broken else '✓'} Action {progress.subject} completed",
+                *(f"  {path} = {value}" for path, value in progress.outputs), *progress.broken_lines()]
     return []
 
 
@@ -70,7 +71,7 @@ def _run_result(session: Session, progress: Progress, head: Sequence[str] = ()) 
     stopped = [progress.stopped] if progress.stopped else []
     lines = [*head, *session.filter_trace(progress.lines), *_finish(progress), *stopped]
     tone = Tone.COMPLETED if progress.status == "completed" else Tone.STARTED if head else Tone.PAUSED
-    if progress.stopped and progress.stopped.startswith("✗"):
+    if (progress.stopped and progress.stopped.startswith("✗")) or progress.broken:
         tone = Tone.FAILED
     return Result.of(lines, tone, status=progress.status, step=progress.step, outputs=dict(progress.outputs))
 

@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import cast
 
+from engines.check.properties import Property
 from engines.errors import RunError
 from engines.runtime import Program, Run, parse_schedule
+from engines.runtime.behavior import Behavior
 from engines.runtime.states import EnvEvent
 from engines.runtime.values import spell
 from engines.witness import unreproduced
@@ -50,6 +52,11 @@ class Progress:
     outputs: tuple[tuple[str, str], ...]
     stopped: str | None = None  # `⏸ breakpoint a (token 2)`, the end of a witness, a deadlock
     resting: bool = False  # a driven run (a machine) that cannot move until its environment acts
+    broken: tuple[str, ...] = ()  # the asserted constraints false where the run completed
+
+    def broken_lines(self) -> list[str]:
+        """A line per asserted constraint the completed run ends violating."""
+        return [f"  violation: {name} (asserted) is false at the end" for name in self.broken]
 
 
 @dataclass(frozen=True)
@@ -85,6 +92,7 @@ class Debugger:
 
     def __init__(self) -> None:
         self.schedule: str = DEFAULT_SCHEDULE
+        self.asserting: tuple[Property, ...] = ()  # the current run's behavior's asserted constraints
         self.trace: bool = False
         self.run: Stepped | None = None
         self.subject: str | None = None
@@ -110,8 +118,11 @@ class Debugger:
                              f"%action {replay.subject}, or %replay off")
         return replay
 
-    def attach(self, run: Stepped, subject: str, replay: Replay | None) -> Progress:
-        """`run` becomes the current run; following `replay` (which is used up) when one is given."""
+    def attach(self, run: Stepped, subject: str, replay: Replay | None,
+               asserting: tuple[Property, ...] = ()) -> Progress:
+        """`run` becomes the current run; following `replay` (which is used up) when one is given;
+        `asserting` the constraints its behavior asserts, judged where it completes."""
+        self.asserting = asserting
         if replay is not None:
             self.replay = None
             self.stepping = Stepping(replay.plan, fine=True)
@@ -413,7 +424,9 @@ class Debugger:
                  resting: bool = False) -> Progress:
         outputs = tuple(sorted(run.outputs().items())) if run.status == "completed" else ()
         step = len(run.moves_taken) if run.fine else run.step_number
-        return Progress(self.subject or "", tuple(lines), run.status, step, outputs, stopped, resting)
+        broken = tuple(p.name for p in self.asserting if not p.holds(cast(Behavior, run))[0]) \
+            if run.status == "completed" else ()
+        return Progress(self.subject or "", tuple(lines), run.status, step, outputs, stopped, resting, broken)
 
     def tokens(self) -> list[Token]:
         if self.run is None:

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field, replace
 from typing import ParamSpec, TypeVar
 
 import ir
+from engines.check.properties import asserted_properties
+from engines.framework import QuestionKind
 from engines.framework import Result as Answer
 from engines.framework import engine as engine_named
 from engines.runtime import Program
@@ -27,6 +29,7 @@ from opensysml_kernel.checking import (
     refuse_unread,
     run_engine,
     unread,
+    with_asserted,
 )
 from opensysml_kernel.debugger import DEFAULT_SCHEDULE, Debugger, DebuggerState, Progress, Replay, Token
 from opensysml_kernel.diagrams import action_diagram, chosen_witness, witness_path
@@ -259,12 +262,13 @@ class Session:
             # A witness of another model (changed since %replay), behavior or performer is refused.
             admit(installed.plan.witness, self.model, installed.plan.name, subject, performer)
         replay = self.debugger.replay_for(subject)
+        program = self.program()
         if replay is not None:
-            run = self.program().start_action(subject, performer=performer, fine=True)
+            run = program.start_action(subject, performer=performer, fine=True)
             fix_inputs(run, replay.plan.witness.inputs)  # a solver's witness fixes its inputs first
         else:
-            run = self.program().start_action(subject, performer=performer, schedule=self.schedule)
-        return self.debugger.attach(run, subject, replay)
+            run = program.start_action(subject, performer=performer, schedule=self.schedule)
+        return self.debugger.attach(run, subject, replay, asserted_properties(program, program.action(subject)))
 
     @_atomic
     def step(self, count: int = 1) -> Progress:
@@ -319,6 +323,8 @@ class Session:
         if len(engines) == 1:
             refuse_unread(settings, engines[0])
         program = self.program()
+        # what the modeler asked decides which engines take the question; the assertions ride along
+        asserting, said = with_asserted(program, subject, settings)
         checks: list[Check] = []
         for engine in engines:
             if len(engines) > 1:
@@ -328,12 +334,14 @@ class Session:
                 if why is not None:
                     checks.append(Check(not_asked(engine, subject, why)))
                     continue
-            result, flag = self._asked(
-                subject, functools.partial(run_engine, engine, program, subject, settings, performer))
+            # the assertions go to the engines that answer whether properties hold
+            holds = QuestionKind.HOLDS in engine_named(engine).answers
+            result, flag = self._asked(subject, functools.partial(
+                run_engine, engine, program, subject, asserting if holds else settings, performer))
             paths, unwritten = self._witness_files(subject, result, engine if len(engines) > 1 else "")
             steps = tuple(witness_steps(program, subject, WitnessPlan.of(w, f"witness {i} of {subject}"), performer)
                           if i <= STEP_TABLES else () for i, w in enumerate(result.witnesses, 1))
-            check = Check(result, paths, steps, unwritten, notes=tuple(notes))
+            check = Check(result, paths, steps, unwritten, notes=(*(said if holds else ()), *notes))
             number = chosen_witness(check, None)
             path = witness_path(check, number) if number is not None else None
             checks.append(replace(check, diagram=action_diagram(program.graph(program.action(subject)), subject,
@@ -375,14 +383,17 @@ class Session:
         script = (environment if environment is not None else self.environment).script()
         kind = "part" if part else "state"
         settings, notes = applying(program, subject, self.settings, kind) if applying_only else (self.settings, ())
+        asserting, said = with_asserted(program, subject, settings, kind)
         checks: list[Check] = []
         engines = settings.engines() or ("check",)
         for engine in engines:
-            result, flag = self._asked(
-                subject, functools.partial(ask_machine, engine, program, subject, script, settings, part=part))
+            # the assertions go to the engines that answer whether properties hold
+            holds = QuestionKind.HOLDS in engine_named(engine).answers
+            result, flag = self._asked(subject, functools.partial(
+                ask_machine, engine, program, subject, script, asserting if holds else settings, part=part))
             paths, unwritten = self._witness_files(subject, result, engine if len(engines) > 1 else "")
             checks.append(Check(result, paths, (), unwritten, "Instance" if part else "State machine",
-                                script.describe(), notes))
+                                script.describe(), (*(said if holds else ()), *notes)))
             if result.incomplete == "interrupted" or flag():
                 break
         report = CheckReport.build(checks)

@@ -11,6 +11,7 @@ from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.values import spell, type_name, with_article
 from ir import syntax as s
 from ir.errors import ResolveError, close_names
+from ir.inherit import ACTION_KINDS, effective_members
 from ir.model import Element
 from ir.names import features_of, performer_features, unknown_names
 from ir.resolve import lookup
@@ -111,12 +112,38 @@ PROPERTY_KINDS = ("constraint", "requirement", "calc")
 _PARAMETER_KINDS = ("feature", "attribute", "subject", "ref", "item", "part")
 
 
+def asserted(program: Program, behavior: Element) -> dict[str, s.ConstraintMember]:
+    """The constraints a behavior asserts of its every performance (`assert constraint c { ... }` among
+    its members or its definitions'), by the name a property is given: qualified by the behavior, an
+    unnamed one by its line (`Book::assert@4`)."""
+    kinds = ("state",) if behavior.base_kind == "state" else ACTION_KINDS
+    out: dict[str, s.ConstraintMember] = {}
+    for m in effective_members(program.model, behavior, kinds):
+        if isinstance(m, s.ConstraintMember) and m.kind == "assert" and m.expression is not None:
+            out[f"{behavior.qualified_name}::{m.name or f'assert@{m.span.line}'}"] = m
+    return out
+
+
+def asserted_properties(program: Program, behavior: Element) -> tuple[Property, ...]:
+    """The behavior's asserted constraints as properties (`asserted`)."""
+    return tuple(resolve_properties(program, behavior, tuple(asserted(program, behavior))))
+
+
 def resolve_properties(program: Program, action: Element, names: tuple[str, ...]) -> list[Property]:
-    """The named constraints and requirements, each refused before the search when it does not exist."""
+    """The named constraints and requirements (or the behavior's asserted constraints), each refused
+    before the search when it does not exist."""
     out = []
     candidates = [el.qualified_name for el in program.model.walk()
                   if el.base_kind in PROPERTY_KINDS]
+    own = asserted(program, action)
+    candidates.extend(own)
     for name in names:
+        claimed = own.get(name) or next((m for q, m in own.items() if q.rsplit("::", 1)[-1] == name), None)
+        if claimed is not None and claimed.expression is not None:
+            qualified = next(q for q, m in own.items() if m is claimed)
+            _require_features(program, action, action, (claimed.expression,), (), ())
+            out.append(Property(qualified, action, (claimed.expression,)))
+            continue
         el = program.model.element(name) or lookup(program.model, action, name)
         if el is not None and el.base_kind not in PROPERTY_KINDS:
             el = None  # a package or action of that name: the property is found among the candidates
