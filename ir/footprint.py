@@ -91,9 +91,11 @@ def statement_footprint(m: s.Member) -> Footprint[int]:
     if isinstance(m, s.If):
         out = reading(m.condition) | statements_footprint(m.then.members)
         return out | statements_footprint(m.otherwise.members) if m.otherwise is not None else out
-    if isinstance(m, (s.While, s.LoopUntil)):
-        condition = m.condition if isinstance(m, s.While) else m.until
-        return reading(condition) | statements_footprint(m.body.members)
+    if isinstance(m, s.While):
+        # `while c { ... } until u;` reads u after each pass
+        return reading(m.condition) | reading(m.until) | statements_footprint(m.body.members)
+    if isinstance(m, s.LoopUntil):
+        return reading(m.until) | statements_footprint(m.body.members)
     if isinstance(m, s.For):
         return reading(m.collection) | statements_footprint(m.body.members)
     if isinstance(m, s.Send):

@@ -86,6 +86,7 @@ def _member(m: s.Member, scopes: Scopes, out: set[str]) -> None:
     elif isinstance(m, s.While):
         _expr(m.condition, scopes, out)
         _members(m.body.members, scopes, out)
+        _expr(m.until, scopes, out)
     elif isinstance(m, s.For):
         _expr(m.collection, scopes, out)
         _members(m.body.members, (*scopes, frozenset({m.variable})), out)

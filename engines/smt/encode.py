@@ -253,7 +253,17 @@ class _Move:
         elif act is Act.WHILE:
             stmt = place.statement
             assert isinstance(stmt, s.While)
+            if stmt.until is not None:
+                # `while c { ... } until u;`: after a pass u is read first and ends the loop when it holds,
+                # then c as before every pass
+                started = self.st[("started", place.index)]
+                later, ends = self.condition(z3.And(pc, started), place.flow, stmt.until)
+                self.follow(z3.And(later, ends), place)
+                pc = z3.Or(z3.And(pc, z3.Not(started)), z3.And(later, z3.Not(ends)))
             pc, cond = self.condition(pc, place.flow, stmt.condition)
+            if stmt.until is not None:
+                self.set(z3.And(later, ends), ("started", place.index), z3.BoolVal(False))
+                self.set(pc, ("started", place.index), cond)
             self.follow(z3.And(pc, z3.Not(cond)), place)
             self.go_inside(z3.And(pc, cond), place, place.children[0])
 
@@ -634,7 +644,8 @@ class Builder:
                 keys.extend(("via", place.index, src) for src in self.net.sources(place))
             if place.act in (Act.ENTER, Act.IF, Act.WHILE, Act.FOR, Act.UNTIL):
                 keys.append(("in", place.index))
-            if place.act is Act.UNTIL:
+            if place.act is Act.UNTIL or (place.act is Act.WHILE and isinstance(place.statement, s.While)
+                                          and place.statement.until is not None):
                 keys.append(("started", place.index))
             if place.performs is not None:
                 keys.append(("begun", place.index))

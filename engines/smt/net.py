@@ -285,8 +285,10 @@ class Net:
         stmt = place.statement
         if isinstance(stmt, s.Assign):
             exprs.append(stmt.value)
-        elif isinstance(stmt, (s.If, s.While)):
+        elif isinstance(stmt, s.If):
             exprs.append(stmt.condition)
+        elif isinstance(stmt, s.While):
+            exprs.extend((stmt.condition, stmt.until))
         elif isinstance(stmt, s.LoopUntil):
             exprs.append(stmt.until)
         elif isinstance(stmt, s.For):
@@ -506,8 +508,6 @@ class _Builder:
             place.children = (then, other)
             return
         if isinstance(stmt, s.While):
-            if stmt.until is not None:
-                raise NotCovered(name, "a while loop with an until")
             place.act, place.statement = Act.WHILE, stmt
             place.children = (self._block(stmt.body, self._scope(ctx), name, place.index, "pass"),)
             return

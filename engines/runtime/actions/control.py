@@ -125,6 +125,12 @@ class Clauses(RunCore):
             bound = {stmt.variable: state.items[state.passes]}
             self._enter_pass(token, node, stmt.body, bound)
             return
+        if isinstance(stmt, s.While) and stmt.until is not None and state is not None \
+                and self._condition("until", stmt.until, flow.frame, flow.depth):
+            # `while c { ... } until u;`: after a pass, u is read first and ends the loop when it holds
+            token.loop = None
+            self._completed(token, node)
+            return
         if isinstance(stmt, s.While) or (state is not None and state.test):
             keyword, condition = ("while", stmt.condition) if isinstance(stmt, s.While) else ("until", stmt.until)
             holds = condition is not None and self._condition(keyword, condition, flow.frame, flow.depth)

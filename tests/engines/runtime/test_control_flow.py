@@ -84,6 +84,12 @@ ANSWERS = [
     Answer("unordered_bodies", "bodies::Worker", {"work": "5", "jobs": "1"}, outcomes({"work": "5", "jobs": "1"})),
     Answer("warmup_until", "warmup::Warmup", {"temp": "21", "gauge": "15"},
            outcomes(*({"temp": "21", "gauge": str(g)} for g in (15, 17, 19, 21)))),
+    # `while c { ... } until u;`: u after each pass, then c. Fill stops at 6 (a fine run once ignored
+    # the until: 12), the gauge reading 0, 3 or 6; Stop counts to 1, 2 or 3 as the flag is raised.
+    Answer("while_until", "filling::Fill", {"level": "6", "passes": "2", "gauge": "0"},
+           outcomes(*({"level": "6", "passes": "2", "gauge": g} for g in ("0", "3", "6")))),
+    Answer("while_until", "filling::Stop", {"n": "1", "stop": "true"},
+           outcomes(*({"n": n, "stop": "true"} for n in ("1", "2", "3")))),
 ]
 
 

@@ -373,3 +373,13 @@ def test_a_pass_is_unordered_and_an_accept_keeps_its_place_for_the_solver_too() 
     assert [dict(v)["work"] for v, e in worker if e is None] == ["5"] and len(worker) == 1
     refused = solve(prog, "bodies::Dispatch", "outcomes", solver_seconds=SECONDS)
     assert refused.verdict == "not covered" and "a feature declared in a branch body" in (refused.reason or "")
+
+
+# tests/engines/runtime/control/while_until.sysml, answered there: `while c { ... } until u;` reads u
+# after each pass, then c. Fill ends at level 6 whatever the gauge reads (0, 3 or 6); Stop counts to 1,
+# 2 or 3 as the flag the until reads is raised. The solver gives explore's sets (it refused the until).
+@pytest.mark.parametrize("subject", ["filling::Fill", "filling::Stop"])
+def test_a_while_loop_with_an_until_for_the_solver_too(subject: str) -> None:
+    path = Path(__file__).resolve().parents[1] / "runtime" / "control" / "while_until.sysml"
+    prog = program(path.read_text(encoding="utf-8"))
+    assert smt_outcomes(prog, subject) == explore_outcomes(prog, subject)
