@@ -173,13 +173,14 @@ class _Lowerer:
                 if not any(e.source == src and e.target == dst for e in edges):
                     edges.append(Edge(src, dst, decl=f))
 
-        initial = [by_name[label] for label in explicit_initial]
-        if not initial:
-            targets = {e.target for e in edges}
-            # The flow's start first, then the steps no succession reaches, which start with it.
-            untargeted = [n for n in nodes if n.index not in targets and n.kind is not NodeKind.DONE]
-            initial = [n.index for n in untargeted if n.kind is NodeKind.START] \
-                + [n.index for n in untargeted if n.kind is not NodeKind.START]
+        # The flow's start first (the one `first X;` names, else every start node), then the steps no
+        # succession reaches, which start with it: a `first`-rooted flow is one more part of the
+        # performance, beside them (the oracle's "Subactions no succession orders").
+        targets = {e.target for e in edges}
+        untargeted = [n for n in nodes if n.index not in targets and n.kind is not NodeKind.DONE]
+        initial = [by_name[label] for label in explicit_initial] \
+            or [n.index for n in untargeted if n.kind is NodeKind.START]
+        initial += [n.index for n in untargeted if n.kind is not NodeKind.START and n.index not in initial]
         local = {a.name for a in attributes}
         aliases: dict[str, str] = {}
         for a in attributes:
