@@ -45,6 +45,7 @@ class Clauses(RunCore):
             return
         if node.kind is NodeKind.STATEMENT and token.flow.kind is FlowKind.BLOCK:
             self._drop_all(token.flow)
+            token.flow.terminated = True  # an `if` branch's or a loop pass's: its statement ends too
             return
         if node.kind is NodeKind.STATEMENT and token.flow.clause and token.flow.parent_token is not None:
             # in an `if` branch or a loop pass of a fine run, as in the statement's own body: the

@@ -5,6 +5,7 @@ writes they make, recorded for the step's write-conflict line."""
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Generator
 
 from engines.errors import EvaluationError
 from engines.runtime.actions.connections import pin_path
@@ -247,7 +248,11 @@ class StatementRunner(RunCore):
         label = f"{role} of {owner}"
         inner = Frame(frame.label, frame.scope, frame, block=True)
         if states_a_flow(members):
-            yield from self._block_flow(members, inner, depth, label, label, block)
+            flow = yield from self._block_flow(members, inner, depth, label, label, block)
+            if flow.terminated:
+                # a `terminate;` in a branch or a pass ends the performance the statement is part of, as
+                # one written inline does (and as a fine run's clause does)
+                raise Terminated()
             return
         self._declare(inner, self.ctx.program.block_connections(block))
         if waits_or_chains(members):
@@ -296,7 +301,8 @@ class StatementRunner(RunCore):
         trace.flush_left(f"leave action node: {label}")
 
     def _block_flow(self, members: tuple[s.Member, ...], frame: Frame, depth: int, label: str, name: str,
-                    block: s.Block | None = None) -> BodyRun:
+                    block: s.Block | None = None) -> Generator[Wait, None, Flow]:
+        """The members as a flow of their own, driven to its end: the flow."""
         scope = frame.scope
         assert scope is not None
         if block is None:
@@ -310,6 +316,7 @@ class StatementRunner(RunCore):
             flow.step_no = 1  # a block with no initial node named starts as if from a start node
         yield from self._drive(flow)
         self.ctx.trace.flush_left(f"leave action node: {label}")
+        return flow
 
     # ------------------------------------------------------------ writes
 

@@ -103,6 +103,7 @@ class Flow:
         self.returns: tuple[Element, Frame, tuple[tuple[str, s.Expr], ...]] | None = None
         self.implicit = False  # a fine run's flow of a node's statements, which the text states no flow for
         self.clause = False  # a fine run's flow of an `if` branch or a loop pass: a part of its statement
+        self.terminated = False  # a `terminate;` standing in it ended it
         self.branch = ""  # which block of its `if` such a flow runs ("then", "else"): part of the state
         # Tokens are numbered per executor: a performed action numbers its own from 1.
         self.ids: list[int] = [1] if parent_token is None and kind in (FlowKind.ROOT, FlowKind.PERFORMED) else []

@@ -90,6 +90,11 @@ ANSWERS = [
            outcomes(*({"level": "6", "passes": "2", "gauge": g} for g in ("0", "3", "6")))),
     Answer("while_until", "filling::Stop", {"n": "1", "stop": "true"},
            outcomes(*({"n": n, "stop": "true"} for n in ("1", "2", "3")))),
+    # A terminate in an `if` inside a loop ends the action (or node) the loop is part of, the pass
+    # written with `then` or not: the default run once ended only such a pass and counted to 10.
+    Answer("terminate_in_loop", "stopping::Counter", {"n": "3", "m": "0"}, outcomes({"n": "3", "m": "0"})),
+    Answer("terminate_in_loop", "stopping::Shift", {"shifts": "2", "reported": "true"},
+           outcomes({"shifts": "2", "reported": "true"})),
 ]
 
 
