@@ -322,16 +322,19 @@ def with_asserted(program: Program, subject: str, settings: CheckSettings,
     """The settings with the constraints the behavior asserts of its performances (`assert constraint`)
     among the properties, and a line saying so for each: an assertion is the model's own claim, so a check
     of the behavior checks it, named or not (an engine that answers no properties leaves it out)."""
-    from engines.check.properties import asserted
+    from engines.check.properties import asserted, nested_assertions
 
     if kind not in ("action", "state"):
         return settings, ()
     behavior = program.state(subject) if kind == "state" else program.action(subject)
     added = [name for name in asserted(program, behavior) if name not in settings.properties
              and name.rsplit("::", 1)[-1] not in settings.properties]
-    if not added:
-        return settings, ()
     notes = tuple(f"asserted: {name} is checked at every stable state" for name in added)
+    notes += tuple(f"not judged: {path}, asserted by a nested step (only the {kind}'s own assertions are "
+                   "checked; name the condition as a constraint and --property it)"
+                   for path in nested_assertions(program, behavior))
+    if not added:
+        return settings, notes
     return settings.with_(properties=(*settings.properties, *added)), notes
 
 

@@ -124,6 +124,24 @@ def asserted(program: Program, behavior: Element) -> dict[str, s.ConstraintMembe
     return out
 
 
+def nested_assertions(program: Program, behavior: Element) -> list[str]:
+    """The constraints the behavior's nested steps assert (`action check { assert constraint c {...} }`),
+    by their path (`check.c`): not judged yet, which a check says rather than dropping them unsaid."""
+    kinds = ("state",) if behavior.base_kind == "state" else ACTION_KINDS
+    found: list[str] = []
+
+    def walk(members: tuple[s.Member, ...], path: str) -> None:
+        for m in members:
+            inner = m.member if isinstance(m, s.ThenMember) else m
+            if isinstance(inner, s.ConstraintMember) and inner.kind == "assert" and path:
+                found.append(f"{path}.{inner.name or f'assert@{inner.span.line}'}")
+            elif isinstance(inner, s.Usage) and inner.members:
+                walk(inner.members, f"{path}.{inner.name}" if path else inner.name or "step")
+
+    walk(effective_members(program.model, behavior, kinds), "")
+    return found
+
+
 def asserted_properties(program: Program, behavior: Element) -> tuple[Property, ...]:
     """The behavior's asserted constraints as properties (`asserted`)."""
     return tuple(resolve_properties(program, behavior, tuple(asserted(program, behavior))))

@@ -112,3 +112,25 @@ def test_a_run_that_ends_violating_an_assertion_says_so_and_exits_1(tmp_path: Pa
     assert document["status"] == "completed" and document["violations"] == []
     assert main(["run", model, "--action", "Book", "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["violations"] == ["booking::Book::neverOverbooked"]
+
+
+NESTED = """package sums {
+    private import ScalarValues::*;
+    action Nested {
+        attribute s : Integer := 0;
+        first start;
+        then action prep { assign s := 13; }
+        then action checkSum { assert constraint notThirteen { s != 13 } }
+        then done;
+    }
+}
+"""
+
+
+def test_a_nested_steps_assertion_is_said_not_judged(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An assertion of a nested step holds while that step performs, which the check does not judge
+    yet: it says so rather than dropping it unsaid (and claims no violation it did not look for)."""
+    assert main(["check", _model(tmp_path, NESTED), "--action", "Nested"]) == 0
+    text = capsys.readouterr().out
+    assert "  not judged: checkSum.notThirteen, asserted by a nested step" in text
+    assert "violation" not in text.replace("no violation", "")
