@@ -95,6 +95,12 @@ ANSWERS = [
     Answer("terminate_in_loop", "stopping::Counter", {"n": "3", "m": "0"}, outcomes({"n": "3", "m": "0"})),
     Answer("terminate_in_loop", "stopping::Shift", {"shifts": "2", "reported": "true"},
            outcomes({"shifts": "2", "reported": "true"})),
+    # A step no succession reaches is performed beside a `first start;` flow (it was never started):
+    # the posting reads the rate before or after the update.
+    Answer("beside_first", "audit::Ledger", {"rate": "5", "posted": "6"},
+           outcomes(*({"rate": "5", "posted": p} for p in ("1", "6")))),
+    Answer("beside_first", "audit::Closing", {"rate": "5", "posted": "6"},
+           outcomes(*({"rate": "5", "posted": p} for p in ("1", "6")))),
 ]
 
 
