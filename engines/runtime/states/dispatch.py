@@ -88,7 +88,45 @@ class Dispatch(Configuration):
             return None
         return route
 
-    def _dispatch_completion(self, state: Vertex) -> None:
+    def _routes(self, t: Transition, depth: int = 0) -> list[list[Transition]]:
+        """Every way a compound transition may take through junctions, read now (quietly): a junction
+        with two branches enabled is a choice among them (`_route` is the first, the fixed policies')."""
+        target = t.target
+        if target.kind is not VertexKind.JUNCTION:
+            route = self._route(t)
+            return [] if route is None else [route]
+        if depth > len(self.shape.vertices):
+            raise MachineError(f"junction {target.name}: the segments through it form a cycle")
+        out: list[list[Transition]] = []
+        for seg in target.outgoing:
+            if self._guard(seg, quiet=True):
+                out.extend([seg, *rest] for rest in self._routes(seg, depth + 1))
+        return out
+
+    def completion_options(self, state: Vertex) -> list[Firing]:
+        """The firings the completion of `state` may take, where it may take more than one: each
+        completion transition whose guard holds, by each way through its junctions, in declaration
+        order (the first is the fixed policies'); none where a join or a single firing decides it."""
+        out: list[Firing] = []
+        with self.ctx.trace.quiet():
+            for t in state.outgoing:
+                if t.trigger is not None or t.source.kind in PSEUDO:
+                    continue
+                if t.target.kind is VertexKind.JOIN:
+                    if self._join_ready(t.target):
+                        break
+                    continue
+                if self._guard(t, quiet=True):
+                    out.extend(Firing(t, None, route) for route in self._routes(t))
+        return out if len(out) > 1 else []
+
+    def _dispatch_completion(self, state: Vertex, option: str | None = None) -> None:
+        if option is not None:
+            chosen = next((f for f in self.completion_options(state) if firing_text(f) == option), None)
+            if chosen is None:
+                raise MachineError(f"completion {state.name}: no transition {option} is enabled")
+            self._firing(self._fire([chosen]), "completion")
+            return
         for t in state.outgoing:
             if t.trigger is not None:
                 continue
@@ -275,3 +313,17 @@ class Dispatch(Configuration):
 def _transition_name(t: Transition) -> str:
     """A selected transition as a firing's chain is named: its name, else its source and target."""
     return t.name or t.label()
+
+
+def firing_text(f: Firing) -> str:
+    """A firing as a move's option names it: its transition (`idle->low`, by name where it has one,
+    numbered where its source has two alike), then the junction branches it takes (`via split->left`)."""
+    return " via ".join([_transition_text(f.transition), *(_transition_text(seg) for seg in f.route)])
+
+
+def _transition_text(t: Transition) -> str:
+    if t.name:
+        return t.name
+    alike = sum(1 for x in t.source.outgoing if not x.name and x.target is t.target)
+    return t.label() if alike == 1 else f"{t.label()}#{t.index}"
+

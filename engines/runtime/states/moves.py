@@ -38,10 +38,10 @@ from engines.runtime.canon import Canon
 from engines.runtime.evaluate import Frame
 from engines.runtime.snapshot import Snapshot, SnapshotError
 from engines.runtime.states.core import DoRun, Event, Firing, Timer
-from engines.runtime.states.dispatch import Dispatch
+from engines.runtime.states.dispatch import Dispatch, firing_text
 from engines.runtime.states.footprints import ENVIRONMENT as _ENVIRONMENT
 from engines.runtime.states.footprints import MachineFootprints, pending_by_region
-from engines.runtime.states.layout import Transition, Vertex
+from engines.runtime.states.layout import Transition, Vertex, VertexKind
 from engines.runtime.states.units import Chain, Front, Steps, Task, run_whole
 from engines.runtime.world import Context
 from ir import syntax as s
@@ -141,6 +141,12 @@ class MachineMoves(Reported, Dispatch):
             # completion events are dispatched in the order they were generated, before pool events:
             # never drawn (what orders them is the order their states were entered)
             state = self.completions[0]
+            options = self._completion_choices(state)
+            if options:
+                # two completion transitions enabled, or two ways through a junction: which one fires
+                # is open (the oracle's conflicting transitions and junction branches)
+                return [Move(MoveKind.DISPATCH, _completer(state), f"completion {state.name} [{text}]", state.name,
+                             text, ChoiceKind.TRANSITION) for text in options]
             return [Move(MoveKind.DISPATCH, _completer(state), f"completion {state.name}", state.name, None,
                          ChoiceKind.DISPATCH_ORDER)]
         batch = [tm for tm in self.due_batch if tm in self.timers and tm.transition.source in self.active]
@@ -153,6 +159,17 @@ class MachineMoves(Reported, Dispatch):
         moves.extend(self._timer_move(tm) for tm in sorted(self.timers, key=lambda t: t.seq)
                      if tm not in batch and tm.due <= now and tm.transition.source in self.active)
         return moves
+
+    def _completion_choices(self, state: Vertex) -> list[str]:
+        """Under check and explore, the firings a completion may take where it may take several (a
+        guard the listing cannot read leaves the choice to the dispatch, which raises it)."""
+        ways = [t for t in state.outgoing if t.trigger is None]
+        if not self.units or (len(ways) < 2 and not any(t.target.kind is VertexKind.JUNCTION for t in ways)):
+            return []
+        try:
+            return [firing_text(f) for f in self.completion_options(state)]
+        except RunError:
+            return []
 
     def _timer_move(self, timer: Timer) -> Move:
         t = timer.transition
@@ -168,7 +185,7 @@ class MachineMoves(Reported, Dispatch):
         options = self._orders(event)
         if len(options) <= 1:
             return [_dispatch_move(label, "", None, ChoiceKind.DISPATCH_ORDER)]
-        transitions = len({tuple(sorted(f.transition.index for f in o)) for o in options}) > 1
+        transitions = len({tuple(sorted(firing_text(f) for f in o)) for o in options}) > 1
         kind = ChoiceKind.TRANSITION if transitions else ChoiceKind.REGION_ORDER
         return [_dispatch_move(f"{label} [{text}]", "", text, kind) for text in map(_order_text, options)]
 
@@ -192,13 +209,11 @@ class MachineMoves(Reported, Dispatch):
         for state in sorted(self.active, key=lambda v: (-v.depth, v.order)):
             if any(src.is_within(state) or state.is_within(src) for src, _ in chosen):
                 continue
-            found = []
+            found: list[Firing] = []
             for t in state.outgoing:
                 if not self._accepts(t, event) or not self._guard(t, quiet=True, frame=self._payload_frame(t, event)):
                     continue
-                route = self._route(t)
-                if route is not None:
-                    found.append(Firing(t, event, route))
+                found.extend(Firing(t, event, route) for route in self._routes(t))
             if found:
                 chosen.append((state, found))
         return [found for _, found in chosen]
@@ -376,7 +391,7 @@ class MachineMoves(Reported, Dispatch):
             state = next(v for v in self.completions if v.name == move.at)
             self.completions.remove(state)
             if state in self.active:
-                self._dispatch_completion(state)
+                self._dispatch_completion(state, move.option)
             return
         if label == "change":
             self._change_event()
@@ -639,14 +654,8 @@ def _order_text(order: list[Firing]) -> str:
     """A selection in its firing order, as a move names it: `off->on then idle->shown` (a transition
     by its name when it has one, else by its source and target, and its number where its source has
     two alike)."""
-    return " then ".join(_transition_text(f.transition) for f in order)
+    return " then ".join(firing_text(f) for f in order)
 
-
-def _transition_text(t: Transition) -> str:
-    if t.name:
-        return t.name
-    alike = sum(1 for x in t.source.outgoing if not x.name and x.target is t.target)
-    return t.label() if alike == 1 else f"{t.label()}#{t.index}"
 
 
 def _event_key(event: Event, canon: Canon) -> tuple[object, ...]:

@@ -472,3 +472,18 @@ def test_an_entrys_branch_statements_are_chains_too() -> None:
     # the others is one choice, and the reduced search takes fewer moves (with the entry's whole
     # footprint for each chain it took all 69)
     assert reduced.stats.moves < full.stats.moves == 69
+
+
+# ---------------------------------------------------------------- router: conflicts are choices
+# Where two transitions out of one state (a completion's too) or two branches of a junction are enabled,
+# exactly one fires and which is open: Sorter's weight 8 passes both guards (bin 1 or 2, the fixed
+# policies' first declared being 1); Switch's junction has two unguarded branches (lane 1 or 2), on an
+# event as on a completion (Scale). Where one guard alone holds there is no choice. Each was one
+# outcome (the first declared) before.
+def test_two_enabled_transitions_or_junction_branches_are_a_choice() -> None:
+    prog = program("router.sysml")
+    all_three(prog, "Sorter", script("Parcel(weight = 8)"), ("finalState", "bin"), {("belt", "1"), ("crane", "2")})
+    all_three(prog, "Sorter", script("Parcel(weight = 6)"), ("finalState", "bin"), {("belt", "1")})
+    all_three(prog, "Switch", script("Parcel(weight = 1)"), ("finalState", "lane"), {("left", "1"), ("right", "2")})
+    all_three(prog, "Scale", script("Parcel(weight = 9)"), ("finalState", "lane"), {("light", "1"), ("heavy", "2")})
+    all_three(prog, "Scale", script("Parcel(weight = 3)"), ("finalState", "lane"), {("light", "1")})
