@@ -9,9 +9,9 @@ from engines.errors import EvaluationError
 from engines.runtime.clock import wake_time
 from engines.runtime.evaluate import Frame
 from engines.runtime.states.bodies import Bodies
-from engines.runtime.states.core import DoRun, Event, MachineError, Timer, transition_line
+from engines.runtime.states.core import DoRun, Event, MachineError, Timer, transition_line, transition_text
 from engines.runtime.states.layout import Behavior, Transition, Vertex, VertexKind
-from engines.runtime.states.units import HELD, UNIT, Par, Step, Steps, run_whole
+from engines.runtime.states.units import HELD, UNIT, Par, Pick, Step, Steps, run_whole
 from ir import syntax as s
 
 
@@ -350,9 +350,21 @@ class Configuration(Bodies):
         return v if v.parent is lca else None
 
     def _through_choices(self, vertex: Vertex, frame: Frame) -> Generator[Step, None, Vertex]:
+        """The branches of the choices the transition reaches, each read after the effects before it:
+        the first whose guard holds, or, under check and explore where several hold, the one a move
+        picks (the oracle's "Two branches of a choice enabled by the data the incoming effect wrote")."""
         while vertex.kind is VertexKind.CHOICE:
             nxt = None
-            for seg in vertex.outgoing:
+            if self.units:
+                with self.ctx.trace.quiet():
+                    enabled = [seg for seg in vertex.outgoing if self._guard(seg, quiet=True)]
+                if len(enabled) > 1:
+                    texts = tuple(transition_text(seg) for seg in enabled)
+                    pick = Pick(vertex, texts)
+                    yield pick
+                    nxt = enabled[texts.index(pick.taken[0])]
+                    self._guard(nxt)  # read, and traced, as the fixed policies read theirs
+            for seg in vertex.outgoing if nxt is None else ():
                 if self._guard(seg):
                     nxt = seg
                     break
@@ -363,3 +375,4 @@ class Configuration(Bodies):
             yield from self._effect(nxt, frame)
             vertex = nxt.target
         return vertex
+

@@ -93,6 +93,15 @@ def signal_name(value: Value, ctx: Context) -> str:
     return accepted_as(value) or spell(value)
 
 
+def transition_text(t: Transition) -> str:
+    """A transition as a move's option names it: by its name, else its source and target (numbered
+    where its source has two alike)."""
+    if t.name:
+        return t.name
+    alike = sum(1 for x in t.source.outgoing if not x.name and x.target is t.target)
+    return t.label() if alike == 1 else f"{t.label()}#{t.index}"
+
+
 def transition_line(source: str, target: str, event: Event | None) -> str:
     line = f"transition: {source} -> {target}"
     if event is not None:

@@ -10,7 +10,7 @@ from fractions import Fraction
 from engines.runtime.actions.tokens import Terminated
 from engines.runtime.bus import Message
 from engines.runtime.states.configuration import Configuration
-from engines.runtime.states.core import Event, Firing, MachineError, transition_line
+from engines.runtime.states.core import Event, Firing, MachineError, transition_line, transition_text
 from engines.runtime.states.layout import PSEUDO, Transition, Vertex, VertexKind
 from engines.runtime.states.units import UNIT, Leaving, Par, Steps, run_whole
 from ir import syntax as s
@@ -318,12 +318,5 @@ def _transition_name(t: Transition) -> str:
 def firing_text(f: Firing) -> str:
     """A firing as a move's option names it: its transition (`idle->low`, by name where it has one,
     numbered where its source has two alike), then the junction branches it takes (`via split->left`)."""
-    return " via ".join([_transition_text(f.transition), *(_transition_text(seg) for seg in f.route)])
-
-
-def _transition_text(t: Transition) -> str:
-    if t.name:
-        return t.name
-    alike = sum(1 for x in t.source.outgoing if not x.name and x.target is t.target)
-    return t.label() if alike == 1 else f"{t.label()}#{t.index}"
+    return " via ".join([transition_text(f.transition), *(transition_text(seg) for seg in f.route)])
 

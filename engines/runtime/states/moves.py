@@ -259,8 +259,9 @@ class MachineMoves(Reported, Dispatch):
         behavior the firing started that is due (drawn against the units left)."""
         front = self.front
         assert front is not None
-        out = [Move(MoveKind.UNIT, _UNITS + task.number, label, task.name, None, ChoiceKind.REGION_ORDER)
-               for task, label in front.labels()]
+        out = [Move(MoveKind.UNIT, _UNITS + task.number, label, task.name, option,
+                    ChoiceKind.REGION_ORDER if option is None else ChoiceKind.TRANSITION)
+               for task, label, option in front.labels()]
         for state in self._front_due():
             out.extend(self._do_moves(state, self.dos[state]))
         if front.held():
@@ -302,26 +303,26 @@ class MachineMoves(Reported, Dispatch):
                 self.front_dos = set()
                 return
             runnable = front.runnable()
-            if len(runnable) != 1 or (self.front_dos and self._front_due()) \
+            if len(runnable) != 1 or runnable[0].pick is not None or (self.front_dos and self._front_due()) \
                     or (front.held() and self._dispatch_moves()):
                 return
             self._advance(runnable[0])
             front = self.front
 
-    def _advance(self, task: Task) -> None:
+    def _advance(self, task: Task, option: str | None = None) -> None:
         front = self.front
         assert front is not None
         if front.quiet:
             with self.ctx.trace.quiet():
-                front.advance(task)
+                front.advance(task, option)
         else:
-            front.advance(task)
+            front.advance(task, option)
 
     def _take_unit(self, move: Move) -> None:
         front = self.front
         assert front is not None
-        task = next(t for t, label in front.labels() if label == move.label)
-        self._advance(task)
+        task, option = next((t, o) for t, label, o in front.labels() if label == move.label)
+        self._advance(task, option)
 
     # ------------------------------------------------------------ making one happen
 

@@ -43,6 +43,16 @@ class Leaving:
     state: Vertex
 
 
+@dataclass(frozen=True, eq=False)
+class Pick:
+    """Yielded where a choice has two branches or more whose guards hold, named in `options`: the
+    driver puts the one taken in `taken` before going on (the fixed policies take the first)."""
+
+    vertex: Vertex
+    options: tuple[str, ...]
+    taken: list[str] = field(default_factory=list)
+
+
 @dataclass(frozen=True)
 class Chain:
     """What a chain of a behavior's statements works on: those statements (as written), of the
@@ -66,7 +76,7 @@ class Par:
     chains: tuple[tuple[str, Steps, Vertex | Transition | Chain], ...]
 
 
-Step = str | Par | Leaving  # what a firing's generator yields: UNIT, HELD, a Par or a Leaving
+Step = str | Par | Leaving | Pick  # what a firing's generator yields: UNIT, HELD, a Par, a Leaving or a Pick
 Steps = Generator[Step, None, None]
 
 
@@ -80,6 +90,8 @@ def run_whole(steps: Generator[Step, None, object]) -> object:
         if isinstance(item, Par):
             for _, chain, _ in item.chains:
                 run_whole(chain)
+        elif isinstance(item, Pick):
+            item.taken.append(item.options[0])
 
 
 @dataclass(eq=False)
@@ -98,6 +110,7 @@ class Task:
     held: bool = False  # stands where a dispatch may come first
     leaving: Vertex | None = None  # stands before leaving this state, until no other chain is under way in it
     left: Vertex | None = None  # the state it has begun to leave: a transition inside it not begun is dropped
+    pick: Pick | None = None  # stands at a choice: each branch it may take is a move of its own
 
 
 @dataclass(eq=False)
@@ -153,19 +166,28 @@ class Front:
     def held(self) -> bool:
         return any(t.held for t in self.tasks)
 
-    def labels(self) -> list[tuple[Task, str]]:
-        """Each runnable chain and the label of its move (`unit left`; `unit left#2` where two alike)."""
-        out: list[tuple[Task, str]] = []
+    def labels(self) -> list[tuple[Task, str, str | None]]:
+        """Each runnable chain, the label of its move (`unit left`; `unit left#2` where two alike) and
+        its option: a chain at a choice has a move per branch (`unit go [pick->high]`)."""
+        out: list[tuple[Task, str, str | None]] = []
         seen: dict[str, int] = {}
         for task in self.runnable():
             n = seen.get(task.name, 0) + 1
             seen[task.name] = n
-            out.append((task, f"unit {task.name}" + (f"#{n}" if n > 1 else "")))
+            label = f"unit {task.name}" + (f"#{n}" if n > 1 else "")
+            if task.pick is not None:
+                out.extend((task, f"{label} [{option}]", option) for option in task.pick.options)
+            else:
+                out.append((task, label, None))
         return out
 
-    def advance(self, task: Task) -> None:
+    def advance(self, task: Task, option: str | None = None) -> None:
         """Perform the task's next unit and what follows it up to its next unit (or its end, where the
-        chain it ends lets its parent go on to its next unit)."""
+        chain it ends lets its parent go on to its next unit); at a choice, by the branch `option`."""
+        if task.pick is not None:
+            assert option in task.pick.options
+            task.pick.taken.append(option)
+            task.pick = None
         task.held = False
         if task.leaving is not None:  # kept before leaving a state, and now let go: it leaves it
             task.leaving, task.left = None, task.leaving
@@ -182,6 +204,10 @@ class Front:
             if item is HELD:  # the step markers are yielded as these very strings
                 task.primed = False  # going on from here performs the next unit
                 task.held = True
+                return
+            if isinstance(item, Pick):
+                task.pick = item
+                task.primed = False  # the branch taken and its first unit are the next move
                 return
             if isinstance(item, Leaving):
                 task.leaving = item.state

@@ -478,7 +478,8 @@ def test_an_entrys_branch_statements_are_chains_too() -> None:
 # Where two transitions out of one state (a completion's too) or two branches of a junction are enabled,
 # exactly one fires and which is open: Sorter's weight 8 passes both guards (bin 1 or 2, the fixed
 # policies' first declared being 1); Switch's junction has two unguarded branches (lane 1 or 2), on an
-# event as on a completion (Scale). Where one guard alone holds there is no choice. Each was one
+# event as on a completion (Scale); a choice's branches are read after the incoming effect (Chute), the
+# branch taken a unit move of the firing. Where one guard alone holds there is no choice. Each was one
 # outcome (the first declared) before.
 def test_two_enabled_transitions_or_junction_branches_are_a_choice() -> None:
     prog = program("router.sysml")
@@ -487,3 +488,5 @@ def test_two_enabled_transitions_or_junction_branches_are_a_choice() -> None:
     all_three(prog, "Switch", script("Parcel(weight = 1)"), ("finalState", "lane"), {("left", "1"), ("right", "2")})
     all_three(prog, "Scale", script("Parcel(weight = 9)"), ("finalState", "lane"), {("light", "1"), ("heavy", "2")})
     all_three(prog, "Scale", script("Parcel(weight = 3)"), ("finalState", "lane"), {("light", "1")})
+    all_three(prog, "Chute", script("Parcel(weight = 8)"), ("finalState", "bin"), {("small", "1"), ("large", "2")})
+    all_three(prog, "Chute", script("Parcel(weight = 4)"), ("finalState", "bin"), {("small", "1")})
