@@ -106,7 +106,8 @@ class Configuration(Bodies):
                 if v is self.shape.machine:
                     raise MachineError(f"state machine {v.name} has no initial state (write `entry; then S;`)")
                 return
-            target = v.initial
+            # an initial transition to a junction or a choice goes on through it (it never rests there)
+            target = yield from self._through_choices(v.initial, self.frame)
             path = [a for a in reversed(target.ancestors()) if v in a.ancestors()] + [target]
             for a in path:
                 if a not in self.active:
@@ -175,9 +176,7 @@ class Configuration(Bodies):
                     if t.effect:
                         yield UNIT
                     yield from self._effect(t, frame)
-                    target = t.target
-                    if target.kind is VertexKind.CHOICE:
-                        target = yield from self._through_choices(target, frame)
+                    target = yield from self._through_choices(t.target, frame)
                     yield from self._enter_path(target, lca)
                     return target
             yield from self._enter_path(owner, lca)
@@ -350,10 +349,12 @@ class Configuration(Bodies):
         return v if v.parent is lca else None
 
     def _through_choices(self, vertex: Vertex, frame: Frame) -> Generator[Step, None, Vertex]:
-        """The branches of the choices the transition reaches, each read after the effects before it:
-        the first whose guard holds, or, under check and explore where several hold, the one a move
-        picks (the oracle's "Two branches of a choice enabled by the data the incoming effect wrote")."""
-        while vertex.kind is VertexKind.CHOICE:
+        """The branches of the choices (and of the junctions an initial or a history's default
+        transition reaches: nothing of theirs was read before) the way comes to, each read after the
+        effects before it: the first whose guard holds, or, under check and explore where several hold,
+        the one a move picks (the oracle's "Two branches of a choice enabled by the data the incoming
+        effect wrote"); the vertex the way ends at."""
+        while vertex.kind in (VertexKind.CHOICE, VertexKind.JUNCTION):
             nxt = None
             if self.units:
                 with self.ctx.trace.quiet():
@@ -369,7 +370,7 @@ class Configuration(Bodies):
                     nxt = seg
                     break
             if nxt is None:
-                raise MachineError(f"choice {vertex.name}: no branch's guard holds and none is unguarded")
+                raise MachineError(f"{vertex.kind.value} {vertex.name}: no branch's guard holds and none is unguarded")
             if nxt.effect:
                 yield UNIT
             yield from self._effect(nxt, frame)

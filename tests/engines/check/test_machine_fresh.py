@@ -490,3 +490,15 @@ def test_two_enabled_transitions_or_junction_branches_are_a_choice() -> None:
     all_three(prog, "Scale", script("Parcel(weight = 3)"), ("finalState", "lane"), {("light", "1")})
     all_three(prog, "Chute", script("Parcel(weight = 8)"), ("finalState", "bin"), {("small", "1"), ("large", "2")})
     all_three(prog, "Chute", script("Parcel(weight = 4)"), ("finalState", "bin"), {("small", "1")})
+
+
+# An initial transition (the machine's, a composite's) or a history's default that goes to a junction or
+# a choice goes on through it, its branches a choice where several are enabled; the machine rested at
+# the pseudostate before (lane 0).
+def test_an_initial_or_history_default_goes_through_a_junction_or_choice() -> None:
+    prog = program("router.sysml")
+    all_three(prog, "Dock", Script(), ("finalState", "lane"), {("left", "1"), ("right", "2")})
+    all_three(prog, "Bay", script("Parcel(weight = 1)"), ("finalState", "lane"), {("front", "3")})
+    all_three(prog, "Bay", script("Parcel(weight = 1)", "Parcel(weight = 1)"), ("finalState", "lane"),
+              {("top", "4"), ("bottom", "5")})
+
