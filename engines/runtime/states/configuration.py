@@ -64,7 +64,7 @@ class Configuration(Bodies):
             if v in self.active:
                 return  # entered meanwhile by another chain (a fork's branches share their way down)
         self.active.add(v)
-        if (v.kind is VertexKind.STATE and not region) or v.kind is VertexKind.FINAL:
+        if (v.kind is VertexKind.STATE and (not region or not v.substates())) or v.kind is VertexKind.FINAL:
             self.visits.append(v.name)
         yield from self._perform(v, "enter", "entry", v.entry, region)
         self._entered_now.append(v)

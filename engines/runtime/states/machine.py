@@ -130,7 +130,10 @@ class MachineRun(MachineMoves):
             inner = [c for c in v.children if c in self.active]
             if v.parallel:
                 for r in inner:
-                    walk(r, r.name)
+                    if any(x in self.active for x in r.children):
+                        walk(r, r.name)
+                    else:
+                        found.append((r.name, r.name))  # a region that is a simple state of its own
                 return
             for c in inner:
                 if (c.parallel and region) or not any(x in self.active for x in c.children):

@@ -502,3 +502,12 @@ def test_an_initial_or_history_default_goes_through_a_junction_or_choice() -> No
     all_three(prog, "Bay", script("Parcel(weight = 1)", "Parcel(weight = 1)"), ("finalState", "lane"),
               {("top", "4"), ("bottom", "5")})
 
+
+
+# Regions that are simple states of their own: the machine rests in both (a+b), each entry's
+# statements interleave with the other's (six outcomes, derived in boot.sysml; the peer finds four,
+# keeping each entry whole).
+def test_regions_that_are_simple_states_are_the_final_state() -> None:
+    prog = program("boot.sysml")
+    all_three(prog, "Boot", Script(), ("finalState", "x", "y"),
+              {("a+b", x, y) for x, y in (("6", "2"), ("6", "6"), ("4", "1"), ("4", "3"), ("6", "1"), ("4", "4"))})
