@@ -43,7 +43,7 @@ class EnvEvent:
         if self.kind == EventKind.VALUE:
             head = spell(self.value)
         else:
-            args = ", ".join(f"{k}={spell(v)}" for k, v in self.args)
+            args = ", ".join(f"{k}={spell(v)}" if k else spell(v) for k, v in self.args)
             head = f"call {self.name}" if self.kind == EventKind.CALL else self.name
             head = f"{head}({args})" if args or self.kind == EventKind.CALL else head
         return head if self.to is None else f"{head} to {self.to}"
@@ -131,7 +131,17 @@ def parse_send(text: str) -> EnvEvent:
     for part in _split_args(inner or ""):
         key, eq, literal = part.partition("=")
         if not eq or not re.fullmatch(r"\s*[A-Za-z_][A-Za-z_0-9]*\s*", key):
-            raise EnvironmentInputError(f"argument '{part.strip()}' of '{raw}' is not name=value")
+            # a positional argument (`Req(3)`): the signal definition's features name it, in order, as
+            # `new Req(3)` binds them (`named_by`), once the model is known
+            if args and args[-1][0]:
+                raise EnvironmentInputError(f"argument '{part.strip()}' of '{raw}' comes after a named one: "
+                                            "write the positional arguments first")
+            try:
+                args.append(("", parse_literal(part.strip())))
+            except EnvironmentInputError as err:
+                raise EnvironmentInputError(f"argument '{part.strip()}' of '{raw}' is neither name=value nor "
+                                            f"a value: {err}") from None
+            continue
         try:
             args.append((key.strip(), parse_literal(literal)))
         except EnvironmentInputError as err:
@@ -207,3 +217,24 @@ def parse_duration(text: str) -> Fraction:
     if seconds < 0:
         raise EnvironmentInputError(f"'{text}': time only moves forward; a duration is 0 or more")
     return seconds
+
+
+def named_by(event: EnvEvent, names: list[str], definition: str) -> EnvEvent:
+    """The event with its positional arguments named by the signal definition's features, in their
+    order (as `new Req(3)` binds them); refused where there are more than features or one is named
+    twice."""
+    positional = [v for k, v in event.args if not k]
+    if not positional:
+        return event
+    if len(positional) > len(names):
+        raise EnvironmentInputError(f"{event.name}: {len(positional)} arguments, and {definition} has "
+                                    f"{len(names)} features ({', '.join(names) or 'none'})")
+    named = list(zip(names, positional, strict=False))
+    for k, v in event.args:
+        if not k:
+            continue
+        if any(k == n for n, _ in named):
+            raise EnvironmentInputError(f"{event.name}: feature '{k}' given twice")
+        named.append((k, v))
+    return replace(event, args=tuple(named))
+

@@ -17,18 +17,26 @@ from engines.errors import RunError
 from engines.runtime.actions import Run
 from engines.runtime.actions.tokens import Terminated
 from engines.runtime.behavior import Move
+from engines.runtime.calls import constructor_features
 from engines.runtime.evaluate import Frame
 from engines.runtime.lowered import LoweredModel
 from engines.runtime.schedule import make_scheduler
 from engines.runtime.states.bodies import interleaves
 from engines.runtime.states.core import DoRun, Event, Timer
-from engines.runtime.states.environment import EnvEvent, EventKind, UnknownSignalError
+from engines.runtime.states.environment import (
+    EnvEvent,
+    EnvironmentInputError,
+    EventKind,
+    UnknownSignalError,
+    named_by,
+)
 from engines.runtime.states.layout import Shape, Transition, Vertex, shape_of
 from engines.runtime.states.moves import MachineMoves
 from engines.runtime.states.units import Front, run_whole
 from engines.runtime.values import ObjectRef, Signal
 from engines.runtime.world import Context
 from ir.model import Element
+from ir.resolve import lookup
 
 
 class MachineRun(MachineMoves):
@@ -97,6 +105,7 @@ class MachineRun(MachineMoves):
     def send(self, event: EnvEvent) -> None:
         """The environment posts an event to the pool (arrival order)."""
         self.check_signal(event)
+        event = self._named(event)
         if event.kind == EventKind.VALUE:
             self.pool.append(Event("signal", event.name, event.value))
         elif event.kind == EventKind.CALL:
@@ -105,13 +114,25 @@ class MachineRun(MachineMoves):
             self.pool.append(Event("signal", event.name.rsplit("::", 1)[-1], Signal(event.name, None, event.args)))
 
     def check_signal(self, event: EnvEvent) -> None:
-        """Refuse an event that no transition or accept of the machine, and no declaration, names."""
+        """Refuse an event that no transition or accept of the machine, and no declaration, names, or
+        whose positional arguments its definition cannot name."""
         known = self.shape.signals() | self._declared_names()
         if event.kind != EventKind.VALUE and event.name.rsplit("::", 1)[-1] not in known:
             raise UnknownSignalError(
                 f"no transition or accept of state machine {self.element.name} names the signal "
                 f"'{event.name}', and the model declares none of that name"
                 + (f" (signals it accepts: {', '.join(sorted(self.shape.signals()))})" if self.shape.signals() else ""))
+        self._named(event)
+
+    def _named(self, event: EnvEvent) -> EnvEvent:
+        """The event's positional arguments named by its signal definition's features, in order."""
+        if event.kind == EventKind.VALUE or all(k for k, _ in event.args):
+            return event
+        el = lookup(self.program.model, self.element, event.name)
+        if el is None or not el.is_definition:
+            raise EnvironmentInputError(f"{event.name}: positional arguments need the signal's definition, "
+                                        f"and the model has none named '{event.name}' (write name=value)")
+        return named_by(event, [f.name for f in constructor_features(self.program.model, el)], el.name)
 
     def advance(self, seconds: Fraction) -> list[str]:
         """Move the clock by `seconds`: every timer due on the way fires, at its instant."""

@@ -3,13 +3,20 @@ events first, deferral, history, timers on the one clock, regions in declaration
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import pytest
 
 import ir
 from engines.runtime import Program
-from engines.runtime.states import MachineRun, UnknownSignalError, parse_send, start_machine
+from engines.runtime.states import (
+    EnvironmentInputError,
+    MachineRun,
+    UnknownSignalError,
+    parse_send,
+    start_machine,
+)
 
 CONTROLLER = """
 package Plant {
@@ -154,3 +161,29 @@ def test_a_transition_to_an_unknown_state_is_refused() -> None:
     with pytest.raises(ir.SysmlError, match="unknown transition target 'nowhere'"):
         machine("package N { attribute def Go; state M { entry; then a; state a; "
                 "transition first a accept Go then nowhere; } }", "N::M")
+
+
+REQUESTS = """package P { private import ScalarValues::*;
+  attribute def Req { attribute n : Integer; attribute urgent : Boolean; }
+  state def S {
+    attribute got : Integer := 0; attribute hot : Boolean := false;
+    entry; then idle; state idle;
+    transition first idle accept r : Req do { assign got := r.n; assign hot := r.urgent; } then idle;
+  }
+}"""
+
+
+def test_positional_arguments_are_named_by_the_signal_definition_in_order() -> None:
+    """`Req(3, true)` binds Req's features in order, as `new Req(3, true)` does; they mix with named ones
+    after them; more than the definition has, or a name given twice, is refused naming the features."""
+    for text in ("Req(3, true)", "Req(3, urgent = true)"):
+        run = machine(REQUESTS, "P::S")
+        run.send(parse_send(text))
+        run.run_to_end(horizon=Fraction(0))
+        assert {k: run.outputs()[k] for k in ("got", "hot")} == {"got": "3", "hot": "true"}, text
+    for bad, said in (("Req(3, true, 4)", "3 arguments, and Req has 2 features (n, urgent)"),
+                      ("Req(3, n = 4)", "feature 'n' given twice")):
+        with pytest.raises(EnvironmentInputError, match=re.escape(said)):
+            machine(REQUESTS, "P::S").send(parse_send(bad))
+    with pytest.raises(EnvironmentInputError, match="comes after a named one"):
+        parse_send("Req(n = 3, true)")
