@@ -9,6 +9,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, cast
 
@@ -60,6 +61,18 @@ def _refused(refusal: ArgumentsRefused, as_json: bool) -> int:
     return EXIT_BAD_INPUT
 
 
+class _InOrder(argparse.Action):
+    """`--send` and `--advance` of `run`, each kept (appended to its own list) and in the order given
+    (`steps`: the environment acts in that order)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        getattr(namespace, self.dest).append(values)
+        steps = getattr(namespace, "steps", None) or []
+        steps.append((self.dest, values))
+        namespace.steps = steps
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = Parser(prog="opensysml-kernel", description="Run and step SysML v2 actions.")
     parser.add_argument("--version", action="version", version=f"opensysml-kernel {__version__}")
@@ -83,11 +96,13 @@ def _parser() -> argparse.ArgumentParser:
     subject.add_argument("--instantiate", metavar="PART", help="a part (definition or usage) materialized with its"
                          " parts: the actions they perform run, the machines they exhibit started")
     run.add_argument("--on", metavar="PART", help="the part usage that performs the action (qualified, or unique)")
-    run.add_argument("--send", action="append", default=[], metavar="EVENT",
+    run.add_argument("--send", action=_InOrder, default=[], metavar="EVENT",
                      help="an event the environment sends the machine, in order: Go, Set(speed=3), 'Go to station'"
-                     " (an instance's object); repeatable")
+                     " (an instance's object); repeatable, and taken in turn with --advance")
     run.add_argument("--events", metavar="FILE", help="a JSON list of events (the corpus's `events` field)")
-    run.add_argument("--advance", metavar="T", help="let T of time pass (seconds, or 5 [s], 300 ms): timers due fire")
+    run.add_argument("--advance", action=_InOrder, default=[], metavar="T",
+                     help="let T of time pass (seconds, or 5 [s], 300 ms): timers due fire; repeatable, in turn with"
+                     " --send (`--send Go --advance 5 --send Stop`)")
     run.add_argument("--schedule", metavar="P", default="reverse", help="reverse (default), declared or seed:<n>")
     run.add_argument("--trace", action="store_true", help="print the whole trace before the result")
     run.add_argument("--json", action="store_true", help="print one JSON document instead of text")
@@ -106,7 +121,8 @@ def _parser() -> argparse.ArgumentParser:
                        " repeatable")
     check.add_argument("--events", metavar="FILE", help="a JSON list of events the environment sends (the corpus's"
                        " `events` field), before the --send ones")
-    check.add_argument("--advance", metavar="T", help="the time horizon: timers due after T never fire")
+    check.add_argument("--advance", action="append", default=[], metavar="T",
+                       help="the time horizon: timers due after T never fire (once)")
     check.add_argument("--alphabet", metavar="SIG,SIG", help="the environment may send any of these, in any order")
     check.add_argument("--max-events", metavar="N", help="how many events of the --alphabet it may send in all")
     check.add_argument("--on", metavar="PART", help="the part usage that performs the actions (qualified, or unique)")
@@ -248,15 +264,22 @@ def _run_driven(args: argparse.Namespace) -> int:
         driven = session.start_machine(args.state, args.on) if args.state else session.instantiate(args.instantiate)
         subject = driven.subject
         events = read_events(args.events) if args.events else []
-        sends = [split_target(text) for text in args.send]
-        events_to: list[tuple[EnvEvent, str | None]] = [(e, None) for e in events]
-        events_to += [(parse_send(text), target) for text, target in sends]
-        advance = parse_time(args.advance) if args.advance else None
-        for event, target in events_to:
-            session.debugger.send(event, target)
+        # the --events list first, then each --send and --advance in the order given: a send queues its
+        # event, an advance lets the machine rest with what was sent so far and then time pass
+        steps: list[tuple[EnvEvent, str | None] | Fraction] = [(e, None) for e in events]
+        for kind, text in getattr(args, "steps", None) or []:
+            if kind == "send":
+                event_text, target = split_target(str(text))
+                steps.append((parse_send(event_text), target))
+            else:
+                steps.append(parse_time(str(text)))
+        for step in steps:
+            if isinstance(step, Fraction):
+                session.debugger.continue_run()
+                session.debugger.advance(step)
+            else:
+                session.debugger.send(*step)
         session.debugger.continue_run()
-        if advance is not None:
-            session.debugger.advance(advance)
         status, code = "completed", EXIT_COMPLETED
         head = _driven_lines(driven)
     except RunFailedError as failure:
@@ -407,7 +430,13 @@ def _environment(args: argparse.Namespace) -> Environment:
         flags = ", ".join("--" + name.replace("_", "-") for name in given)
         raise UsageError(f"{flags} drive a state machine: use them with --state or --instantiate",
                          "check FILE --state NAME --send Go")
-    return Environment.of(args.send, args.events, args.advance, args.alphabet, args.max_events)
+    if len(args.advance) > 1:
+        # a check ranges over every point the sends may come at: time has one horizon, not steps
+        raise UsageError(f"check takes one --advance, the horizon timers fire up to (given {len(args.advance)}: "
+                         f"{', '.join(args.advance)}); `run` takes them in turn with --send",
+                         "check FILE --state NAME --send Go --advance 30")
+    return Environment.of(args.send, args.events, args.advance[0] if args.advance else None, args.alphabet,
+                          args.max_events)
 
 
 def _replay_document(args: argparse.Namespace, lines: list[str], code: int, **fields: object) -> int:

@@ -115,3 +115,33 @@ def test_a_terminated_machine_reports_no_state_and_says_it_terminated(tmp_path: 
     assert document["outputs"] == {"armed": "1", "logged": "1"} and document["stateVisits"] == ["watching"]
     assert main(["run", str(path), "--state", "Guard", "--send", "Alarm"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == "✓ State machine guard::Guard: (terminated)"
+
+
+ALARM = """package Al { private import ScalarValues::*;
+  attribute def Emergency;
+  state def Alarm {
+    attribute rings : Integer := 0;
+    attribute seen : Integer := 0;
+    entry; then quiet;
+    state quiet;
+    state ringing;
+    transition first quiet accept Emergency do assign seen := rings then ringing;
+    transition first quiet accept after 30 [s] do assign rings := rings + 1 then quiet;
+    transition first ringing accept after 60 [s] then quiet;
+  }
+}
+"""
+
+
+def test_sends_and_advances_are_taken_in_the_order_given(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--advance 40 --send Emergency --advance 100: the quiet timer rings at 30, the emergency comes at 40
+    (seen 1), ringing ends at 100, quiet rings again at 130, and at 140 the alarm is quiet with 2 rings.
+    Every send had gone at t=0 and only the last advance counted (ringing, 0 rings)."""
+    path = tmp_path / "alarm.sysml"
+    path.write_text(ALARM)
+    assert main(["run", str(path), "--state", "Alarm", "--advance", "40", "--send", "Emergency",
+                 "--advance", "100"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "✓ State machine Al::Alarm: quiet", "  visits: quiet, quiet, ringing, quiet, quiet", "  rings = 2", "  seen = 1"]
+    assert main(["check", str(path), "--state", "Alarm", "--advance", "40", "--advance", "50"]) == 2
+    assert "check takes one --advance, the horizon" in capsys.readouterr().err
