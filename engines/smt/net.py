@@ -433,13 +433,14 @@ class _Builder:
                     self.net.features[index] = replace(self.net.features[index], sort=sort, decl=attr)
         self.net.parts.append(part)
         return part
-    def _attribute(self, attr: Attribute, owner: int | None, where: str, scope: Element | None) -> int:
+    def _attribute(self, attr: Attribute, owner: int | None, where: str, scope: Element | None,
+                   hidden: bool = False) -> int:
         if attr.is_item:
             raise NotCovered(where, f"item '{attr.name}'")
         sort = sort_of(self.program, scope, attr, where)
         prefix = "" if owner is None else self.net.pin_path(self.net.places[owner]) + "."
         feature = Feature(len(self.net.features), prefix + attr.name, attr.name, sort, owner, attr,
-                          constant=self.program.is_constant(scope, attr.name))
+                          constant=self.program.is_constant(scope, attr.name), hidden=hidden)
         self.net.features.append(feature)
         return feature.index
 
@@ -667,6 +668,17 @@ class _Builder:
             at = self.net.flows[self.net.places[at.parent].flow]
         return False
 
+    def _in_pass(self, ctx: FlowCtx) -> bool:
+        """Whether the flow is (inside) a loop's pass: a node there is performed once per pass, each
+        performance with features of its own, which one slot per feature cannot hold (a branch's node
+        is performed at most once)."""
+        at: FlowCtx | None = ctx
+        while at is not None and at.parent is not None:
+            if at.role == "pass":
+                return True
+            at = self.net.flows[self.net.places[at.parent].flow]
+        return False
+
     def _scope(self, ctx: FlowCtx) -> Element:
         at: FlowCtx | None = ctx
         while at is not None and at.parent is not None:
@@ -721,12 +733,14 @@ class _Builder:
         place.act = Act.ENTER
         if body.attributes and isinstance(node.decl, s.Usage) and not node.decl.name:
             raise NotCovered(name, "features of an anonymous action")
-        if body.attributes and self._in_block(ctx):
-            raise NotCovered(name, "features of an action in a branch or loop body")
+        if body.attributes and self._in_pass(ctx):
+            raise NotCovered(name, "features of an action in a loop body")
         for attr in body.attributes:
             if attr.direction is not None:
                 raise NotCovered(name, f"the parameter '{attr.name}'")
-        place.locals = tuple(self._attribute(a, place.index, name, body.scope) for a in body.attributes)
+        # a node in an `if` branch is performed at most once; a run reports none of its features
+        hidden = self._in_block(ctx)
+        place.locals = tuple(self._attribute(a, place.index, name, body.scope, hidden) for a in body.attributes)
         if body.terminate:
             # a terminate action usage: its statements and its implicit terminate, unordered
             place.children = (self._flow(self.program.statement_flow(node), place.index, "body"),)

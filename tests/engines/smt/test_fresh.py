@@ -383,3 +383,12 @@ def test_a_while_loop_with_an_until_for_the_solver_too(subject: str) -> None:
     path = Path(__file__).resolve().parents[1] / "runtime" / "control" / "while_until.sysml"
     prog = program(path.read_text(encoding="utf-8"))
     assert smt_outcomes(prog, subject) == explore_outcomes(prog, subject)
+
+
+# fresh/audit_branch.sysml: a node with features of its own in an `if` branch is encoded (it was refused);
+# its features are no outputs, as a run reports none: flagged -1 or 5, explore's set.
+def test_a_branch_nodes_features_for_the_solver() -> None:
+    prog = program((FRESH / "audit_branch.sysml").read_text(encoding="utf-8"))
+    outcomes = smt_outcomes(prog, "BR::Audit")
+    assert outcomes == explore_outcomes(prog, "BR::Audit")
+    assert sorted(dict(v)["flagged"] for v, _ in outcomes) == ["-1", "5"]
