@@ -219,8 +219,7 @@ def _run(args: argparse.Namespace) -> int:
         progress = session.continue_run()
         broken = progress.broken
         status, code = "completed", EXIT_FAILED if broken else EXIT_COMPLETED
-        head = [f"{'✗' if progress.broken else '✓'} Action {subject} completed",
-                *(f"  {path} = {value}" for path, value in progress.outputs), *progress.broken_lines()]
+        head = progress.completed_lines()
     except RunFailedError as failure:
         status, code, error = "failed", EXIT_FAILED, str(failure.cause)
         head = [str(failure)]

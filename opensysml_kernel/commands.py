@@ -62,8 +62,7 @@ def _no_args(name: str, args: Sequence[str]) -> None:
 
 def _finish(progress: Progress) -> list[str]:
     if progress.status == "completed":
-        return [f"{'✗' if progress.broken else '✓'} Action {progress.subject} completed",
-                *(f"  {path} = {value}" for path, value in progress.outputs), *progress.broken_lines()]
+        return progress.completed_lines()
     return []
 
 

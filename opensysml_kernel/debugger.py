@@ -54,9 +54,11 @@ class Progress:
     resting: bool = False  # a driven run (a machine) that cannot move until its environment acts
     broken: tuple[str, ...] = ()  # the asserted constraints false where the run completed
 
-    def broken_lines(self) -> list[str]:
-        """A line per asserted constraint the completed run ends violating."""
-        return [f"  violation: {name} (asserted) is false at the end" for name in self.broken]
+    def completed_lines(self) -> list[str]:
+        """A completed run's head, its values and a line per asserted constraint it ends violating."""
+        return [f"{'✗' if self.broken else '✓'} Action {self.subject} completed",
+                *(f"  {path} = {value}" for path, value in self.outputs),
+                *(f"  violation: {name} (asserted) is false at the end" for name in self.broken)]
 
 
 @dataclass(frozen=True)

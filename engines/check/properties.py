@@ -112,33 +112,46 @@ PROPERTY_KINDS = ("constraint", "requirement", "calc")
 _PARAMETER_KINDS = ("feature", "attribute", "subject", "ref", "item", "part")
 
 
-def asserted(program: Program, behavior: Element) -> dict[str, s.ConstraintMember]:
-    """The constraints a behavior asserts of its every performance (`assert constraint c { ... }` among
-    its members or its definitions'), by the name a property is given: qualified by the behavior, an
-    unnamed one by its line (`Book::assert@4`)."""
-    kinds = ("state",) if behavior.base_kind == "state" else ACTION_KINDS
-    out: dict[str, s.ConstraintMember] = {}
-    for m in effective_members(program.model, behavior, kinds):
-        if isinstance(m, s.ConstraintMember) and m.kind == "assert" and m.expression is not None:
-            out[f"{behavior.qualified_name}::{m.name or f'assert@{m.span.line}'}"] = m
+def _members(program: Program, behavior: Element) -> tuple[s.Member, ...]:
+    """What an action or a state machine declares, its definitions' members included."""
+    return effective_members(program.model, behavior, ("state",) if behavior.base_kind == "state" else ACTION_KINDS)
+
+
+def _assertion(m: s.Member) -> str | None:
+    """An `assert constraint` member's name (an unnamed one's by its line: `assert@4`), else None."""
+    if isinstance(m, s.ConstraintMember) and m.kind == "assert" and m.expression is not None:
+        return m.name or f"assert@{m.span.line}"
+    return None
+
+
+def asserted(program: Program, behavior: Element) -> dict[str, s.Expr]:
+    """The conditions a behavior asserts of its every performance (`assert constraint c { ... }` among
+    its members or its definitions'), by the name a property is given: qualified by the behavior
+    (`booking::Book::c`, an unnamed one `booking::Book::assert@4`)."""
+    out: dict[str, s.Expr] = {}
+    for m in _members(program, behavior):
+        name = _assertion(m)
+        if name is not None:
+            assert isinstance(m, s.ConstraintMember) and m.expression is not None
+            out[f"{behavior.qualified_name}::{name}"] = m.expression
     return out
 
 
 def nested_assertions(program: Program, behavior: Element) -> list[str]:
     """The constraints the behavior's nested steps assert (`action check { assert constraint c {...} }`),
     by their path (`check.c`): not judged yet, which a check says rather than dropping them unsaid."""
-    kinds = ("state",) if behavior.base_kind == "state" else ACTION_KINDS
     found: list[str] = []
 
     def walk(members: tuple[s.Member, ...], path: str) -> None:
         for m in members:
             inner = m.member if isinstance(m, s.ThenMember) else m
-            if isinstance(inner, s.ConstraintMember) and inner.kind == "assert" and path:
-                found.append(f"{path}.{inner.name or f'assert@{inner.span.line}'}")
+            name = _assertion(inner) if inner is not None else None
+            if name is not None and path:
+                found.append(f"{path}.{name}")
             elif isinstance(inner, s.Usage) and inner.members:
                 walk(inner.members, f"{path}.{inner.name}" if path else inner.name or "step")
 
-    walk(effective_members(program.model, behavior, kinds), "")
+    walk(_members(program, behavior), "")
     return found
 
 
@@ -156,11 +169,10 @@ def resolve_properties(program: Program, action: Element, names: tuple[str, ...]
     own = asserted(program, action)
     candidates.extend(own)
     for name in names:
-        claimed = own.get(name) or next((m for q, m in own.items() if q.rsplit("::", 1)[-1] == name), None)
-        if claimed is not None and claimed.expression is not None:
-            qualified = next(q for q, m in own.items() if m is claimed)
-            _require_features(program, action, action, (claimed.expression,), (), ())
-            out.append(Property(qualified, action, (claimed.expression,)))
+        qualified = next((q for q in own if name in (q, q.rsplit("::", 1)[-1])), None)
+        if qualified is not None:
+            _require_features(program, action, action, (own[qualified],), (), ())
+            out.append(Property(qualified, action, (own[qualified],)))
             continue
         el = program.model.element(name) or lookup(program.model, action, name)
         if el is not None and el.base_kind not in PROPERTY_KINDS:

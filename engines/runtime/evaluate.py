@@ -455,9 +455,10 @@ def _unit_text(e: s.Expr) -> str:
     return "?"
 
 
-__all__ = ["Evaluator", "Frame"]
-
-
 def _null(value: Value) -> bool:
     """Whether a value is null in KerML's sense: none, or the empty sequence."""
     return value is None or isinstance(value, Unset) or (isinstance(value, Sequence) and not value.elements)
+
+
+__all__ = ["Evaluator", "Frame"]
+

@@ -376,4 +376,3 @@ class Configuration(Bodies):
             yield from self._effect(nxt, frame)
             vertex = nxt.target
         return vertex
-

@@ -319,4 +319,3 @@ def firing_text(f: Firing) -> str:
     """A firing as a move's option names it: its transition (`idle->low`, by name where it has one,
     numbered where its source has two alike), then the junction branches it takes (`via split->left`)."""
     return " via ".join([transition_text(f.transition), *(transition_text(seg) for seg in f.route)])
-

@@ -237,4 +237,3 @@ def named_by(event: EnvEvent, names: list[str], definition: str) -> EnvEvent:
             raise EnvironmentInputError(f"{event.name}: feature '{k}' given twice")
         named.append((k, v))
     return replace(event, args=tuple(named))
-

@@ -104,7 +104,7 @@ class MachineRun(MachineMoves):
 
     def send(self, event: EnvEvent) -> None:
         """The environment posts an event to the pool (arrival order)."""
-        self.check_signal(event)
+        self._known(event)
         event = self._named(event)
         if event.kind == EventKind.VALUE:
             self.pool.append(Event("signal", event.name, event.value))
@@ -116,13 +116,17 @@ class MachineRun(MachineMoves):
     def check_signal(self, event: EnvEvent) -> None:
         """Refuse an event that no transition or accept of the machine, and no declaration, names, or
         whose positional arguments its definition cannot name."""
+        self._known(event)
+        self._named(event)
+
+    def _known(self, event: EnvEvent) -> None:
+        """Refuse an event that no transition or accept of the machine, and no declaration, names."""
         known = self.shape.signals() | self._declared_names()
         if event.kind != EventKind.VALUE and event.name.rsplit("::", 1)[-1] not in known:
             raise UnknownSignalError(
                 f"no transition or accept of state machine {self.element.name} names the signal "
                 f"'{event.name}', and the model declares none of that name"
                 + (f" (signals it accepts: {', '.join(sorted(self.shape.signals()))})" if self.shape.signals() else ""))
-        self._named(event)
 
     def _named(self, event: EnvEvent) -> EnvEvent:
         """The event's positional arguments named by its signal definition's features, in order."""
