@@ -153,3 +153,92 @@ def test_a_bug_is_an_internal_error_and_the_kernel_lives_on(kernel: BlockingKern
     reply, outputs = execute(kernel, "%trace\n%step\n")
     assert texts(outputs) == ["trace off\ntrace of race::Race so far:\n  step 1: token 1@f\n"
                               "  step 2: token 2@a, token 3@b", "step 3: token 2@j, token 3@j"]
+
+
+# ---------------------------------------------------------------- the protocol the kernel speaks itself
+
+
+def test_kernel_info_names_the_language_and_the_protocol(kernel: BlockingKernelClient) -> None:
+    kernel.kernel_info()
+    content = kernel.get_shell_msg(timeout=10)["content"]
+    assert content["protocol_version"] == "5.3" and content["implementation"] == "opensysml-kernel"
+    from opensysml_kernel.highlight import LEXER_NAME
+
+    assert content["language_info"]["name"] == "sysml" and content["language_info"]["pygments_lexer"] == LEXER_NAME
+
+
+def test_display_updates_streams_and_results_in_order(kernel: BlockingKernelClient) -> None:
+    code = ("from IPython.display import display, update_display\n"
+            "print('before')\nh = display({'text/plain': 'one'}, raw=True, display_id=True)\n"
+            "h.update({'text/plain': 'two'}, raw=True)\nprint('after', flush=True)\n40 + 2")
+    seen: list[tuple[str, str]] = []
+
+    def keep(message: dict[str, Any]) -> None:
+        kind, content = message["msg_type"], message["content"]
+        if kind == "stream":
+            seen.append((kind, content["text"]))
+        elif kind in ("display_data", "update_display_data", "execute_result"):
+            seen.append((kind, content["data"]["text/plain"]))
+
+    reply = kernel.execute_interactive(code, output_hook=keep, timeout=60)
+    assert reply["content"]["status"] == "ok"
+    assert seen == [("stream", "before\n"), ("display_data", "one"), ("update_display_data", "two"),
+                    ("stream", "after\n"), ("execute_result", "42")]
+
+
+def test_input_asks_the_front_end(kernel: BlockingKernelClient) -> None:
+    asked: list[str] = []
+
+    def answer(message: dict[str, Any]) -> None:
+        asked.append(message["content"]["prompt"])
+        kernel.input("Valve")
+
+    outputs: list[str] = []
+    reply = kernel.execute_interactive("name = input('which part? ')\nprint(name.upper())", allow_stdin=True,
+                                       stdin_hook=answer, timeout=60,
+                                       output_hook=lambda m: outputs.append(m["content"].get("text", "")))
+    assert reply["content"]["status"] == "ok" and asked == ["which part? "] and "VALVE\n" in outputs
+    reply = kernel.execute_interactive("input('no front end to ask')", allow_stdin=False, timeout=60)
+    assert reply["content"]["ename"] == "StdinNotImplementedError"
+
+
+def test_a_failing_cell_aborts_the_cells_queued_after_it(kernel: BlockingKernelClient) -> None:
+    first = kernel.execute("1 / 0")
+    second = kernel.execute("never = 1")
+    replies = {}
+    while len(replies) < 2:
+        message = kernel.get_shell_msg(timeout=30)
+        replies[message["parent_header"]["msg_id"]] = message["content"]["status"]
+    assert replies == {first: "error", second: "aborted"}
+    _, outputs = execute(kernel, "'never' in dir()")
+    assert texts(outputs) == ["False"]
+
+
+def test_a_badly_signed_message_is_refused_and_the_kernel_lives_on(kernel: BlockingKernelClient) -> None:
+    import hmac
+
+    session = kernel.session
+    signer = session.auth
+    session.auth = hmac.new(b"not the key", digestmod="sha256")
+    try:
+        kernel.execute("forged = 1")
+    finally:
+        session.auth = signer
+    reply, outputs = execute(kernel, "'forged' in dir()")
+    assert reply["status"] == "ok" and texts(outputs) == ["False"]
+
+
+def test_an_interrupt_stops_a_running_python_cell(kernel: BlockingKernelClient) -> None:
+    import threading
+    import time
+
+    def interrupt_soon() -> None:
+        time.sleep(1.0)
+        kernel.parent.interrupt_kernel()  # type: ignore[union-attr]
+
+    assert kernel.parent is not None
+    threading.Thread(target=interrupt_soon, daemon=True).start()
+    reply, _ = execute(kernel, "import time\nfor _ in range(600):\n    time.sleep(0.1)")
+    assert reply["status"] == "error" and reply["ename"] == "KeyboardInterrupt"
+    reply, outputs = execute(kernel, "1 + 1")
+    assert texts(outputs) == ["2"]

@@ -70,7 +70,8 @@ def test_the_kernel_answers_before_it_loads_the_session() -> None:
     assert isinstance(argv, list)
     probe = ("import sys; import opensysml_kernel.kernel; "
              "print(sorted(m for m in sys.modules if m.startswith(('opensysml_kernel.session', "
-             "'opensysml_kernel.commands', 'lark', 'engines.runtime'))))")
+             "'opensysml_kernel.commands', 'lark', 'engines.runtime', 'IPython', 'ipykernel', 'jupyter_client', "
+             "'tornado', 'asyncio'))))")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)}
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=env,
                           check=False)
