@@ -45,6 +45,12 @@ class _Lowerer:
         flows: list[s.FlowMember] = []
         binds: list[s.BindMember] = []
         previous: int | None = None
+        # `then X;` right after a succession (`first start then src; then dbl;`) continues from the
+        # succession's target, as the text reads; SysML v2's grammar has no such production (a target
+        # succession follows a step or a node), and the last step declared before it is no reading
+        # of it: that made `dbl then dbl`, a cycle whose step never ran
+        after_succession: str | None = None
+        continued: list[tuple[str, int, s.Member]] = []  # a succession's target, the node `then` declares
         last_decide: int | None = None
 
         def add(kind: NodeKind, label: str, decl: s.Member | None, body: Body | None = None,
@@ -80,15 +86,23 @@ class _Lowerer:
 
         for member in members:
             if member is SEGMENT_BREAK:
-                previous = None
+                previous = after_succession = None
                 continue
             if isinstance(member, s.ThenMember):
                 if member.target is not None:
-                    if previous is not None:
+                    if after_succession is not None:
+                        pending.append((after_succession, member.target, None, False, member))
+                    elif previous is not None:
                         pending.append((nodes[previous].name, member.target, None, False, member))
                     continue
                 inner = member.member
                 assert inner is not None
+                if after_succession is not None and not is_feature(inner):
+                    index = node_for(inner)
+                    if index is not None:
+                        continued.append((after_succession, index, member))
+                        previous, after_succession = index, None
+                        continue
                 # `action c assign x := 1; then assign y := 2;` continues c's own statement list;
                 # after `action rx accept v;` the statement is a node of its own that the accept
                 # precedes, so it runs once the message is taken and reads the payload as `rx.v`.
@@ -114,6 +128,7 @@ class _Lowerer:
                 continue
             if isinstance(member, s.FirstMember):
                 if member.target is None:
+                    after_succession = None
                     explicit_initial.append(member.source)
                     if member.source not in by_name and member.source == "start":
                         previous = add(NodeKind.START, "start", member)
@@ -121,9 +136,11 @@ class _Lowerer:
                         previous = by_name.get(member.source, previous)
                 else:
                     pending.append((member.source, member.target, member.guard, False, member))
+                    after_succession = member.target
                 continue
             if isinstance(member, s.SuccessionMember):
                 pending.append((member.source, member.target, member.guard, False, member))
+                after_succession = member.target
                 continue
             if isinstance(member, s.DecisionBranch):
                 if last_decide is None:
@@ -142,7 +159,7 @@ class _Lowerer:
                 continue
             index = node_for(member)
             if index is not None:
-                previous = index
+                previous, after_succession = index, None
 
         def resolve_node(label: str, decl: s.Member, role: str) -> int:
             if label in by_name:
@@ -165,6 +182,8 @@ class _Lowerer:
             src = resolve_node(source, decl, "source")
             dst = resolve_node(target, decl, "target")
             edges.append(Edge(src, dst, guard, is_else, decl))
+        for source, dst, decl in continued:
+            edges.append(Edge(resolve_node(source, decl, "source"), dst, decl=decl))
         for f in flows:
             # a succession flow is a succession too: its target starts after its source ends
             src_name, dst_name = f.source.split(".", 1)[0], f.target.split(".", 1)[0]

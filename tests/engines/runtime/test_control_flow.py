@@ -101,6 +101,11 @@ ANSWERS = [
            outcomes(*({"rate": "5", "posted": p} for p in ("1", "6")))),
     Answer("beside_first", "audit::Closing", {"rate": "5", "posted": "6"},
            outcomes(*({"rate": "5", "posted": p} for p in ("1", "6")))),
+    # `then X;` right after a succession continues from its target (it made a cycle from the last step
+    # declared before it, and the step never ran).
+    Answer("then_after_succession", "pipeline::Scale", {"x": "4"}, outcomes({"x": "4"})),
+    Answer("then_after_succession", "pipeline::Stage", {"x": "20"}, outcomes({"x": "20"})),
+    Answer("then_after_succession", "pipeline::Join", {"x": "14"}, outcomes({"x": "14"})),
 ]
 
 
