@@ -170,57 +170,50 @@ class SysmlKernel:
                 if self.wire.sockets[channel] in ready and not self.done:
                     self._one(channel)
 
-    def _one(self, channel: Channel) -> None:
+    def _receive(self, channel: Channel) -> Message | None:
         try:
-            request = self.wire.receive(channel, block=False)
+            return self.wire.receive(channel, block=False)
         except (BadMessage, ValueError) as err:
             log(f"message refused: {err}")
-            return
+            return None
+
+    def _one(self, channel: Channel) -> None:
+        request = self._receive(channel)
         if request is None:
             return
         first = not self._asked
         self._asked = True
+        self._answer(channel, request)
+        if first:
+            _preload()  # after the first answer: begun before it, the imports slowed it down by a tenth
+
+    def _answer(self, channel: Channel, request: Message, aborted: bool = False) -> None:
+        """Busy, the reply, idle. A cell that fails (`stop_on_error`) aborts the cells already sent after it,
+        as a front end's Run All expects: they are taken off the queue before its reply goes out, so a
+        front end that waits for one reply before sending the next cell never sees one aborted."""
         handler = self._handlers.get(request.kind)
         if handler is None:
             log(f"no answer to a {request.kind or 'message without a type'}")
             return
         self.wire.publish("status", {"execution_state": "busy"}, request)
-        try:
-            reply = handler(request)
-        except Exception as err:  # a bug answering one request never ends the kernel
-            log(f"{request.kind} failed: {type(err).__name__}: {err}")
-            reply = {"status": "error", "ename": type(err).__name__, "evalue": str(err), "traceback": []}
+        queued: list[Message] = []
+        if aborted and request.kind == "execute_request":
+            reply: dict[str, Any] | None = {"status": "aborted", "execution_count": None}
+        else:
+            try:
+                reply = handler(request)
+            except Exception as err:  # a bug answering one request never ends the kernel
+                log(f"{request.kind} failed: {type(err).__name__}: {err}")
+                reply = {"status": "error", "ename": type(err).__name__, "evalue": str(err), "traceback": []}
+            if request.kind == "execute_request" and reply is not None and reply.get("status") == "error" \
+                    and request.content.get("stop_on_error", True):
+                while (waiting := self._receive(Channel.SHELL)) is not None:
+                    queued.append(waiting)
         if reply is not None:
             self.wire.send(channel, request.kind.replace("_request", "_reply"), reply, request)
         self.wire.publish("status", {"execution_state": "idle"}, request)
-        if first:
-            _preload()  # after the first answer: begun before it, the imports slowed it down by a tenth
-        if request.kind == "execute_request" and reply is not None and reply.get("status") == "error" \
-                and request.content.get("stop_on_error", True):
-            self._abort_queued()
-
-    def _abort_queued(self) -> None:
-        """After a failing cell, the cells already sent after it are aborted, as a front end's Run All expects."""
-        while True:
-            try:
-                request = self.wire.receive(Channel.SHELL, block=False)
-            except (BadMessage, ValueError) as err:
-                log(f"message refused: {err}")
-                continue
-            if request is None:
-                return
-            if request.kind != "execute_request":
-                handler = self._handlers.get(request.kind)
-                if handler is not None:
-                    self.wire.publish("status", {"execution_state": "busy"}, request)
-                    reply = handler(request)
-                    if reply is not None:
-                        self.wire.send(Channel.SHELL, request.kind.replace("_request", "_reply"), reply, request)
-                    self.wire.publish("status", {"execution_state": "idle"}, request)
-                continue
-            self.wire.publish("status", {"execution_state": "busy"}, request)
-            self.wire.send(Channel.SHELL, "execute_reply", {"status": "aborted", "execution_count": None}, request)
-            self.wire.publish("status", {"execution_state": "idle"}, request)
+        for waiting in queued:
+            self._answer(Channel.SHELL, waiting, aborted=True)
 
     # ------------------------------------------------------------ the requests
 
