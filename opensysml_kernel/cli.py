@@ -50,6 +50,14 @@ class Parser(argparse.ArgumentParser):
         raise ArgumentsRefused(message, self.format_usage().strip(), self.prog)
 
 
+def _load(session: Session, files: list[str]) -> None:
+    """Submit the files; what the submission notes about notation outside SysML v2 goes to stderr (stdout
+    stays the command's answer, JSON included)."""
+    for line in session.load(files).lines:
+        if line.startswith("note: ") and "not SysML v2 notation" in line:
+            print(line, file=sys.stderr)
+
+
 def _refused(refusal: ArgumentsRefused, as_json: bool) -> int:
     """A command line refused: argparse's usage and error on stderr, or one JSON error document."""
     if as_json:
@@ -192,7 +200,7 @@ def _repl(args: argparse.Namespace) -> int:
     repl = Repl()
     if args.files:
         try:
-            repl.session.load(args.files)
+            _load(repl.session, args.files)
         except SysmlError as error:
             print(error, file=sys.stderr)
             return EXIT_BAD_INPUT
@@ -213,7 +221,7 @@ def _run(args: argparse.Namespace) -> int:
     head: list[str] = []
     broken: tuple[str, ...] = ()
     try:
-        session.load(args.files)
+        _load(session, args.files)
         session.set_schedule(args.schedule)
         subject = session.start_action(args.action, args.on).subject
         progress = session.continue_run()
@@ -258,7 +266,7 @@ def _run_driven(args: argparse.Namespace) -> int:
         if args.instantiate is not None and args.on is not None:
             raise UsageError("--on names the part that performs an action or exhibits a machine; --instantiate"
                              " takes the part itself", "--instantiate PART")
-        session.load(args.files)
+        _load(session, args.files)
         session.set_schedule(args.schedule)
         driven = session.start_machine(args.state, args.on) if args.state else session.instantiate(args.instantiate)
         subject = driven.subject
@@ -370,7 +378,7 @@ def _check(args: argparse.Namespace) -> int:
     errors: list[str] = []
     try:
         session.settings = _check_settings(args)
-        session.load(args.files)
+        _load(session, args.files)
         if len(session.settings.engines()) == 1:
             refuse_unread(session.settings, session.settings.engines()[0])
     except SysmlError as bad:
@@ -464,7 +472,7 @@ def _replay_state(args: argparse.Namespace) -> int:
     subject = args.state if args.state is not None else args.instantiate
     what = "State machine" if args.state is not None else "Instance"
     try:
-        session.load(args.files)
+        _load(session, args.files)
         try:
             text = Path(args.witness).read_text(encoding="utf-8")
         except OSError as err:
@@ -512,7 +520,7 @@ def _replay(args: argparse.Namespace) -> int:
     subject = args.action
     claims: list[str] = []
     try:
-        session.load(args.files)
+        _load(session, args.files)
         # `last` or a number would name a witness of the session's last check: here it is always a file.
         target = os.path.join(".", args.witness) if args.witness == "last" or args.witness.isdigit() else args.witness
         replay = session.install_replay(target)

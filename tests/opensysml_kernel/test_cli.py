@@ -96,3 +96,16 @@ def test_python_dash_m() -> None:
                           env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("✓ Action heater::Warmup completed")
+
+
+def test_notation_outside_sysml_v2_is_noted_on_stderr_and_the_answer_stays_on_stdout(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model = write(tmp_path, "pipe.sysml", "package p { private import ScalarValues::*; action a {\n"
+                  "  attribute x : Integer := 1;\n  action src { assign x := x + 1; }\n"
+                  "  action dbl { assign x := x * 2; }\n  first start then src;\n  then dbl;\n} }\n")
+    assert main(["run", model, "--action", "a", "--json"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["outputs"] == {"x": "4"}
+    assert out.err.strip() == (f"note: {model}:6:3: `then dbl` right after a succession is not SysML v2 "
+                               "notation (a target succession follows a step or a control node); read as "
+                               "`succession src then dbl;`")

@@ -186,3 +186,19 @@ def test_clear_keeps_settings(race: Session) -> None:
     race.start_action("Race")
     race.clear()
     assert race.declarations() == [] and race.run is None and race.trace is True
+
+
+def test_notation_outside_sysml_v2_is_said_with_how_it_is_read() -> None:
+    """`then X;` right after a succession has no SysML v2 production: it runs (continuing from the
+    succession's target) and the submission says so, where and how it was read; a standard model says
+    nothing of the kind."""
+    session = Session()
+    result = session.submit("package p { action a {\n  action src; action dbl;\n  first start then src;\n"
+                            "  then dbl;\n  then done;\n} }", "pipe.sysml")
+    notes = [line for line in result.lines if line.startswith("note: ")]
+    assert notes == ["note: pipe.sysml:4:3: `then dbl` right after a succession is not SysML v2 notation "
+                     "(a target succession follows a step or a control node); read as `succession src then dbl;`",
+                     "note: pipe.sysml:5:3: `then done` right after a succession is not SysML v2 notation "
+                     "(a target succession follows a step or a control node); read as `succession src then done;`"]
+    result = session.submit("package q { action b {\n  first start;\n  then action src;\n  then done;\n} }")
+    assert not any(line.startswith("note: ") for line in result.lines)
