@@ -322,17 +322,27 @@ def with_asserted(program: Program, subject: str, settings: CheckSettings,
     """The settings with the constraints the behavior asserts of its performances (`assert constraint`)
     among the properties, and a line saying so for each: an assertion is the model's own claim, so a check
     of the behavior checks it, named or not (an engine that answers no properties leaves it out)."""
-    from engines.check.properties import asserted, nested_assertions
+    from engines.check.properties import asserted, step_asserted
 
     if kind not in ("action", "state"):
         return settings, ()
     behavior = program.state(subject) if kind == "state" else program.action(subject)
-    added = [name for name in asserted(program, behavior) if name not in settings.properties
-             and name.rsplit("::", 1)[-1] not in settings.properties]
+
+    def named(name: str) -> bool:
+        return name in settings.properties or name.rsplit("::", 1)[-1] in settings.properties
+
+    added = [name for name in asserted(program, behavior) if not named(name)]
     notes = tuple(f"asserted: {name} is checked at every stable state" for name in added)
-    notes += tuple(f"not judged: {path}, asserted by a nested step (only the {kind}'s own assertions are "
-                   "checked; name the condition as a constraint and --property it)"
-                   for path in nested_assertions(program, behavior))
+    nested = step_asserted(program, behavior)
+    if kind == "action":
+        steps = [name for name in nested if not named(name)]
+        notes += tuple(f"asserted: {name} is checked where each performance of step {nested[name][0]} ends"
+                       for name in steps)
+        added += steps
+    else:
+        notes += tuple(f"not judged: {name.removeprefix(subject + '::')}, asserted by a step inside a state (only "
+                       "the machine's own assertions are checked; name the condition as a constraint and "
+                       "--property it)" for name in nested)
     if not added:
         return settings, notes
     return settings.with_(properties=(*settings.properties, *added)), notes

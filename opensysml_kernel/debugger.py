@@ -58,7 +58,9 @@ class Progress:
         """A completed run's head, its values and a line per asserted constraint it ends violating."""
         return [f"{'✗' if self.broken else '✓'} Action {self.subject} completed",
                 *(f"  {path} = {value}" for path, value in self.outputs),
-                *(f"  violation: {name} (asserted) is false at the end" for name in self.broken)]
+                *(f"  violation: {name} (asserted) is false at the end" if "." not in name.rsplit("::", 1)[-1]
+                  else f"  violation: {name} (asserted) was false where a performance of its step ended"
+                  for name in self.broken)]
 
 
 @dataclass(frozen=True)

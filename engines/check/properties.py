@@ -10,6 +10,7 @@ from engines.runtime.behavior import Behavior
 from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.values import spell, type_name, with_article
 from ir import syntax as s
+from ir.assertions import assertions, nested_steps, step_assertions
 from ir.errors import ResolveError, close_names
 from ir.inherit import ACTION_KINDS, effective_members
 from ir.model import Element
@@ -33,9 +34,14 @@ class Property:
     # read in the checked action; then the parameters' defaults, read among the parameters
     bindings: tuple[tuple[str, s.Expr], ...] = ()
     defaults: tuple[tuple[str, s.Expr], ...] = ()
+    # an assertion of a nested step (`check.nonNegative`): judged by the run where each performance of the
+    # step ends (engines/runtime/actions/run.py), so it holds while no performance has ended with it false
+    step: str = ""
 
     def holds(self, behavior: Behavior) -> tuple[bool, str | None]:
         """Whether it is true in the behavior's current state; an error text when it cannot be evaluated."""
+        if self.step:
+            return self.name not in getattr(behavior, "broken_assertions", ()), None
         evaluator = Evaluator(behavior.world)
         scope = behavior.scope()
         frame = Frame(self.name, self.element, scope)
@@ -117,47 +123,27 @@ def _members(program: Program, behavior: Element) -> tuple[s.Member, ...]:
     return effective_members(program.model, behavior, ("state",) if behavior.base_kind == "state" else ACTION_KINDS)
 
 
-def _assertion(m: s.Member) -> str | None:
-    """An `assert constraint` member's name (an unnamed one's by its line: `assert@4`), else None."""
-    if isinstance(m, s.ConstraintMember) and m.kind == "assert" and m.expression is not None:
-        return m.name or f"assert@{m.span.line}"
-    return None
-
-
 def asserted(program: Program, behavior: Element) -> dict[str, s.Expr]:
     """The conditions a behavior asserts of its every performance (`assert constraint c { ... }` among
     its members or its definitions'), by the name a property is given: qualified by the behavior
     (`booking::Book::c`, an unnamed one `booking::Book::assert@4`)."""
-    out: dict[str, s.Expr] = {}
-    for m in _members(program, behavior):
-        name = _assertion(m)
-        if name is not None:
-            assert isinstance(m, s.ConstraintMember) and m.expression is not None
-            out[f"{behavior.qualified_name}::{name}"] = m.expression
+    return {f"{behavior.qualified_name}::{name}": expr for name, expr in assertions(_members(program, behavior))}
+
+
+def step_asserted(program: Program, behavior: Element) -> dict[str, tuple[str, s.Expr]]:
+    """What the behavior's nested steps assert (`action withdraw { assert constraint c {...} }`), at any
+    depth: by the name a property is given (`audit::Ledger::withdraw.c`), the step's path and the condition."""
+    out: dict[str, tuple[str, s.Expr]] = {}
+    for path, step in nested_steps(program.model, behavior):
+        for name, expr in step_assertions(program.model, step):
+            out[f"{behavior.qualified_name}::{path}.{name}"] = (path, expr)
     return out
 
 
-def nested_assertions(program: Program, behavior: Element) -> list[str]:
-    """The constraints the behavior's nested steps assert (`action check { assert constraint c {...} }`),
-    by their path (`check.c`): not judged yet, which a check says rather than dropping them unsaid."""
-    found: list[str] = []
-
-    def walk(members: tuple[s.Member, ...], path: str) -> None:
-        for m in members:
-            inner = m.member if isinstance(m, s.ThenMember) else m
-            name = _assertion(inner) if inner is not None else None
-            if name is not None and path:
-                found.append(f"{path}.{name}")
-            elif isinstance(inner, s.Usage) and inner.members:
-                walk(inner.members, f"{path}.{inner.name}" if path else inner.name or "step")
-
-    walk(_members(program, behavior), "")
-    return found
-
-
 def asserted_properties(program: Program, behavior: Element) -> tuple[Property, ...]:
-    """The behavior's asserted constraints as properties (`asserted`)."""
-    return tuple(resolve_properties(program, behavior, tuple(asserted(program, behavior))))
+    """The behavior's asserted constraints as properties (`asserted`), an action's steps' too (`step_asserted`)."""
+    names = [*asserted(program, behavior), *(step_asserted(program, behavior) if behavior.base_kind != "state" else ())]
+    return tuple(resolve_properties(program, behavior, tuple(names)))
 
 
 def resolve_properties(program: Program, action: Element, names: tuple[str, ...]) -> list[Property]:
@@ -168,7 +154,14 @@ def resolve_properties(program: Program, action: Element, names: tuple[str, ...]
                   if el.base_kind in PROPERTY_KINDS]
     own = asserted(program, action)
     candidates.extend(own)
+    steps = step_asserted(program, action) if action.base_kind != "state" else {}
+    candidates.extend(steps)
     for name in names:
+        nested = next((q for q in steps if name in (q, q.rsplit("::", 1)[-1])), None)
+        if nested is not None:
+            path, _ = steps[nested]
+            out.append(Property(nested, action, (), step=path))
+            continue
         qualified = next((q for q in own if name in (q, q.rsplit("::", 1)[-1])), None)
         if qualified is not None:
             _require_features(program, action, action, (own[qualified],), (), ())

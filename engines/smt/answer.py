@@ -155,6 +155,9 @@ def _properties(un: Any, program: Program, action: Any, names: Sequence[str]) ->
         return []
     out: list[tuple[str, Any]] = []
     for prop in resolve_properties(program, action, tuple(names)):
+        if prop.step:
+            raise NotCovered(prop.name, f"an assertion of the nested step {prop.step}, judged where each of its "
+                                        "performances ends (the check engine judges it)")
         if prop.bindings or prop.defaults or prop.assumptions:
             raise NotCovered(prop.name, "a property with parameters or assumptions")
         conditions = prop.conditions

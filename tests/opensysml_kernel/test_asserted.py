@@ -127,10 +127,76 @@ NESTED = """package sums {
 """
 
 
-def test_a_nested_steps_assertion_is_said_not_judged(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """An assertion of a nested step holds while that step performs, which the check does not judge
-    yet: it says so rather than dropping it unsaid (and claims no violation it did not look for)."""
-    assert main(["check", _model(tmp_path, NESTED), "--action", "Nested"]) == 0
+LEDGER = """package audit {
+    private import ScalarValues::*;
+    action def Check {
+        attribute limit : Integer := 5;
+        attribute seen : Integer := 4;
+        assert constraint underLimit { seen <= limit }
+    }
+    action Ledger {
+        attribute balance : Integer := 0;
+        first start;
+        then fork f;
+            then deposit;
+            then withdraw;
+        action deposit { assign balance := balance + 7; }
+        action withdraw {
+            assign balance := balance - 3;
+            assert constraint nonNegative { balance >= 0 }
+        }
+        join j;
+        succession deposit then j;
+        succession withdraw then j;
+        succession j then audit;
+        action audit : Check;
+        then done;
+    }
+}
+"""
+
+
+def test_a_nested_steps_assertion_is_judged_where_its_performance_ends(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """An assertion in a step's body is the step's claim about each of its performances, judged as one
+    ends, in its frame: `Nested`'s check step sees s = 13 (false on every schedule); the ledger's withdrawal
+    is false only where it runs before the deposit (balance -3), a schedule the default run does not take;
+    the audit step's assertion comes from its definition and holds."""
+    model = _model(tmp_path, NESTED)
+    assert main(["run", model, "--action", "Nested"]) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == \
+        "  violation: sums::Nested::checkSum.notThirteen (asserted) was false where a performance of its step ended"
+    assert main(["check", model, "--action", "Nested"]) == 1
     text = capsys.readouterr().out
-    assert "  not judged: checkSum.notThirteen, asserted by a nested step" in text
-    assert "violation" not in text.replace("no violation", "")
+    assert "  asserted: sums::Nested::checkSum.notThirteen is checked where each performance of step checkSum ends" \
+        in text and "violation: sums::Nested::checkSum.notThirteen is false after 3 moves (witness 1)" in text
+    ledger = _model(tmp_path, LEDGER)
+    assert main(["run", ledger, "--action", "Ledger", "--json"]) == 1  # reverse: the withdrawal goes first
+    assert json.loads(capsys.readouterr().out)["violations"] == ["audit::Ledger::withdraw.nonNegative"]
+    assert main(["run", ledger, "--action", "Ledger", "--json", "--schedule", "declared"]) == 0
+    assert json.loads(capsys.readouterr().out)["violations"] == []
+    assert main(["check", ledger, "--action", "Ledger", "--json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert [v["text"] for v in document["checks"][0]["violations"]] == [
+        "audit::Ledger::withdraw.nonNegative is false after 4 moves"]
+    assert main(["check", ledger, "--action", "Ledger", "--property", "audit.underLimit"]) == 1
+    text = capsys.readouterr().out
+    assert "audit.underLimit is checked" not in text and "underLimit is false" not in text  # named: checked once
+    assert main(["check", ledger, "--action", "Ledger", "--property", "underLimit"]) == 2
+    assert "did you mean 'audit::Ledger::audit.underLimit'?" in capsys.readouterr().err
+
+
+def test_every_schedule_says_what_its_steps_ended_with(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Seeded schedules: one that takes the withdrawal first ends with the violation said (exit 1), one
+    that deposits first ends clean (exit 0); smt refuses the nested assertion rather than judge it in the
+    wrong frame."""
+    ledger = _model(tmp_path, LEDGER)
+    seeds = []
+    for seed in range(1, 6):
+        code = main(["run", ledger, "--action", "Ledger", "--schedule", f"seed:{seed}"])
+        out = capsys.readouterr().out
+        seeds.append((code, "withdraw.nonNegative (asserted) was false" in out))
+    assert set(seeds) == {(0, False), (1, True)}
+    pytest.importorskip("z3")
+    assert main(["check", ledger, "--action", "Ledger", "--engine", "smt"]) == 2
+    assert "not covered: an assertion of the nested step withdraw" in capsys.readouterr().out

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engines.errors import AcceptDeadlock, ActionDeadlock, GuardNotBoolean, RunError
+from engines.errors import AcceptDeadlock, ActionDeadlock, EvaluationError, GuardNotBoolean, RunError
 from engines.runtime.actions.connections import Connections
 from engines.runtime.actions.control import Clauses
 from engines.runtime.actions.footprints import Footprints
@@ -18,9 +18,10 @@ from engines.runtime.behavior import ChoiceKind, Move
 from engines.runtime.bus import take
 from engines.runtime.clock import wake_time
 from engines.runtime.evaluate import Evaluator, Frame
-from engines.runtime.values import Deferred, spell, type_name
+from engines.runtime.values import Deferred, spell, type_name, with_article
 from engines.runtime.world import Context
 from ir import syntax as s
+from ir.assertions import step_assertions, step_element
 from ir.graphs import ActionGraph, Edge, Node, NodeKind
 from ir.lower.flows import IMPLICIT_TERMINATE
 from ir.model import Element
@@ -50,6 +51,9 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
         self.evaluator = Evaluator(ctx)
         self.status = "running"
         self.error: RunError | None = None
+        # the assertions of steps found false where a performance of the step ended (`_judge_assertions`)
+        self.broken_assertions: tuple[str, ...] = ()
+        self._assertions: dict[tuple[int, int], tuple[str, tuple[tuple[str, s.Expr], ...], ActionGraph]] = {}
         self.displayed: dict[int, tuple[str, list[str]]] = {}
         self.mover: int = 0
         self.writes: list[Write] | None = None
@@ -407,6 +411,8 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
     def _completed(self, token: Token, node: Node) -> None:
         key = pin_key(node)
         pin = token.flow.frame.pins.get(key)
+        if node.kind is NodeKind.ACTION:
+            self._judge_assertions(token, node, pin)
         if pin is not None and node.kind is not NodeKind.STATEMENT:
             self._connect_out(pin)
         if pin is not None and not pin.values and not pin.pins:
@@ -430,6 +436,33 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
                 return
         self._follow(token, node)
 
+
+    def _judge_assertions(self, token: Token, node: Node, pin: Frame | None) -> None:
+        """A step's `assert constraint`s, judged as its performance ends, in its frame (its features, and
+        those around it, as they stand then): each false one is recorded, named by the step's path."""
+        graph = token.flow.graph
+        cache_key = (id(graph), node.index)
+        known = self._assertions.get(cache_key)
+        if known is None:
+            model = self.ctx.program.model
+            step = step_element(model, graph.scope, node.name)
+            path = step.qualified_name.removeprefix(self.action + "::").replace("::", ".") if step else ""
+            known = self._assertions[cache_key] = (path, step_assertions(model, step) if step else (), graph)
+        path, conditions, _ = known
+        if not conditions:
+            return
+        frame = pin if pin is not None else Frame(node.name, graph.scope, token.flow.frame)
+        broken = set(self.broken_assertions)
+        with self.ctx.trace.quiet():
+            for name, condition in conditions:
+                value = self.evaluator.eval(condition, frame, 0)
+                if not isinstance(value, bool):
+                    raise EvaluationError(f"the assertion {path}.{name} cannot be evaluated: its condition is "
+                                          f"{with_article(type_name(value))} {spell(value)}, not a Boolean", node.name)
+                if not value:
+                    broken.add(f"{self.action}::{path}.{name}")
+        if len(broken) != len(self.broken_assertions):
+            self.broken_assertions = tuple(sorted(broken))
 
     def _consume(self, token: Token) -> None:
         flow = token.flow

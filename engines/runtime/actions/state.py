@@ -64,6 +64,8 @@ def state_key(run: Run, readable: frozenset[str] | None = None) -> tuple[object,
         if id(t.flow.frame) not in seen:
             canon.frame(t.flow.frame, values, f"{paths[id(t.flow)]}:", seen)
     key: tuple[object, ...] = (tuple(tokens), tuple(values), run.status)
+    if run.broken_assertions:
+        key += (run.broken_assertions,)  # a step's assertion found false: no state without it is this one
     if paused:
         key += (repr(run.moves_taken),)
     return key
