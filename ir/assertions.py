@@ -1,11 +1,22 @@
 """What a behavior or a step asserts of its every performance: its `assert constraint` members (its
-definitions' included), by name (an unnamed one by its line: `assert@4`)."""
+definitions' included), by name (an unnamed one by its line: `assert@4`).
+
+A step is named by its path from the behavior (`withdraw`, `final.grade`): the steps it performs are
+named after it, and a step in an `if` branch or a loop body after the step around the statement (the
+body's steps are the enclosing performance's, as their features are). The run
+(engines/runtime/actions/run.py) spells the path of a performance that ends the same way."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 from ir import syntax as s
 from ir.inherit import ACTION_KINDS, effective_members
 from ir.model import Element, Model
+from ir.resolve import lookup
+
+# the usages that are steps of a flow (ir/lower/actions.py makes each one an action node)
+STEP_KINDS = ("action", "calc", "verification", "analysis", "case", "use case")
 
 
 def assertion_name(m: s.Member) -> str | None:
@@ -26,21 +37,60 @@ def assertions(members: tuple[s.Member, ...]) -> tuple[tuple[str, s.Expr], ...]:
     return tuple(out)
 
 
-def step_element(model: Model, scope: Element | None, name: str) -> Element | None:
-    """The step `name` declares in the action `scope` (a node of its flow), as the model holds it."""
-    if scope is None or not name:
+def step_label(usage: s.Usage) -> str:
+    """A step's name as its node has it: its own, else its type's (`perform Halve;`)."""
+    return usage.name or (usage.types[0].rsplit("::", 1)[-1] if usage.types else "action")
+
+
+def _typed(model: Model, scope: Element | None, usage: s.Usage) -> Element | None:
+    if not usage.types:
         return None
-    return model.element(f"{scope.qualified_name}::{name}")
+    found = lookup(model, scope, usage.types[0])
+    return found if found is not None and found.base_kind in ACTION_KINDS else None
 
 
-def step_assertions(model: Model, step: Element) -> tuple[tuple[str, s.Expr], ...]:
-    """What a step asserts of each of its performances: its own and its definition's assertions."""
-    return assertions(effective_members(model, step, ACTION_KINDS))
+def usage_assertions(model: Model, scope: Element | None, usage: s.Member | None) -> tuple[tuple[str, s.Expr], ...]:
+    """What a step asserts of each of its performances: its body's assertions and its definition's
+    (`action audit : Check;`); `scope` is where its type's name is read."""
+    if not isinstance(usage, s.Usage) or usage.kind not in STEP_KINDS:
+        return ()
+    own = assertions(usage.members)
+    typed = _typed(model, scope, usage)
+    inherited = assertions(effective_members(model, typed, ACTION_KINDS)) if typed is not None else ()
+    names = {name for name, _ in own}
+    return (*own, *(a for a in inherited if a[0] not in names))
 
 
-def nested_steps(model: Model, behavior: Element) -> list[tuple[str, Element]]:
-    """Every step declared inside the behavior at any depth, by its path from it (`check`, `check.inner`)."""
-    prefix = behavior.qualified_name + "::"
-    return [(el.qualified_name[len(prefix):].replace("::", "."), el) for el in model.walk()
-            if el.qualified_name.startswith(prefix) and el.base_kind in ACTION_KINDS and el.kind != "definition"
-            and not el.qualified_name[len(prefix):].endswith("::")]
+def _blocks(member: s.Member) -> Iterator[s.Block]:
+    """The bodies of an `if` (both blocks), a `while`, a `for` or a `loop`."""
+    if isinstance(member, s.If):
+        yield member.then
+        if member.otherwise is not None:
+            yield member.otherwise
+    elif isinstance(member, (s.While, s.For, s.LoopUntil)):
+        yield member.body
+
+
+def step_assertions(model: Model, behavior: Element) -> list[tuple[str, str, s.Expr]]:
+    """Every assertion of a step inside the behavior, at any depth (the steps of the definitions its
+    steps are typed by included): (the step's path, the assertion's name, its condition)."""
+    out: list[tuple[str, str, s.Expr]] = []
+
+    def walk(members: tuple[s.Member, ...], scope: Element | None, path: str, seen: frozenset[int]) -> None:
+        for m in members:
+            inner = m.member if isinstance(m, s.ThenMember) else m
+            if inner is None:
+                continue
+            if isinstance(inner, s.Usage) and inner.kind in STEP_KINDS:
+                step = f"{path}.{step_label(inner)}" if path else step_label(inner)
+                out.extend((step, name, expr) for name, expr in usage_assertions(model, scope, inner))
+                walk(inner.members, scope, step, seen)
+                typed = _typed(model, scope, inner)
+                if typed is not None and id(typed) not in seen:
+                    walk(effective_members(model, typed, ACTION_KINDS), typed, step, seen | {id(typed)})
+                continue
+            for block in _blocks(inner):
+                walk(block.members, scope, path, seen)
+
+    walk(effective_members(model, behavior, ACTION_KINDS), behavior, "", frozenset({id(behavior)}))
+    return out

@@ -10,7 +10,7 @@ from engines.runtime.behavior import Behavior
 from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.values import spell, type_name, with_article
 from ir import syntax as s
-from ir.assertions import assertions, nested_steps, step_assertions
+from ir.assertions import assertions, step_assertions
 from ir.errors import ResolveError, close_names
 from ir.inherit import ACTION_KINDS, effective_members
 from ir.model import Element
@@ -133,11 +133,8 @@ def asserted(program: Program, behavior: Element) -> dict[str, s.Expr]:
 def step_asserted(program: Program, behavior: Element) -> dict[str, tuple[str, s.Expr]]:
     """What the behavior's nested steps assert (`action withdraw { assert constraint c {...} }`), at any
     depth: by the name a property is given (`audit::Ledger::withdraw.c`), the step's path and the condition."""
-    out: dict[str, tuple[str, s.Expr]] = {}
-    for path, step in nested_steps(program.model, behavior):
-        for name, expr in step_assertions(program.model, step):
-            out[f"{behavior.qualified_name}::{path}.{name}"] = (path, expr)
-    return out
+    return {f"{behavior.qualified_name}::{path}.{name}": (path, expr)
+            for path, name, expr in step_assertions(program.model, behavior)}
 
 
 def asserted_properties(program: Program, behavior: Element) -> tuple[Property, ...]:

@@ -63,6 +63,9 @@ class _Level:
     summaries: list[Summary] = field(default_factory=list)
 
 
+_OutcomeKey = tuple[tuple[tuple[str, str], ...], tuple[str, ...]]
+
+
 @dataclass
 class _Claim:
     """Something a schedule showed, and the schedule (moves with their choice lines) that showed it."""
@@ -101,13 +104,14 @@ class _Search:
     stopped: str | None = None
     claims: list[_Claim] = field(default_factory=list)
     finals: dict[str, dict[str, _Claim]] = field(default_factory=dict)
-    outcome_table: dict[tuple[tuple[str, str], ...], int] = field(default_factory=dict)
-    # the outcomes whose final state violates properties: which, and the first schedule reaching it
-    violating: dict[tuple[tuple[str, str], ...], tuple[tuple[str, ...], _Claim]] = field(default_factory=dict)
+    # an outcome: the final values and the properties false where it ended (two schedules to one set of
+    # values may end violating different ones: a nested step's assertion, a property over a feature the
+    # values leave out), each with how often it was reached
+    outcome_table: dict[_OutcomeKey, int] = field(default_factory=dict)
     # each outcome's first schedule: its witness, where a value's witness took that schedule
-    first_reached: dict[tuple[tuple[str, str], ...], _Claim] = field(default_factory=dict)
+    first_reached: dict[_OutcomeKey, _Claim] = field(default_factory=dict)
     # what that first schedule passed through (a machine's visits, an instance's objects)
-    travelled: dict[tuple[tuple[str, str], ...], Travelled | None] = field(default_factory=dict)
+    travelled: dict[_OutcomeKey, Travelled | None] = field(default_factory=dict)
 
 
 def _final_values(run: Behavior, features: tuple[str, ...] | None) -> dict[str, str]:
@@ -323,19 +327,12 @@ def _final(search: _Search, run: Behavior, path: list[Move], choices: list[list[
         per = search.finals.setdefault(feature, {})
         if value not in per:
             per[value] = _Claim("value", "", tuple(path), tuple(choices), feature, value)
-    key = tuple(sorted(values.items()))
+    key = (tuple(sorted(values.items())), tuple(sorted(set(violated))))
     search.outcome_table[key] = search.outcome_table.get(key, 0) + 1
     if key not in search.first_reached:
-        search.first_reached[key] = _Claim("reached", "", tuple(path), tuple(choices))
+        # an outcome that ends violating properties is named with them, and its witness claims them
+        search.first_reached[key] = _Claim("outcome" if violated else "reached", "", tuple(path), tuple(choices))
         search.travelled[key] = run.travelled()
-    if violated:
-        # an outcome that ends violating a property: named with the property, and given a witness
-        known = search.violating.get(key)
-        if known is None:
-            search.violating[key] = (violated, _Claim("outcome", "", tuple(path), tuple(choices)))
-        else:
-            names = tuple(sorted(set(known[0]) | set(violated)))
-            search.violating[key] = (names, known[1])
 
 
 def _claims(claim: _Claim, violates: tuple[str, ...] = (),
@@ -395,29 +392,20 @@ def _result(search: _Search, seconds: float) -> Result:
             replayed[per[value].path] = len(witnesses)
         divergent.append((feature, tuple(entries)))
     outcomes = []
-    for key in sorted(search.outcome_table, key=lambda k: [(f, _value_order(v)) for f, v in k]):
-        violates: tuple[str, ...] = ()
+    for key in sorted(search.outcome_table, key=lambda k: ([(f, _value_order(v)) for f, v in k[0]], k[1])):
+        values, violates = key
         reached = search.first_reached[key]
         index = replayed.get(reached.path, 0)
-        if key in search.violating:
-            violates, claim = search.violating[key]
-            index = replayed.get(claim.path, 0)
-            if not index:
-                witness, disagreement = _witness(search, claim, violates)
-                if disagreement is not None:
-                    notes.append(f"not covered: outcome {', '.join(f'{k} = {v}' for k, v in key)}: {disagreement}")
-                else:
-                    witnesses.append(witness)
-                    index = len(witnesses)
-        elif not index and len(search.outcome_table) > 1:
-            # an outcome no value's witness ends in: a witness of its own, claiming its every value
-            witness, disagreement = _witness(search, reached, (), key)
+        if (violates and not index) or (not index and len(search.outcome_table) > 1):
+            # an outcome no value's witness ends in: a witness of its own, claiming the properties it ends
+            # violating, else its every value
+            witness, disagreement = _witness(search, reached, violates, () if violates else values)
             if disagreement is not None:
-                notes.append(f"not covered: outcome {', '.join(f'{k} = {v}' for k, v in key)}: {disagreement}")
+                notes.append(f"not covered: outcome {', '.join(f'{k} = {v}' for k, v in values)}: {disagreement}")
             else:
                 witnesses.append(witness)
                 index = len(witnesses)
-        outcomes.append(Outcome(key, search.outcome_table[key], index, violates=violates,
+        outcomes.append(Outcome(values, search.outcome_table[key], index, violates=violates,
                                 travelled=search.travelled[key]))
     incomplete = None
     if search.stopped in ("interrupted", "time", "memory"):

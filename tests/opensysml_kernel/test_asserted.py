@@ -200,3 +200,124 @@ def test_every_schedule_says_what_its_steps_ended_with(tmp_path: Path, capsys: p
     pytest.importorskip("z3")
     assert main(["check", ledger, "--action", "Ledger", "--engine", "smt"]) == 2
     assert "not covered: an assertion of the nested step withdraw" in capsys.readouterr().out
+
+
+PLACES = """package places {
+    private import ScalarValues::*;
+    action def Tick { inout k : Integer; assign k := k + 1; assert constraint small { k < 2 } }
+    action def Review {
+        attribute score : Integer := 3;
+        first start;
+        then action grade { assign score := score * 4; assert constraint passing { score < 10 } }
+        then done;
+    }
+    action Loop {
+        attribute n : Integer := 0;
+        while n < 2 {
+            assign n := n + 1;
+            then action tick { assert constraint once { n < 2 } }
+        }
+    }
+    action Branch {
+        attribute n : Integer := 5;
+        first start;
+        then if n > 0 { action probe { assert constraint negative { n < 0 } } }
+        then done;
+    }
+    action Typed {
+        attribute n : Integer := 0;
+        first start;
+        then action run { for i in 1..3 { perform action t : Tick { inout k = n; } } }
+        then done;
+    }
+    action Course {
+        first start;
+        then action final : Review;
+        then done;
+    }
+    action InNode {
+        attribute n : Integer := 0;
+        first start;
+        then action run {
+            while n < 3 {
+                assign n := n + 1;
+                then action tally { assert constraint low { n < 3 } }
+            }
+        }
+        then done;
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("action, name", [
+    ("Loop", "places::Loop::tick.once"),  # false on the second pass (n = 2)
+    ("Branch", "places::Branch::probe.negative"),  # n is 5 in the branch
+    ("Typed", "places::Typed::run.t.small"),  # k = 2 on the second performance
+    ("Course", "places::Course::final.grade.passing"),  # Review's step: score 12
+    ("InNode", "places::InNode::run.tally.low"),  # a pass's step inside a node's body: n = 3 on the third
+])
+def test_a_step_in_a_loop_a_branch_or_a_performed_definition_is_judged(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], action: str, name: str) -> None:
+    """Wherever the step stands: a loop's body or an `if` branch (named after the step around the
+    statement: the body's steps are its performance's), a `perform` in a loop, the steps of the definition
+    a step is typed by (named after that step). Each ends violating on every schedule."""
+    model = _model(tmp_path, PLACES)
+    assert main(["run", model, "--action", action]) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == \
+        f"  violation: {name} (asserted) was false where a performance of its step ended"
+    assert main(["check", model, "--action", action]) == 1
+    text = capsys.readouterr().out
+    assert f"  asserted: {name} is checked where each performance of step" in text
+    assert f"  violation: {name} is false after" in text
+
+
+TWO_WITHDRAWALS = """package bank {
+    private import ScalarValues::*;
+    action Ledger {
+        attribute balance : Integer := 5;
+        first start;
+        then fork split;
+            then deposit;
+            then big;
+            then small;
+        action deposit { assign balance := balance + 4; }
+        action big { assign balance := balance - 6; assert constraint covered { balance >= 0 } }
+        action small { assign balance := balance - 2; assert constraint covered { balance >= 0 } }
+        join settle;
+        succession deposit then settle;
+        succession big then settle;
+        succession small then settle;
+        succession settle then done;
+    }
+}
+"""
+
+
+def test_one_final_value_ending_with_different_assertions_broken_is_one_outcome_each(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """balance ends 1 on every schedule (5 + 4 - 6 - 2), but which withdrawal found it short depends on the
+    order: none (deposit first), big alone (big first, or small then big before the deposit... small first
+    leaves 3, big then -3), both (big, small, deposit). Three outcomes, each with a witness that replays
+    what it claims; one row with the union of the names had no schedule behind it."""
+    assert main(["check", _model(tmp_path, TWO_WITHDRAWALS), "--action", "Ledger"]) == 1
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith(("  outcome", "  not covered"))]
+    assert [re.sub(r"; witness \d+|witness \d+", "", line) for line in lines] == [
+        "  outcome: balance = 1 ()",
+        "  outcome: balance = 1 (violates bank::Ledger::big.covered)",
+        "  outcome: balance = 1 (violates bank::Ledger::big.covered, bank::Ledger::small.covered)",
+    ]
+
+
+@pytest.mark.parametrize("text, action", [(PLACES, a) for a in ("Loop", "Branch", "Typed", "Course", "InNode")]
+                         + [(LEDGER, "Ledger"), (TWO_WITHDRAWALS, "Ledger"), (NESTED, "Nested")])
+def test_what_a_run_says_broken_the_check_says_too(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                   text: str, action: str) -> None:
+    """One naming in both: each assertion a run (on any of five seeded schedules) ends with broken is one
+    the check claims violated, by the same name."""
+    model = _model(tmp_path, text)
+    main(["check", model, "--action", action, "--json"])
+    claimed = {v["text"].split(" is false")[0] for v in json.loads(capsys.readouterr().out)["checks"][0]["violations"]}
+    for seed in range(1, 6):
+        main(["run", model, "--action", action, "--json", "--schedule", f"seed:{seed}"])
+        assert set(json.loads(capsys.readouterr().out)["violations"]) <= claimed, seed

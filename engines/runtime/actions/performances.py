@@ -151,6 +151,7 @@ class Performances(RunCore):
         graph = self.ctx.program.block_graph(case, s.Block(steps, decl.span if decl else s.NO_SPAN), name)
         trace.flush_left(f"enter action node: verification {name}")
         case_flow = Flow(self, graph, inner, FlowKind.BLOCK, depth + 2, name)
+        case_flow.performer = (self.mover_token, name)
         case_flow.start()
         yield from self._drive(case_flow)
         trace.flush_left(f"leave action node: verification {name}")
@@ -175,8 +176,10 @@ class Performances(RunCore):
         inner = self._callee_frame(action, frame, bindings, caller, name, depth, outputs,
                                    enclosing=caller if own_statements else None)
         performed = Flow(self, graph, inner, FlowKind.PERFORMED, depth, action.name)
+        performed.performer = (self.mover_token, name)
         performed.start()
         yield from self._drive(performed)
+        self._judge_performed(performed, action, inner)
         self._return_outputs(graph, inner, caller, outputs)
 
     def _performance_chain(self, name: str) -> list[str]:

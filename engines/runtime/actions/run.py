@@ -3,6 +3,7 @@ successions followed); a fixed policy steps every steppable token once per round
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from engines.errors import AcceptDeadlock, ActionDeadlock, EvaluationError, GuardNotBoolean, RunError
@@ -21,8 +22,9 @@ from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.values import Deferred, spell, type_name, with_article
 from engines.runtime.world import Context
 from ir import syntax as s
-from ir.assertions import step_assertions, step_element
+from ir.assertions import assertions, usage_assertions
 from ir.graphs import ActionGraph, Edge, Node, NodeKind
+from ir.inherit import ACTION_KINDS, effective_members
 from ir.lower.flows import IMPLICIT_TERMINATE
 from ir.model import Element
 
@@ -53,7 +55,7 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
         self.error: RunError | None = None
         # the assertions of steps found false where a performance of the step ended (`_judge_assertions`)
         self.broken_assertions: tuple[str, ...] = ()
-        self._assertions: dict[tuple[int, int], tuple[str, tuple[tuple[str, s.Expr], ...], ActionGraph]] = {}
+        self._assertions: dict[tuple[int, int], tuple[tuple[tuple[str, s.Expr], ...], object]] = {}
         self.displayed: dict[int, tuple[str, list[str]]] = {}
         self.mover: int = 0
         self.writes: list[Write] | None = None
@@ -439,26 +441,55 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
 
     def _judge_assertions(self, token: Token, node: Node, pin: Frame | None) -> None:
         """A step's `assert constraint`s, judged as its performance ends, in its frame (its features, and
-        those around it, as they stand then): each false one is recorded, named by the step's path."""
+        those around it, as they stand then), named by the step's path (ir/assertions.py: the steps
+        performing it, an `if` or a loop around it left out)."""
         graph = token.flow.graph
-        cache_key = (id(graph), node.index)
-        known = self._assertions.get(cache_key)
-        if known is None:
-            model = self.ctx.program.model
-            step = step_element(model, graph.scope, node.name)
-            path = step.qualified_name.removeprefix(self.action + "::").replace("::", ".") if step else ""
-            known = self._assertions[cache_key] = (path, step_assertions(model, step) if step else (), graph)
-        path, conditions, _ = known
+        conditions = self._asserted((id(graph), node.index), graph,
+                                    lambda: usage_assertions(self.ctx.program.model, graph.scope, node.decl))
+        if conditions:
+            frame = pin if pin is not None else Frame(node.name, graph.scope, token.flow.frame)
+            self._judge(".".join(reversed(_step_names(token.flow, [node.name]))), conditions, frame, node.name)
+
+    def _judge_performed(self, flow: Flow, action: Element, frame: Frame) -> None:
+        """An action performed in an executor of its own (a `perform` statement): its definition's
+        assertions, judged as the performance ends, named by the path of the step that performed it."""
+        conditions = self._asserted((id(action), -1), action, lambda: assertions(
+            effective_members(self.ctx.program.model, action, ACTION_KINDS)))
+        if conditions:
+            self._judge(".".join(reversed(_step_names(flow, []))), conditions, frame, action.name)
+
+    def _judge_statement_step(self, usage: s.Usage, frame: Frame) -> None:
+        """A step declared among statements (an `if` branch's, a loop body's, a node body's, performed
+        within one move): its assertions as it ends, named by the steps its frame is a pin of."""
+        around = frame.parent.scope if frame.parent is not None else None  # where its type's name is read
+        conditions = self._asserted((id(usage), -2), usage, lambda: usage_assertions(self.ctx.program.model,
+                                                                                     around, usage))
         if not conditions:
             return
-        frame = pin if pin is not None else Frame(node.name, graph.scope, token.flow.frame)
+        names: list[str] = []
+        at: Frame | None = frame
+        while at is not None and at.parent is not None:
+            if not at.block:
+                names.append(at.label)
+            at = at.parent
+        self._judge(".".join(reversed(names)), conditions, frame, frame.label)
+
+    def _asserted(self, key: tuple[int, int], holder: object,
+                  find: Callable[[], tuple[tuple[str, s.Expr], ...]]) -> tuple[tuple[str, s.Expr], ...]:
+        known = self._assertions.get(key)
+        if known is None:
+            known = self._assertions[key] = (find(), holder)  # the holder kept alive: its id stays its own
+        return known[0]
+
+    def _judge(self, path: str, conditions: tuple[tuple[str, s.Expr], ...], frame: Frame, where: str) -> None:
+        """Each false condition recorded as broken, by the step's path and the assertion's name."""
         broken = set(self.broken_assertions)
         with self.ctx.trace.quiet():
             for name, condition in conditions:
                 value = self.evaluator.eval(condition, frame, 0)
                 if not isinstance(value, bool):
                     raise EvaluationError(f"the assertion {path}.{name} cannot be evaluated: its condition is "
-                                          f"{with_article(type_name(value))} {spell(value)}, not a Boolean", node.name)
+                                          f"{with_article(type_name(value))} {spell(value)}, not a Boolean", where)
                 if not value:
                     broken.add(f"{self.action}::{path}.{name}")
         if len(broken) != len(self.broken_assertions):
@@ -683,3 +714,29 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
 
 
 __all__ = ["Flow", "FlowKind", "Run", "Token", "TokenView"]
+
+
+def _step_names(flow: Flow, names: list[str]) -> list[str]:
+    """`names` and the steps around `flow`, innermost first: the action nodes whose tokens entered the
+    flows around it, and the steps whose move runs a flow of its own (an action performed in an executor
+    of its own, a body or an `if` or a pass stating a flow; a `perform` statement or a step among a node's
+    statements named after that node)."""
+    while True:
+        if flow.parent_token is not None:
+            parent = flow.parent_token
+            owner = parent.flow.graph.nodes[parent.node]
+            if owner.kind is NodeKind.ACTION:
+                names.append(owner.name)
+            flow = parent.flow
+        elif flow.performer is not None:
+            host, name = flow.performer
+            if name:
+                names.append(name)
+            if host is None:
+                return names
+            owner = host.flow.graph.nodes[host.node]
+            if owner.kind is NodeKind.ACTION and owner.name != name:
+                names.append(owner.name)  # a `perform` statement in the body of the node `owner`
+            flow = host.flow
+        else:
+            return names

@@ -230,6 +230,7 @@ class StatementRunner(RunCore):
             else:
                 yield from self.statements(rest, inner, depth + 2, f"action node {name}")
             self._connect_out(inner)
+            self._judge_statement_step(usage, inner)
             return
         ends_owner = isinstance(usage.action_body, s.Terminate) and usage.action_body.target is None
         if states_a_flow(rest):
@@ -238,6 +239,7 @@ class StatementRunner(RunCore):
             with contextlib.suppress(Terminated):  # `terminate;` in its own body ends this usage only
                 yield from self.statements(rest, inner, depth + 1, f"action node {name}")
         self._connect_out(inner)
+        self._judge_statement_step(usage, inner)
         if ends_owner:
             # A terminate action usage ends the performance it is a step of once it is done.
             raise Terminated()
@@ -310,6 +312,7 @@ class StatementRunner(RunCore):
         graph = self.ctx.program.block_graph(scope, block, name)
         self.ctx.trace.flush_left(f"enter action node: {label}")
         flow = Flow(self, graph, frame, FlowKind.BLOCK, depth, label)
+        flow.performer = (self.mover_token, "" if frame.block else frame.label)  # an `if` or a pass: no step
         self.init_attributes(graph.attributes, frame, depth)
         flow.start()
         if not any(isinstance(m, s.FirstMember) and m.target is None for m in members):

@@ -103,6 +103,9 @@ class Flow:
         self.returns: tuple[Element, Frame, tuple[tuple[str, s.Expr], ...]] | None = None
         self.implicit = False  # a fine run's flow of a node's statements, which the text states no flow for
         self.clause = False  # a fine run's flow of an `if` branch or a loop pass: a part of its statement
+        # a flow PERFORMED in an executor of its own, or a BLOCK a move runs within: the token whose move
+        # runs it and the step's name ("" for an `if` branch or a loop pass)
+        self.performer: tuple[Token | None, str] | None = None
         self.terminated = False  # a `terminate;` standing in it ended it
         self.branch = ""  # which block of its `if` such a flow runs ("then", "else"): part of the state
         # Tokens are numbered per executor: a performed action numbers its own from 1.

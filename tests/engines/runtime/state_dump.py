@@ -78,7 +78,7 @@ def _is_value(v: object) -> bool:
 def dump(run: Run) -> Any:
     """The run's whole state: its own fields, its context's, and every object reachable from them."""
     d = _Dumper()
-    run_fields = tuple((k, d.value(v)) for k, v in sorted(vars(run).items()) if k not in ("evaluator", "_live", "_token_moves"))  # caches
+    run_fields = tuple((k, d.value(v)) for k, v in sorted(vars(run).items()) if k not in ("evaluator", "_live", "_token_moves", "_assertions"))  # caches
     ctx = run.ctx
     ctx_fields = tuple((k, d.value(v)) for k, v in sorted(vars(ctx).items())
                        if k not in ("program", "journal", "trace"))
