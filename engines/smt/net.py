@@ -668,17 +668,6 @@ class _Builder:
             at = self.net.flows[self.net.places[at.parent].flow]
         return False
 
-    def _in_pass(self, ctx: FlowCtx) -> bool:
-        """Whether the flow is (inside) a loop's pass: a node there is performed once per pass, each
-        performance with features of its own, which one slot per feature cannot hold (a branch's node
-        is performed at most once)."""
-        at: FlowCtx | None = ctx
-        while at is not None and at.parent is not None:
-            if at.role == "pass":
-                return True
-            at = self.net.flows[self.net.places[at.parent].flow]
-        return False
-
     def _scope(self, ctx: FlowCtx) -> Element:
         at: FlowCtx | None = ctx
         while at is not None and at.parent is not None:
@@ -733,8 +722,6 @@ class _Builder:
         place.act = Act.ENTER
         if body.attributes and isinstance(node.decl, s.Usage) and not node.decl.name:
             raise NotCovered(name, "features of an anonymous action")
-        if body.attributes and self._in_pass(ctx):
-            raise NotCovered(name, "features of an action in a loop body")
         for attr in body.attributes:
             if attr.direction is not None:
                 raise NotCovered(name, f"the parameter '{attr.name}'")

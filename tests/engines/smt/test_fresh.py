@@ -392,3 +392,23 @@ def test_a_branch_nodes_features_for_the_solver() -> None:
     outcomes = smt_outcomes(prog, "BR::Audit")
     assert outcomes == explore_outcomes(prog, "BR::Audit")
     assert sorted(dict(v)["flagged"] for v, _ in outcomes) == ["-1", "5"]
+
+
+# fresh/loop_steps.sysml: a step with features of its own in a loop's body is encoded (it was refused:
+# each pass's performance starts its features afresh, so one slot per feature holds them pass after pass).
+# Product (acc = 1; mul's start shot reads acc and k + 1, its assign writes seen * factor, k = 1, 2, 3; the
+# meddler adds 1 atomically at any point): before pass 1's shot 2*2*3*4 = 48; inside a pass (between its
+# shot and its write) the meddler's write is lost: 24; between passes 1 and 2: 3*3*4 = 36; between 2 and
+# 3: 7*4 = 28; after: 25. Reinit: each pass starts local at 10, adds n, copies it: last 12, n 3. Pair: a
+# step declared in a body keeps its place (the oracle's "Direct statements of one body ..."), so left then
+# right each pass: a 0 -> 1 -> 3 -> 4 -> 6, the until read after each pass; the reader sees 0, 1, 3, 4 or 6.
+@pytest.mark.parametrize("subject, feature, values", [
+    ("loops::Product", "acc", ["24", "25", "28", "36", "48"]),
+    ("loops::Reinit", "last", ["12"]),
+    ("loops::Pair", "seen", ["0", "1", "3", "4", "6"]),
+])
+def test_a_loop_bodys_step_with_features_for_the_solver(subject: str, feature: str, values: list[str]) -> None:
+    prog = model("loop_steps")
+    outcomes = smt_outcomes(prog, subject)
+    assert outcomes == explore_outcomes(prog, subject)
+    assert sorted(dict(v)[feature] for v, _ in outcomes) == values
