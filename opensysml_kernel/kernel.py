@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from opensysml_kernel.shell import KernelShell, Outlet
 
 IDLE_WARM_UP = 0.3  # seconds idle after which the shell and the session are made before anyone asks
+STREAM_FLUSH = 0.1  # seconds at most between a line printed and its stream message
 
 
 @lru_cache(maxsize=1)
@@ -110,8 +111,11 @@ class SysmlKernel:
             "complete_request": self._complete,
             "inspect_request": self._inspect,
             "is_complete_request": self._is_complete,
-            "history_request": lambda _: {"status": "ok", "history": []},
+            "history_request": self._history,
             "comm_info_request": lambda _: {"status": "ok", "comms": {}},
+            "comm_open": self._comm_open,
+            "comm_msg": lambda _: None,
+            "comm_close": lambda _: None,
             "shutdown_request": self._shutdown,
             "interrupt_request": self._interrupt,
         }
@@ -133,6 +137,7 @@ class SysmlKernel:
             self.session = register(shell)
             outlet.streams = [Stream(outlet, "stdout"), Stream(outlet, "stderr")]
             sys.stdout, sys.stderr = outlet.streams
+            outlet.flush_every(STREAM_FLUSH)
             self._outlet = outlet
             self._shell = shell
         return self._shell
@@ -192,21 +197,24 @@ class SysmlKernel:
         as a front end's Run All expects: they are taken off the queue before its reply goes out, so a
         front end that waits for one reply before sending the next cell never sees one aborted."""
         handler = self._handlers.get(request.kind)
-        if handler is None:
-            log(f"no answer to a {request.kind or 'message without a type'}")
-            return
         self.wire.publish("status", {"execution_state": "busy"}, request)
         queued: list[Message] = []
-        if aborted and request.kind == "execute_request":
-            reply: dict[str, Any] | None = {"status": "aborted", "execution_count": None}
+        reply: dict[str, Any] | None = None
+        if handler is None:
+            log(f"no answer to a {request.kind or 'message without a type'}")
+        elif aborted and request.kind == "execute_request":
+            reply = {"status": "aborted", "execution_count": None}
         else:
             try:
                 reply = handler(request)
+            except KeyboardInterrupt:  # an interrupt that came before or after the cell ran: nothing ran
+                reply = {"status": "error", "ename": "KeyboardInterrupt", "evalue": "", "traceback": [],
+                         "execution_count": self._shell.execution_count if self._shell is not None else 0}
             except Exception as err:  # a bug answering one request never ends the kernel
                 log(f"{request.kind} failed: {type(err).__name__}: {err}")
                 reply = {"status": "error", "ename": type(err).__name__, "evalue": str(err), "traceback": []}
             if request.kind == "execute_request" and reply is not None and reply.get("status") == "error" \
-                    and request.content.get("stop_on_error", True):
+                    and not request.content.get("silent", False) and request.content.get("stop_on_error", True):
                 while (waiting := self._receive(Channel.SHELL)) is not None:
                     queued.append(waiting)
         if reply is not None:
@@ -214,6 +222,8 @@ class SysmlKernel:
         self.wire.publish("status", {"execution_state": "idle"}, request)
         for waiting in queued:
             self._answer(Channel.SHELL, waiting, aborted=True)
+        if self._shell is not None and getattr(self._shell, "exit_now", False):
+            self.done = True  # `exit` in a cell: the reply told the front end; the kernel ends
 
     # ------------------------------------------------------------ the requests
 
@@ -233,8 +243,11 @@ class SysmlKernel:
         shell.last_traceback = []
         with self.outlet.serving(request), self._stdin(request), _interruptible():
             result = shell.run_cell(code, store_history=store, silent=silent)
+        assert shell.payload_manager is not None
+        payload = shell.payload_manager.read_payload()
+        shell.payload_manager.clear_payload()
         reply: dict[str, Any] = {"execution_count": shell.execution_count - 1 if store else shell.execution_count,
-                                 "user_expressions": {}, "payload": []}
+                                 "user_expressions": {}, "payload": payload}
         if result.success:
             expressions = content.get("user_expressions") or {}
             reply["user_expressions"] = shell.user_expressions(expressions) if expressions else {}
@@ -282,11 +295,12 @@ class SysmlKernel:
         if found is not None:
             return {"matches": list(found.matches), "cursor_start": found.start, "cursor_end": cursor,
                     "metadata": {}, "status": "ok"}
-        from IPython.utils.tokenutil import line_at_cursor
+        from IPython.core.completer import provisionalcompleter, rectify_completions
 
-        line, offset = line_at_cursor(code, cursor)
-        text, matches = shell.complete("", line, cursor - offset)
-        return {"matches": list(matches), "cursor_start": cursor - len(text), "cursor_end": cursor,
+        with provisionalcompleter():  # IPython's completions (jedi's among them), as ipykernel asks for them
+            found_python = list(rectify_completions(code, shell.Completer.completions(code, cursor)))
+        start, end = (found_python[0].start, found_python[0].end) if found_python else (cursor, cursor)
+        return {"matches": [c.text for c in found_python], "cursor_start": start, "cursor_end": end,
                 "metadata": {}, "status": "ok"}
 
     def _inspect(self, request: Message) -> dict[str, Any]:
@@ -329,6 +343,30 @@ class SysmlKernel:
             return {"status": "complete"}
         return {"status": status, **({"indent": " " * (indent or 0)} if status == "incomplete" else {})}
 
+    def _history(self, request: Message) -> dict[str, Any]:
+        """The cells run so far, as IPython's history keeps them (tail, range or search)."""
+        content = request.content
+        raw, output = bool(content.get("raw", True)), bool(content.get("output", False))
+        history = self.shell.history_manager
+        assert history is not None
+        kind = content.get("hist_access_type", "tail")
+        if kind == "tail":
+            found = history.get_tail(int(content.get("n", 10)), raw=raw, output=output, include_latest=True)
+        elif kind == "range":
+            found = history.get_range(int(content.get("session", 0)), int(content.get("start", 0)),
+                                      content.get("stop"), raw=raw, output=output)
+        elif kind == "search":
+            found = history.search(str(content.get("pattern", "*")), raw=raw, output=output, n=content.get("n"),
+                                   unique=bool(content.get("unique", False)))
+        else:
+            found = []
+        return {"status": "ok", "history": [list(entry) for entry in found]}
+
+    def _comm_open(self, request: Message) -> None:
+        """No comm target is served here (no ipywidgets): the comm is closed at once, as a kernel does for
+        a target it does not know, so the front end does not wait on it."""
+        self.wire.publish("comm_close", {"comm_id": request.content.get("comm_id", ""), "data": {}}, request)
+
     def _shutdown(self, request: Message) -> dict[str, Any]:
         restart = bool(request.content.get("restart", False))
         self.wire.publish("shutdown_reply", {"status": "ok", "restart": restart}, request)
@@ -341,8 +379,9 @@ class SysmlKernel:
         return {"status": "ok"}
 
     def close(self) -> None:
-        if self._shell is not None:
-            self._shell.atexit_operations()
+        # IPython's own exit operations run at interpreter exit (it registers them): not called twice here
+        if self._outlet is not None:
+            self._outlet.flush()
         sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
         self.wire.close()
 

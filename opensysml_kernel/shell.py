@@ -8,6 +8,7 @@ the request it answers (`Outlet.parent`).
 from __future__ import annotations
 
 import io
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,12 +23,26 @@ from opensysml_kernel.wire import Message, Wire
 
 
 class Outlet:
-    """Where outputs go: the wire, and the request now answered (outputs name it as their parent)."""
+    """Where outputs go: the wire, and the request now answered (outputs name it as their parent; text a
+    thread prints after it ended goes with it, as a front end shows it)."""
 
     def __init__(self, wire: Wire) -> None:
         self.wire = wire
         self.parent: Message | None = None
         self.streams: list[Stream] = []
+        self._flusher: threading.Thread | None = None
+
+    def flush_every(self, seconds: float) -> None:
+        """Send what the streams hold at least every `seconds`, on a thread of its own: a line printed
+        reaches the front end while the cell runs on, and a thread's output after the cell ends too."""
+
+        def loop() -> None:
+            while True:
+                time.sleep(seconds)
+                self.flush()
+
+        self._flusher = threading.Thread(target=loop, name="stream flusher", daemon=True)
+        self._flusher.start()
 
     def publish(self, kind: str, content: dict[str, Any]) -> None:
         self.wire.publish(kind, content, self.parent)
@@ -47,17 +62,16 @@ class Outlet:
 
 
 class Stream(io.TextIOBase):
-    """stdout or stderr as `stream` messages: text gathered and sent at most every `interval` seconds,
-    before any other output, and when the request ends (as a front end shows it: in order, in few pieces)."""
-
-    interval = 0.2
+    """stdout or stderr as `stream` messages: text gathered and sent before any other output, when the
+    request ends and by the outlet's flusher (as a front end shows it: in order, in few pieces). Any thread
+    may write."""
 
     def __init__(self, outlet: Outlet, name: str) -> None:
         super().__init__()
         self._outlet = outlet
         self.name = name
         self._pending: list[str] = []
-        self._since = 0.0
+        self._lock = threading.Lock()
 
     @property
     def encoding(self) -> str:  # type: ignore[override]
@@ -73,21 +87,19 @@ class Stream(io.TextIOBase):
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
         if text:
-            if not self._pending:
-                self._since = time.monotonic()
-            self._pending.append(text)
-            if time.monotonic() - self._since >= self.interval:
-                self.flush()
+            with self._lock:
+                self._pending.append(text)
         return len(text)
 
     def flush(self) -> None:
         if not self._pending:
             return
-        text = "".join(self._pending)
-        self._pending.clear()
-        if self._outlet.parent is None:
-            return  # nothing asked for it: a cell's output never reaches a request it is not part of
-        self._outlet.publish("stream", {"name": self.name, "text": text})
+        with self._lock:
+            text = "".join(self._pending)
+            self._pending.clear()
+            if self._outlet.parent is None:
+                return  # nothing asked for it yet: no request to show it under
+            self._outlet.publish("stream", {"name": self.name, "text": text})
 
 
 class Publisher(DisplayPublisher):
@@ -151,3 +163,14 @@ class KernelShell(InteractiveShell):
 
     def enable_gui(self, gui: str | None = None) -> None:
         """No GUI event loop runs inside the kernel (`%matplotlib inline` needs none)."""
+
+    def set_next_input(self, text: str, replace: bool = False) -> None:
+        """The front end's next cell (`%load`, `%recall`): a payload of the reply, as ipykernel sends it."""
+        assert self.payload_manager is not None
+        self.payload_manager.write_payload({"source": "set_next_input", "text": text, "replace": replace})
+
+    def ask_exit(self) -> None:
+        """`exit` / `quit`: the kernel ends after the reply, which tells the front end (`ask_exit`)."""
+        assert self.payload_manager is not None
+        self.exit_now = True
+        self.payload_manager.write_payload({"source": "ask_exit", "keepkernel": False})

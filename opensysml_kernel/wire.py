@@ -8,12 +8,15 @@ A message is the identities routing it, `<IDS|MSG>`, the HMAC of the four JSON p
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
 import os
+import signal
 import sys
 import threading
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from enum import Enum
 from typing import Any, NamedTuple
@@ -147,10 +150,7 @@ class Wire:
         if channel is Channel.IOPUB:
             idents = (f"kernel.{self.session}.{kind}".encode(),)
         frames = [*idents, _DELIMITER, self._sign(parts), *parts]
-        if channel is Channel.IOPUB:
-            with self._publishing:
-                self.sockets[channel].send_multipart(frames)
-        else:
+        with self._publishing if channel is Channel.IOPUB else _NO_LOCK, _whole():
             self.sockets[channel].send_multipart(frames)
         return header
 
@@ -177,6 +177,23 @@ class Wire:
         for channel, socket in self.sockets.items():
             if channel is not Channel.HEARTBEAT:
                 socket.close(linger=200)
+
+
+_NO_LOCK = contextlib.nullcontext()
+
+
+@contextlib.contextmanager
+def _whole() -> Iterator[None]:
+    """A message's frames sent with Ctrl-C held back (delivered right after): an interrupt between two
+    frames would leave half a message on the socket."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def read_connection(path: str) -> dict[str, Any]:

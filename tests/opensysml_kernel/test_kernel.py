@@ -242,3 +242,87 @@ def test_an_interrupt_stops_a_running_python_cell(kernel: BlockingKernelClient) 
     assert reply["status"] == "error" and reply["ename"] == "KeyboardInterrupt"
     reply, outputs = execute(kernel, "1 + 1")
     assert texts(outputs) == ["2"]
+
+
+def test_an_interrupt_landing_as_a_cell_starts_never_ends_the_kernel(kernel: BlockingKernelClient) -> None:
+    """Ctrl-C within milliseconds of a cell (Run, then Interrupt at once): the interrupt may land before
+    IPython runs the cell or as it publishes; the kernel answers the cell (an error or its result) and lives."""
+    import time
+
+    assert kernel.parent is not None
+    for delay in (0.0, 0.001, 0.002, 0.004, 0.008) * 4:
+        msg_id = kernel.execute("s = 0\nfor i in range(20000): s += i\nprint(s)")
+        time.sleep(delay)
+        kernel.parent.interrupt_kernel()  # type: ignore[union-attr]
+        while True:
+            reply = kernel.get_shell_msg(timeout=30)
+            if reply["parent_header"].get("msg_id") == msg_id:
+                break
+        assert reply["content"]["status"] in ("ok", "error", "aborted")
+        assert kernel.parent.is_alive()  # type: ignore[union-attr]
+    _, outputs = execute(kernel, "40 + 2")
+    assert texts(outputs) == ["42"]
+
+
+def test_python_names_complete_as_in_ipython(kernel: BlockingKernelClient) -> None:
+    execute(kernel, "my_variable = 1\nimport os")
+    for code, expected in [("my_va", "my_variable"), ("os.pa", "path"), ("[1, 2].app", "append")]:
+        kernel.complete(code, len(code))
+        content = kernel.get_shell_msg(timeout=30)["content"]
+        assert expected in content["matches"], code
+        assert content["cursor_end"] == len(code)
+
+
+def test_printed_lines_reach_the_front_end_while_the_cell_runs(kernel: BlockingKernelClient) -> None:
+    """A line printed reaches the front end within the flush interval, not at the next print or the
+    cell's end; a thread's print after the cell ended goes out under that cell."""
+    import time
+
+    arrivals: list[tuple[float, str]] = []
+    started = time.monotonic()
+
+    def keep(message: dict[str, Any]) -> None:
+        if message["msg_type"] == "stream":
+            arrivals.append((time.monotonic() - started, message["content"]["text"]))
+
+    kernel.execute_interactive("import time\nprint('first')\ntime.sleep(1.5)\nprint('second')", output_hook=keep,
+                               timeout=60)
+    assert [text for _, text in arrivals] == ["first\n", "second\n"]
+    assert arrivals[0][0] < 1.0  # before the sleep ended
+
+
+def test_a_silent_request_that_fails_aborts_nothing(kernel: BlockingKernelClient) -> None:
+    silent = kernel.execute("1 / 0", silent=True)
+    cell = kernel.execute("after_silent = 3")
+    replies = {}
+    while len(replies) < 2:
+        message = kernel.get_shell_msg(timeout=30)
+        replies[message["parent_header"]["msg_id"]] = message["content"]["status"]
+    assert replies == {silent: "error", cell: "ok"}
+
+
+def test_a_comm_is_closed_at_once_and_unknown_requests_go_idle(kernel: BlockingKernelClient) -> None:
+    """No comm target is served (no ipywidgets): a comm_open gets its comm_close, and every request, known
+    or not, is framed by busy and idle, which a front end waits for."""
+    for kind, content in [("comm_open", {"comm_id": "c1", "target_name": "jupyter.widget", "data": {}}),
+                          ("no_such_request", {})]:
+        message = kernel.session.msg(kind, content)
+        kernel.shell_channel.send(message)
+        seen: list[str] = []
+        while "idle" not in seen:
+            published = kernel.get_iopub_msg(timeout=30)
+            if published["parent_header"].get("msg_id") != message["header"]["msg_id"]:
+                continue
+            kind_seen = published["msg_type"]
+            seen.append(published["content"]["execution_state"] if kind_seen == "status" else kind_seen)
+        assert seen[0] == "busy" and seen[-1] == "idle"
+        assert ("comm_close" in seen) is (kind == "comm_open")
+
+
+def test_history_and_payloads_are_ipythons(kernel: BlockingKernelClient) -> None:
+    execute(kernel, "history_marker = 11")
+    kernel.history(hist_access_type="tail", n=3, raw=True, output=False)
+    history = kernel.get_shell_msg(timeout=30)["content"]["history"]
+    assert any(entry[2] == "history_marker = 11" for entry in history)
+    reply, _ = execute(kernel, "get_ipython().set_next_input('next cell')")
+    assert reply["payload"] == [{"source": "set_next_input", "text": "next cell", "replace": False}]
