@@ -171,7 +171,8 @@ def resolve_properties(program: Program, action: Element, names: tuple[str, ...]
             matches = [c for c in candidates if c.rsplit("::", 1)[-1] == name]
             el = program.model.element(matches[0]) if len(matches) == 1 else None
         if el is None or el.base_kind not in PROPERTY_KINDS:
-            hint = close_names(name, candidates)
+            # a step's assertion named without its step (`ok` for `deskA.ok`): every one of that name
+            hint = [q for q in steps if q.rsplit(".", 1)[-1] == name] or close_names(name, candidates)
             raise UnknownPropertyError(
                 f"no constraint or requirement named '{name}'"
                 + (("; did you mean " + ", ".join(f"'{h}'" for h in hint) + "?") if hint else ""))

@@ -184,6 +184,10 @@ def test_a_nested_steps_assertion_is_judged_where_its_performance_ends(tmp_path:
     assert "audit.underLimit is checked" not in text and "underLimit is false" not in text  # named: checked once
     assert main(["check", ledger, "--action", "Ledger", "--property", "underLimit"]) == 2
     assert "did you mean 'audit::Ledger::audit.underLimit'?" in capsys.readouterr().err
+    two = _model(tmp_path, TWO_WITHDRAWALS)  # both steps assert `covered`: both are offered
+    assert main(["check", two, "--action", "Ledger", "--property", "covered"]) == 2
+    assert capsys.readouterr().err.strip().endswith(
+        "did you mean 'bank::Ledger::big.covered', 'bank::Ledger::small.covered'?")
 
 
 def test_every_schedule_says_what_its_steps_ended_with(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
