@@ -202,14 +202,19 @@ def test_input_asks_the_front_end(kernel: BlockingKernelClient) -> None:
     assert reply["content"]["ename"] == "StdinNotImplementedError"
 
 
+def statuses(client: BlockingKernelClient, *ids: str) -> dict[str, str]:
+    """The status of each request's reply, by its id."""
+    replies: dict[str, str] = {}
+    while len(replies) < len(ids):
+        message = client.get_shell_msg(timeout=30)
+        replies[message["parent_header"]["msg_id"]] = message["content"]["status"]
+    return replies
+
+
 def test_a_failing_cell_aborts_the_cells_queued_after_it(kernel: BlockingKernelClient) -> None:
     first = kernel.execute("1 / 0")
     second = kernel.execute("never = 1")
-    replies = {}
-    while len(replies) < 2:
-        message = kernel.get_shell_msg(timeout=30)
-        replies[message["parent_header"]["msg_id"]] = message["content"]["status"]
-    assert replies == {first: "error", second: "aborted"}
+    assert statuses(kernel, first, second) == {first: "error", second: "aborted"}
     _, outputs = execute(kernel, "'never' in dir()")
     assert texts(outputs) == ["False"]
 
@@ -294,11 +299,7 @@ def test_printed_lines_reach_the_front_end_while_the_cell_runs(kernel: BlockingK
 def test_a_silent_request_that_fails_aborts_nothing(kernel: BlockingKernelClient) -> None:
     silent = kernel.execute("1 / 0", silent=True)
     cell = kernel.execute("after_silent = 3")
-    replies = {}
-    while len(replies) < 2:
-        message = kernel.get_shell_msg(timeout=30)
-        replies[message["parent_header"]["msg_id"]] = message["content"]["status"]
-    assert replies == {silent: "error", cell: "ok"}
+    assert statuses(kernel, silent, cell) == {silent: "error", cell: "ok"}
 
 
 def test_a_comm_is_closed_at_once_and_unknown_requests_go_idle(kernel: BlockingKernelClient) -> None:
