@@ -410,6 +410,17 @@ class _Move:
         self.set(z3.And(pc, self.st[key]), "ovf", z3.BoolVal(True))
         self.add(pc, ("cnt", place.index), -1)
         self.set(pc, key, z3.BoolVal(True))
+        for flow, declared in place.clause_locals:
+            if flow != child:
+                continue
+            for index in declared:  # a branch's or pass's features, as it starts (in order, each the ones before)
+                feature = self.net.features[index]
+                if feature.decl.value is None:
+                    raise NotCovered(place.node.name, f"feature '{feature.local}' with no value")
+                term, err = self.b.translate(self.st, child, feature.decl.value, place.node.name, owner=place.index,
+                                             upto=index)
+                pc = self.fail(pc, err, f"initial value of {feature.local}")
+                pc = self.store(pc, feature, term)
         for payload in self.net.payloads_within(child):
             self.set(pc, ("has", payload.index), z3.BoolVal(False))
         graph = self.net.flows[child].graph

@@ -219,6 +219,7 @@ def read_only(net: Net, names: Sequence[str]) -> bool:
         if isinstance(target, str):
             written.add(target)
         written.update(net.features[i].local for i in place.locals)
+        written.update(net.features[i].local for _, declared in place.clause_locals for i in declared)
         written.update(net.features[r.outer].local for r in place.returns)
     return not written.intersection(names)
 

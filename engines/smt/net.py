@@ -158,6 +158,9 @@ class Place:
     statement: s.Member | None = None  # the ASSIGN's assignment, the IF's or WHILE's statement
     children: tuple[int, ...] = ()  # ENTER: (body,); IF: (then, else) with -1 for an empty branch; WHILE: (pass,)
     locals: tuple[int, ...] = ()  # ENTER: the features its body declares, in order
+    # IF, WHILE, UNTIL, FOR: the features a branch or a pass declares, by the flow that declares them;
+    # each set as the flow is entered (a branch's or pass's features take their values as it starts)
+    clause_locals: tuple[tuple[int, tuple[int, ...]], ...] = ()
     performs: Element | None = None  # ENTER of a performed action: the action, whose features `locals` are
     starts: tuple[Start, ...] = ()  # ...how each of them starts (with `locals`)
     returns: tuple[Return, ...] = ()  # ...what its end writes around the node
@@ -218,7 +221,7 @@ class Net:
             if ctx.parent is None:
                 break
             owner = self.places[ctx.parent]
-            if owner.act in (Act.ENTER, Act.FOR):
+            if owner.act in (Act.ENTER, Act.FOR) or owner.clause_locals:
                 out.append(owner.index)
                 if not owner.encloses:
                     return out  # a performed action reads its own features, not the ones around it
@@ -296,6 +299,7 @@ class Net:
         elif isinstance(stmt, s.Send):
             exprs.append(stmt.payload)
         exprs.extend(self.features[i].decl.value for i in place.locals)
+        exprs.extend(self.features[i].decl.value for _, declared in place.clause_locals for i in declared)
         exprs.extend(start.expr for start in place.starts)
         graph = self.flows[place.flow].graph
         exprs.extend(e.guard for e in graph.outgoing(place.node.index))
@@ -680,12 +684,28 @@ class _Builder:
         return self.action
 
     def _block(self, block: s.Block, scope: Element, name: str, parent: int, role: str) -> int:
-        for member in block.members:
-            if isinstance(member, s.Usage) and member.kind not in ("action",):
-                raise NotCovered(name, f"a feature declared in a {'loop' if role == 'pass' else 'branch'} body")
-        if not block.members:
-            return -1 if role != "pass" else self._flow(self.program.clause_flow(scope, block, name), parent, role)
-        return self._flow(self.program.clause_flow(scope, block, name), parent, role)
+        if not block.members and role != "pass":
+            return -1
+        flow = self._flow(self.program.clause_flow(scope, block, name), parent, role)
+        declared = self.net.flows[flow].graph.attributes
+        if declared:
+            # the features a branch or pass declares: one slot each, owned by the statement, set as the
+            # flow is entered; a run reports none of them
+            owner = self.net.places[parent]
+            taken = {self.net.features[i].local for _, features in owner.clause_locals for i in features}
+            indices = []
+            for attr in declared:
+                if attr.name in taken:
+                    raise NotCovered(name, f"'{attr.name}' declared in both branches")
+                if attr.is_item or attr.direction is not None:
+                    raise NotCovered(name, f"the {'item' if attr.is_item else 'parameter'} '{attr.name}' of a "
+                                           f"{'loop' if role == 'pass' else 'branch'} body")
+                feature = Feature(len(self.net.features), f"{name}#{parent}.{attr.name}", attr.name,
+                                  sort_of(self.program, scope, attr, name), parent, attr, hidden=True)
+                self.net.features.append(feature)
+                indices.append(feature.index)
+            owner.clause_locals = (*owner.clause_locals, (flow, tuple(indices)))
+        return flow
 
     def _assign_target(self, stmt: s.Assign, where: str) -> None:
         if stmt.target.count(".") > 1:

@@ -362,7 +362,8 @@ def test_a_timer_tie_is_sensitive_and_ordered_timers_are_not() -> None:
 
 # tests/engines/runtime/control/unordered_bodies.sysml, answered there: a pass's statements unordered
 # (Stage: total 3-6) and the statements after an accept after it (Worker: work 5). The solver gives the
-# same sets; Dispatch declares a feature in a branch, which the encoding refuses, naming it.
+# same sets. Dispatch declares a feature in a branch, taking its value as the branch starts (granted 0),
+# and its log reads the grant before or after it is made: log 0 or 4 (the encoding refused the feature).
 def test_a_pass_is_unordered_and_an_accept_keeps_its_place_for_the_solver_too() -> None:
     path = Path(__file__).resolve().parents[1] / "runtime" / "control" / "unordered_bodies.sysml"
     prog = program(path.read_text(encoding="utf-8"))
@@ -371,8 +372,9 @@ def test_a_pass_is_unordered_and_an_accept_keeps_its_place_for_the_solver_too() 
     assert sorted(dict(v)["total"] for v, _ in stage) == ["3", "4", "5", "6"]
     worker = smt_outcomes(prog, "bodies::Worker")
     assert [dict(v)["work"] for v, e in worker if e is None] == ["5"] and len(worker) == 1
-    refused = solve(prog, "bodies::Dispatch", "outcomes", solver_seconds=SECONDS)
-    assert refused.verdict == "not covered" and "a feature declared in a branch body" in (refused.reason or "")
+    dispatch = smt_outcomes(prog, "bodies::Dispatch")
+    assert dispatch == explore_outcomes(prog, "bodies::Dispatch")
+    assert sorted(dict(v)["log"] for v, _ in dispatch) == ["0", "4"]
 
 
 # tests/engines/runtime/control/while_until.sysml, answered there: `while c { ... } until u;` reads u
@@ -412,3 +414,30 @@ def test_a_loop_bodys_step_with_features_for_the_solver(subject: str, feature: s
     outcomes = smt_outcomes(prog, subject)
     assert outcomes == explore_outcomes(prog, subject)
     assert sorted(dict(v)[feature] for v, _ in outcomes) == values
+
+
+# fresh/block_features.sysml: features a branch or a pass declares are encoded (they were refused), one
+# slot each, set as the branch or pass starts; a run reports none of them. Branchy (x = 3): the `if` reads
+# x before or after the other branch of the fork writes -1; the then branch starts t at x * 2 = 6 and
+# writes y := 7, the else branch's u is 8: y 7 or 8, x -1. Loopy: each pass starts sq at n + n + 1
+# (1, 3, 5) and adds it: s 9, n 3.
+@pytest.mark.parametrize("subject, feature, values", [
+    ("blk::Branchy", "y", ["7", "8"]),
+    ("blk::Loopy", "s", ["9"]),
+])
+def test_a_branch_or_pass_declaring_features_for_the_solver(subject: str, feature: str, values: list[str]) -> None:
+    prog = model("block_features")
+    outcomes = smt_outcomes(prog, subject)
+    assert outcomes == explore_outcomes(prog, subject)
+    assert sorted(dict(v)[feature] for v, _ in outcomes) == values
+
+
+def test_one_name_declared_in_both_branches_is_refused_not_confused() -> None:
+    """One slot per name per statement: a feature both branches declare would be one slot read by both,
+    so the encoding refuses it, naming it, rather than risk reading the other branch's."""
+    prog = program("package twice { private import ScalarValues::*; action A { attribute c : Integer := 1;\n"
+                   "attribute y : Integer := 0;\n"
+                   "if c > 0 { attribute t : Integer := 2; assign y := t; } else { attribute t : Integer := 3;"
+                   " assign y := t; } } }")
+    refused = solve(prog, "twice::A", "outcomes", solver_seconds=SECONDS)
+    assert refused.verdict == "not covered" and "'t' declared in both branches" in (refused.reason or "")
