@@ -37,6 +37,13 @@ def assertions(members: tuple[s.Member, ...]) -> tuple[tuple[str, s.Expr], ...]:
     return tuple(out)
 
 
+def behavior_assertions(model: Model, behavior: Element) -> tuple[tuple[str, s.Expr], ...]:
+    """What an action or a state machine asserts of its every performance: its own assertions and its
+    definitions' (`effective_members`)."""
+    kinds = ("state",) if behavior.base_kind == "state" else ACTION_KINDS
+    return assertions(effective_members(model, behavior, kinds))
+
+
 def step_label(usage: s.Usage) -> str:
     """A step's name as its node has it: its own, else its type's (`perform Halve;`)."""
     return usage.name or (usage.types[0].rsplit("::", 1)[-1] if usage.types else "action")
@@ -56,7 +63,7 @@ def usage_assertions(model: Model, scope: Element | None, usage: s.Member | None
         return ()
     own = assertions(usage.members)
     typed = _typed(model, scope, usage)
-    inherited = assertions(effective_members(model, typed, ACTION_KINDS)) if typed is not None else ()
+    inherited = behavior_assertions(model, typed) if typed is not None else ()
     names = {name for name, _ in own}
     return (*own, *(a for a in inherited if a[0] not in names))
 

@@ -30,7 +30,6 @@ class Outlet:
         self.wire = wire
         self.parent: Message | None = None
         self.streams: list[Stream] = []
-        self._flusher: threading.Thread | None = None
 
     def flush_every(self, seconds: float) -> None:
         """Send what the streams hold at least every `seconds`, on a thread of its own: a line printed
@@ -41,8 +40,7 @@ class Outlet:
                 time.sleep(seconds)
                 self.flush()
 
-        self._flusher = threading.Thread(target=loop, name="stream flusher", daemon=True)
-        self._flusher.start()
+        threading.Thread(target=loop, name="stream flusher", daemon=True).start()
 
     def publish(self, kind: str, content: dict[str, Any]) -> None:
         self.wire.publish(kind, content, self.parent)

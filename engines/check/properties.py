@@ -10,9 +10,8 @@ from engines.runtime.behavior import Behavior
 from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.values import spell, type_name, with_article
 from ir import syntax as s
-from ir.assertions import assertions, step_assertions
+from ir.assertions import behavior_assertions, step_assertions
 from ir.errors import ResolveError, close_names
-from ir.inherit import ACTION_KINDS, effective_members
 from ir.model import Element
 from ir.names import features_of, performer_features, unknown_names
 from ir.resolve import lookup
@@ -118,16 +117,11 @@ PROPERTY_KINDS = ("constraint", "requirement", "calc")
 _PARAMETER_KINDS = ("feature", "attribute", "subject", "ref", "item", "part")
 
 
-def _members(program: Program, behavior: Element) -> tuple[s.Member, ...]:
-    """What an action or a state machine declares, its definitions' members included."""
-    return effective_members(program.model, behavior, ("state",) if behavior.base_kind == "state" else ACTION_KINDS)
-
-
 def asserted(program: Program, behavior: Element) -> dict[str, s.Expr]:
     """The conditions a behavior asserts of its every performance (`assert constraint c { ... }` among
     its members or its definitions'), by the name a property is given: qualified by the behavior
     (`booking::Book::c`, an unnamed one `booking::Book::assert@4`)."""
-    return {f"{behavior.qualified_name}::{name}": expr for name, expr in assertions(_members(program, behavior))}
+    return {f"{behavior.qualified_name}::{name}": expr for name, expr in behavior_assertions(program.model, behavior)}
 
 
 def step_asserted(program: Program, behavior: Element) -> dict[str, tuple[str, s.Expr]]:

@@ -411,16 +411,8 @@ class _Move:
         self.add(pc, ("cnt", place.index), -1)
         self.set(pc, key, z3.BoolVal(True))
         for flow, declared in place.clause_locals:
-            if flow != child:
-                continue
-            for index in declared:  # a branch's or pass's features, as it starts (in order, each the ones before)
-                feature = self.net.features[index]
-                if feature.decl.value is None:
-                    raise NotCovered(place.node.name, f"feature '{feature.local}' with no value")
-                term, err = self.b.translate(self.st, child, feature.decl.value, place.node.name, owner=place.index,
-                                             upto=index)
-                pc = self.fail(pc, err, f"initial value of {feature.local}")
-                pc = self.store(pc, feature, term)
+            if flow == child:  # a branch's or pass's features, as it starts
+                pc = self.start_features(pc, place, child, declared)
         for payload in self.net.payloads_within(child):
             self.set(pc, ("has", payload.index), z3.BoolVal(False))
         graph = self.net.flows[child].graph
@@ -436,20 +428,24 @@ class _Move:
             pc = self.start_performance(pc, place)
             self.go_inside(pc, place, place.children[0])
             return
-        for index in place.locals:
-            feature = self.net.features[index]
-            attr = feature.decl
-            if attr.value is None:
-                raise NotCovered(place.node.name, f"feature '{attr.name}' with no value")
-            # the node's features read the features set before them and the ones around the node
-            term, err = self.b.translate(self.st, place.flow, attr.value, place.node.name, owner=place.index,
-                                         upto=index)
-            pc = self.fail(pc, err, f"initial value of {attr.name}")
-            pc = self.store(pc, feature, term)
+        pc = self.start_features(pc, place, place.flow, place.locals)
         if place.children:
             self.go_inside(pc, place, place.children[0])
         else:
             self.follow(pc, place)
+
+    def start_features(self, pc: Any, place: Place, flow: int, indices: tuple[int, ...]) -> Any:
+        """The features `place` owns set from their initial values, in order: each reads the ones set
+        before it and the names `flow` sees (a node's body around it, a branch's or pass's statement)."""
+        for index in indices:
+            feature = self.net.features[index]
+            if feature.decl.value is None:
+                raise NotCovered(place.node.name, f"feature '{feature.local}' with no value")
+            term, err = self.b.translate(self.st, flow, feature.decl.value, place.node.name, owner=place.index,
+                                         upto=index)
+            pc = self.fail(pc, err, f"initial value of {feature.local}")
+            pc = self.store(pc, feature, term)
+        return pc
 
     def start_performance(self, pc: Any, place: Place) -> Any:
         """A performed action's features started as the interpreter starts them: every binding (read

@@ -524,10 +524,7 @@ class _Builder:
                 raise NotCovered(name, "a for loop variable with a short name")
             place.act, place.statement = Act.FOR, stmt
             variable = Attribute(stmt.variable, "Integer", None, None, None)
-            feature = Feature(len(self.net.features), f"{name}#{place.index}.{stmt.variable}", stmt.variable,
-                              Sort("int", type_text="Integer"), place.index, variable, hidden=True)
-            self.net.features.append(feature)
-            place.locals = (feature.index,)
+            place.locals = (self._statement_feature(place.index, name, variable, Sort("int", type_text="Integer")),)
             place.children = (self._block(stmt.body, self._scope(ctx), name, place.index, "pass"),)
             return
         if isinstance(stmt, s.LoopUntil):
@@ -683,6 +680,14 @@ class _Builder:
             at = self.net.flows[owner.flow]
         return self.action
 
+    def _statement_feature(self, owner: int, where: str, attr: Attribute, sort: Sort) -> int:
+        """A feature a statement owns (a `for` loop's variable, a branch's or pass's declaration): read by
+        the statements inside it, reported by no run."""
+        feature = Feature(len(self.net.features), f"{where}#{owner}.{attr.name}", attr.name, sort, owner, attr,
+                          hidden=True)
+        self.net.features.append(feature)
+        return feature.index
+
     def _block(self, block: s.Block, scope: Element, name: str, parent: int, role: str) -> int:
         if not block.members and role != "pass":
             return -1
@@ -700,10 +705,7 @@ class _Builder:
                 if attr.is_item or attr.direction is not None:
                     raise NotCovered(name, f"the {'item' if attr.is_item else 'parameter'} '{attr.name}' of a "
                                            f"{'loop' if role == 'pass' else 'branch'} body")
-                feature = Feature(len(self.net.features), f"{name}#{parent}.{attr.name}", attr.name,
-                                  sort_of(self.program, scope, attr, name), parent, attr, hidden=True)
-                self.net.features.append(feature)
-                indices.append(feature.index)
+                indices.append(self._statement_feature(parent, name, attr, sort_of(self.program, scope, attr, name)))
             owner.clause_locals = (*owner.clause_locals, (flow, tuple(indices)))
         return flow
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from engines.errors import RunError
-from engines.runtime.actions.tokens import BodyRun, Flow, Token, Write
+from engines.runtime.actions.tokens import BodyRun, Flow, Token, Wait, Write
 from engines.runtime.behavior import Move
 from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.limits import stack_exhausted
@@ -132,10 +132,11 @@ class RunCore(ABC):
     @abstractmethod
     def _perform_action(self, action: Element, frame: Frame, bindings: tuple[tuple[str, s.Expr], ...],
                         depth: int, caller: Frame, name: str,
-                        outputs: tuple[tuple[str, s.Expr], ...] = (), graph: ActionGraph | None = None) -> BodyRun: ...
+                        outputs: tuple[tuple[str, s.Expr], ...] = (), graph: ActionGraph | None = None
+                        ) -> Generator[Wait, None, Flow | None]: ...
 
     @abstractmethod
-    def _judge_performed(self, flow: Flow, action: Element, frame: Frame) -> None: ...
+    def _judge_performed(self, flow: Flow, action: Element) -> None: ...
 
     @abstractmethod
     def _judge_statement_step(self, usage: s.Usage, frame: Frame) -> None: ...

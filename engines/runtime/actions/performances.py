@@ -4,6 +4,8 @@ drives to their end within one move."""
 
 from __future__ import annotations
 
+from collections.abc import Generator
+
 from engines.errors import ActionDeadlock, RunError
 from engines.runtime.actions.core import RunCore
 from engines.runtime.actions.tokens import BodyRun, Flow, FlowKind, Token, Wait
@@ -163,11 +165,13 @@ class Performances(RunCore):
         trace.flush_left(f"exit verification {name} -> {spell(result)}")
 
     def _perform_action(self, action: Element, frame: Frame, bindings: Bindings, depth: int, caller: Frame,
-                        name: str, outputs: Bindings = (), graph: ActionGraph | None = None) -> BodyRun:
+                        name: str, outputs: Bindings = (), graph: ActionGraph | None = None
+                        ) -> Generator[Wait, None, Flow | None]:
         """An action performed in an executor of its own: its steps are written with its step lines
-        (`graph`: its flow with the usage's own statements beside it, when the usage states some)."""
+        (`graph`: its flow with the usage's own statements beside it, when the usage states some); the
+        flow it performed (None: not an action)."""
         if action.base_kind != "action":
-            return
+            return None
         own_statements = graph is not None
         graph = graph or self.ctx.program.graph(action)
         chain = self._performance_chain(action.name)
@@ -179,8 +183,8 @@ class Performances(RunCore):
         performed.performer = (self.mover_token, name)
         performed.start()
         yield from self._drive(performed)
-        self._judge_performed(performed, action, inner)
         self._return_outputs(graph, inner, caller, outputs)
+        return performed
 
     def _performance_chain(self, name: str) -> list[str]:
         """The performed actions around the current flow, outermost first, ending with `name`."""

@@ -3,7 +3,6 @@ successions followed); a fixed policy steps every steppable token once per round
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from engines.errors import AcceptDeadlock, ActionDeadlock, EvaluationError, GuardNotBoolean, RunError
@@ -22,9 +21,8 @@ from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.values import Deferred, spell, type_name, with_article
 from engines.runtime.world import Context
 from ir import syntax as s
-from ir.assertions import assertions, usage_assertions
+from ir.assertions import behavior_assertions, usage_assertions
 from ir.graphs import ActionGraph, Edge, Node, NodeKind
-from ir.inherit import ACTION_KINDS, effective_members
 from ir.lower.flows import IMPLICIT_TERMINATE
 from ir.model import Element
 
@@ -444,26 +442,32 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
         those around it, as they stand then), named by the step's path (ir/assertions.py: the steps
         performing it, an `if` or a loop around it left out)."""
         graph = token.flow.graph
-        conditions = self._asserted((id(graph), node.index), graph,
-                                    lambda: usage_assertions(self.ctx.program.model, graph.scope, node.decl))
+        key = (id(graph), node.index)
+        conditions = self._assertions[key][0] if key in self._assertions else self._remember(
+            key, graph, usage_assertions(self.ctx.program.model, graph.scope, node.decl))
         if conditions:
             frame = pin if pin is not None else Frame(node.name, graph.scope, token.flow.frame)
             self._judge(".".join(reversed(_step_names(token.flow, [node.name]))), conditions, frame, node.name)
 
-    def _judge_performed(self, flow: Flow, action: Element, frame: Frame) -> None:
-        """An action performed in an executor of its own (a `perform` statement): its definition's
-        assertions, judged as the performance ends, named by the path of the step that performed it."""
-        conditions = self._asserted((id(action), -1), action, lambda: assertions(
-            effective_members(self.ctx.program.model, action, ACTION_KINDS)))
+    def _judge_performed(self, flow: Flow, action: Element) -> None:
+        """An action a `perform` statement performed in an executor of its own (`flow`): its definition's
+        assertions, judged as the performance ends, named by the path of the step that performed it (a
+        node typed by the action is judged as the node ends, `_judge_assertions`)."""
+        key = (id(action), -1)
+        conditions = self._assertions[key][0] if key in self._assertions else self._remember(
+            key, action, behavior_assertions(self.ctx.program.model, action))
         if conditions:
-            self._judge(".".join(reversed(_step_names(flow, []))), conditions, frame, action.name)
+            self._judge(".".join(reversed(_step_names(flow, []))), conditions, flow.frame, action.name)
 
     def _judge_statement_step(self, usage: s.Usage, frame: Frame) -> None:
         """A step declared among statements (an `if` branch's, a loop body's, a node body's, performed
         within one move): its assertions as it ends, named by the steps its frame is a pin of."""
-        around = frame.parent.scope if frame.parent is not None else None  # where its type's name is read
-        conditions = self._asserted((id(usage), -2), usage, lambda: usage_assertions(self.ctx.program.model,
-                                                                                     around, usage))
+        key = (id(usage), -2)
+        if key in self._assertions:
+            conditions = self._assertions[key][0]
+        else:
+            around = frame.parent.scope if frame.parent is not None else None  # where its type's name is read
+            conditions = self._remember(key, usage, usage_assertions(self.ctx.program.model, around, usage))
         if not conditions:
             return
         names: list[str] = []
@@ -474,12 +478,11 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
             at = at.parent
         self._judge(".".join(reversed(names)), conditions, frame, frame.label)
 
-    def _asserted(self, key: tuple[int, int], holder: object,
-                  find: Callable[[], tuple[tuple[str, s.Expr], ...]]) -> tuple[tuple[str, s.Expr], ...]:
-        known = self._assertions.get(key)
-        if known is None:
-            known = self._assertions[key] = (find(), holder)  # the holder kept alive: its id stays its own
-        return known[0]
+    def _remember(self, key: tuple[int, int], holder: object,
+                  conditions: tuple[tuple[str, s.Expr], ...]) -> tuple[tuple[str, s.Expr], ...]:
+        """What a step or action asserts, kept by the id of what holds it (kept alive: its id stays its own)."""
+        self._assertions[key] = (conditions, holder)
+        return conditions
 
     def _judge(self, path: str, conditions: tuple[tuple[str, s.Expr], ...], frame: Frame, where: str) -> None:
         """Each false condition recorded as broken, by the step's path and the assertion's name."""

@@ -187,7 +187,9 @@ class StatementRunner(RunCore):
                 trace.at(depth, "stmt perform")
             else:
                 trace.at(depth, f"stmt node {name}")
-            yield from self._perform_action(performs, frame, ins, depth + 1, frame, name, outs)
+            flow = yield from self._perform_action(performs, frame, ins, depth + 1, frame, name, outs)
+            if flow is not None:
+                self._judge_performed(flow, performs)
             performed = frame.pin_holder().pins.get(name)
             if performed is not None:
                 self._connect_out(performed)
@@ -200,7 +202,9 @@ class StatementRunner(RunCore):
                                               scope.path if scope is not None else "")
             trace.at(depth, f"stmt node {name}")
             graph = self.ctx.program.typed_usage_flow(usage, performs, own, name)
-            yield from self._perform_action(performs, frame, ins, depth + 1, frame, name, outs, graph)
+            flow = yield from self._perform_action(performs, frame, ins, depth + 1, frame, name, outs, graph)
+            if flow is not None:
+                self._judge_performed(flow, performs)
             return
         trace.at(depth, f"stmt node {name}")
         node_scope = scope.members.get(name, scope) if scope is not None else None
