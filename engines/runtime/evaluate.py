@@ -387,6 +387,10 @@ class Evaluator(Calls):
                     bindings = tuple((m.name, m.value) for m in el.decl.members
                                      if isinstance(m, s.Usage) and m.value is not None and m.name)
                     return Frame(el.name, calc, None, calc=(calc, bindings, frame))
+            if el is not None and el.kind == "action" and isinstance(el.decl, s.Usage):
+                # a step no performance of which has started here: a path through it navigates no value
+                # (as a started performance's feature not yet written holds none)
+                return _NOT_PERFORMED
             if el is not None:
                 return self.element_value(el, frame, depth)
             raise EvaluationError(f"unknown name '{base.name}' in {frame.label}")
@@ -399,6 +403,8 @@ class Evaluator(Calls):
         return self._eval(base, frame, depth)
 
     def read_feature(self, base: object, feature: str, e: s.Expr) -> Value:
+        if base is _NOT_PERFORMED:
+            return UNSET
         if isinstance(base, Frame) and base.calc is not None:
             calc, bindings, where = base.calc
             named = {name: self._quiet(expr, where) for name, expr in bindings}
@@ -426,6 +432,9 @@ class Evaluator(Calls):
                 if name == feature:
                     return value
         raise EvaluationError(f"cannot read '{feature}' of {base!r}")
+
+_NOT_PERFORMED = object()  # a chain's base: a step with no performance yet
+
 
 def _pinned(frame: Frame, name: str) -> Frame | None:
     """A node's pin read by its bare name from a sibling (an accept's payload): the latest node holding it."""

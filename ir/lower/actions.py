@@ -230,6 +230,12 @@ class _Lowerer:
         `start`, its start shot alone: what its features' initial values read."""
         body = node.body
         fp: Footprint[int] = Footprint(dynamic=node.footprint.dynamic or (body is not None and body.terminate))
+        stepped = lookup(self.model, scope_el, node.name) \
+            if node.kind is NodeKind.ACTION and body is not None and node.name and scope_el is not None else None
+        if stepped is not None and stepped.decl is node.decl:
+            # each performance is the node's pin from its start (`produce.v` reads the latest one): every
+            # move of it may change what a path through the step's name reads
+            fp = fp | Footprint(writes=frozenset({stepped.qualified_name}))
         if start:
             assert body is not None
             for attr in body.attributes:

@@ -289,9 +289,11 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
             return True, True
         if node.kind is NodeKind.FORK:
             self._control_body(flow, node)
-            self._consume(token)
+            # the branches' tokens before the fork's goes: an entered flow (a branch, a pass) left
+            # with no token would be left, its branches never run
             for edge in graph.outgoing(node.index):
                 self._spawn(flow, edge.target, node.index)
+            self._consume(token)
             return True, True
         if node.kind is NodeKind.DECIDE:
             self._control_body(flow, node)

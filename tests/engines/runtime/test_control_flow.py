@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import ir
+from engines.check import check
 from engines.explore import explore
 from engines.framework import Bounds
 from engines.runtime import Program
@@ -106,6 +107,20 @@ ANSWERS = [
     Answer("then_after_succession", "pipeline::Scale", {"x": "4"}, outcomes({"x": "4"})),
     Answer("then_after_succession", "pipeline::Stage", {"x": "20"}, outcomes({"x": "20"})),
     Answer("then_after_succession", "pipeline::Join", {"x": "14"}, outcomes({"x": "14"})),
+    # A fork inside a loop's pass or an `if` branch runs its branches there (a fine run left the pass
+    # as the fork's token went, so explore and check saw no branch run: 0 where 33 is meant).
+    Answer("fork_in_block", "blocks::Pipeline", {"checks": "3", "processed": "6"},
+           outcomes({"checks": "3", "processed": "6"})),
+    # the default policy takes the latest token first (bob doubles 0, then alice adds 1)
+    Answer("fork_in_block", "blocks::Gate", {"open": "true", "sold": "1"},
+           outcomes(*({"open": "true", "sold": s} for s in ("1", "2")))),
+    Answer("fork_in_block", "blocks::Average", {"total": "33"}, outcomes({"total": "33"})),
+    Answer("fork_in_block", "blocks::Ticker", {"n": "2", "total": "10"}, outcomes({"n": "2", "total": "10"})),
+    # A step's out parameter read by its path from a racing branch: no value before the step starts or
+    # before it writes, 42 after. The reduced check once took the read and the step as independent and
+    # reached 42 alone; the default run reports first (the latest token first), reading no value.
+    Answer("path_read_race", "dispatch::Dispatch", {"reading": "<unset>"},
+           outcomes({"reading": "<unset>"}, {"reading": "42"})),
 ]
 
 
@@ -158,3 +173,12 @@ def test_accept_at_a_duration_is_a_run_error_naming_accept_after() -> None:
     explored = explore(program, "fueling::Launch", Bounds(runs=100))
     assert {o.error for o in explored.outcomes} == {
         "'accept at' takes a time instant, got the duration 6 [s] (write 'accept after' for a time after entry)"}
+
+
+def test_an_operator_over_a_path_read_before_its_write_fails_on_some_schedule() -> None:
+    """`sense.level * 2` before sense has written its level is an operator over no value: a run error
+    the reduced check finds (it once ordered the read after the step), its witness replayed."""
+    checked = check(_program("path_read_race"), "dispatch::Scaled", Bounds())
+    assert [v.kind for v in checked.violations] == ["fails"]
+    assert "Null" in checked.violations[0].text
+    assert {dict(o.values)["reading"] for o in checked.outcomes} == {"84"}
