@@ -48,7 +48,8 @@ if TYPE_CHECKING:
     from engines.runtime.evaluate import Frame
     from engines.runtime.world import Context
 
-_CALCULATIONS = ("calc", "constraint", "requirement")
+CALCULATIONS = ("calc", "constraint", "requirement")  # what an invocation evaluates
+
 _CONSTRUCTIBLE = ("item", "attribute", "part", "occurrence", "port")
 _FEATURE_KINDS = ("attribute", "item", "part", "ref", "feature", "occurrence", "port", "enum")
 
@@ -72,7 +73,7 @@ class Calls:
         name = callee.name
         el = self._model_element(name, frame)
         function = FUNCTION_BY_NAME.get(el.qualified_name) if el is not None and el.library else None
-        if function is None and e.arrow and (el is None or el.base_kind not in _CALCULATIONS):
+        if function is None and e.arrow and (el is None or el.base_kind not in CALCULATIONS):
             function = arrow_function(name)  # `xs->size()` names the library's operation on xs
         if function is None and el is not None and el.is_definition and el.base_kind in _CONSTRUCTIBLE:
             value = self.construct(name, e.args, e.named, frame, depth, e)
@@ -90,7 +91,7 @@ class Calls:
             raise EvaluationError(f"a body expression {{in x; ...}} is passed to a library function only ('{name}')")
         args = [self._eval(a, frame, depth + 1) for a in e.args]
         named = {n: self._eval(v, frame, depth + 1) for n, v in e.named}
-        if el is not None and el.base_kind in _CALCULATIONS:
+        if el is not None and el.base_kind in CALCULATIONS:
             value = self.invoke(el, args, named, frame)
         else:
             raise EvaluationError(f"'{name}' is not a calculation")
@@ -136,18 +137,7 @@ class Calls:
                 frame.values[p.name] = self._quiet(p.decl.value, frame)
             else:
                 frame.values[p.name] = UNSET
-        result_expr: s.Expr | None = None
-        decl = calc.decl
-        if isinstance(decl, (s.Definition, s.Usage)):
-            result_expr = decl.result
-        for m in calc.members.values():
-            if isinstance(m.decl, s.Usage) and m.decl.kind == "return" and m.decl.value is not None:
-                result_expr = m.decl.value
-        if result_expr is None:
-            outs = [m for m in calc.members.values()
-                    if isinstance(m.decl, s.Usage) and m.decl.direction == "out" and m.decl.value is not None]
-            if outs:
-                result_expr = outs[0].decl.value  # type: ignore[union-attr]
+        result_expr = calc_result(calc)
         if result_expr is None:
             raise EvaluationError(f"calculation {calc.qualified_name} states no result")
         return self._quiet(result_expr, frame)
@@ -308,3 +298,21 @@ def _unknown_call(name: str) -> str:
     package = found[0].package
     return (f"unknown calculation '{name}': the library has {names}; qualify it "
             f"({found[0].qualified_name}) or import its package (private import {package}::*;)")
+
+
+def calc_result(calc: Element) -> s.Expr | None:
+    """The expression a calculation's result is: its body's result expression, else its `return`
+    feature's value, else its first `out` parameter's value."""
+    result_expr: s.Expr | None = None
+    decl = calc.decl
+    if isinstance(decl, (s.Definition, s.Usage)):
+        result_expr = decl.result
+    for m in calc.members.values():
+        if isinstance(m.decl, s.Usage) and m.decl.kind == "return" and m.decl.value is not None:
+            result_expr = m.decl.value
+    if result_expr is None:
+        outs = [m for m in calc.members.values()
+                if isinstance(m.decl, s.Usage) and m.decl.direction == "out" and m.decl.value is not None]
+        if outs:
+            result_expr = outs[0].decl.value  # type: ignore[union-attr]
+    return result_expr

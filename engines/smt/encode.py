@@ -16,10 +16,12 @@ from typing import Any
 
 import z3
 
+from engines.runtime.calls import CALCULATIONS
 from engines.smt.net import Act, Feature, Matcher, Net, NotCovered, Place, Sort
 from engines.smt.terms import INT64, Enums, Term, Translator, kind_of, variable
 from ir import syntax as s
 from ir.graphs import NodeKind
+from ir.model import Element
 from ir.resolve import lookup
 
 
@@ -200,9 +202,12 @@ class _Move:
             self.maybe_leave(pc, place.flow)
         elif act is Act.FORK:
             self.add(pc, ("cnt", place.index), -1)
-            self.maybe_leave(pc, place.flow)
             graph = self.net.flows[place.flow].graph
-            for e in graph.outgoing(place.node.index):
+            outgoing = graph.outgoing(place.node.index)
+            if not outgoing:
+                self.maybe_leave(pc, place.flow)
+            # the branches' tokens arrive as the fork's goes: a branch or pass it is in goes on
+            for e in outgoing:
                 self.arrive(pc, place.flow, e.target, place.node.index)
         elif act is Act.DECIDE:
             self.decide(pc, place, branch)
@@ -428,6 +433,9 @@ class _Move:
             pc = self.start_performance(pc, place)
             self.go_inside(pc, place, place.children[0])
             return
+        if place.locals:
+            # reported from its first start on, a feature with no value as unset
+            self.set(pc, ("begun", place.index), z3.BoolVal(True))
         pc = self.start_features(pc, place, place.flow, place.locals)
         if place.children:
             self.go_inside(pc, place, place.children[0])
@@ -440,7 +448,9 @@ class _Move:
         for index in indices:
             feature = self.net.features[index]
             if feature.decl.value is None:
-                raise NotCovered(place.node.name, f"feature '{feature.local}' with no value")
+                # unset until written, as the interpreter starts it (reading it before fails)
+                self.set(pc, ("has", feature.index), z3.BoolVal(False))
+                continue
             term, err = self.b.translate(self.st, flow, feature.decl.value, place.node.name, owner=place.index,
                                          upto=index)
             pc = self.fail(pc, err, f"initial value of {feature.local}")
@@ -490,7 +500,12 @@ class _Move:
         return pc
 
     def store(self, pc: Any, feature: Feature, term: Term) -> Any:
-        """A value written to a feature, checked against its declared type as the evaluator checks it."""
+        """A value written to a feature, checked against its declared type as the evaluator checks it; a
+        copied feature with no value leaves it with none."""
+        if term.unset is not None:
+            self.set(z3.And(pc, term.unset), ("has", feature.index), z3.BoolVal(False))
+            written = self.store(z3.And(pc, z3.Not(term.unset)), feature, Term(term.value, term.kind))
+            return z3.Or(z3.And(pc, term.unset), written)
         sort = feature.sort
         value = term.value
         if (sort.kind in ("int", "real") and term.kind not in ("int", "real")) or \
@@ -515,7 +530,11 @@ class _Move:
     def assign(self, pc: Any, flow: int, stmt: s.Assign) -> Any:
         name = self.where.node.name
         term, err = self.b.translate(self.st, flow, stmt.value, name)
-        pc = self.fail(pc, err, f"assign {stmt.target}")
+        # a feature copied as it is (`r := p.v`) copies having no value too, as the interpreter does; an
+        # operator over it fails
+        copied = term.unset is not None and isinstance(stmt.value, (s.Name, s.Chain)) and "." not in stmt.target
+        if not copied:
+            pc = self.fail(pc, err, f"assign {stmt.target}")
         if "." in stmt.target:
             part = self.net.part_feature(stmt.target)
             if part is None:
@@ -654,7 +673,7 @@ class Builder:
             if place.act is Act.UNTIL or (place.act is Act.WHILE and isinstance(place.statement, s.While)
                                           and place.statement.until is not None):
                 keys.append(("started", place.index))
-            if place.performs is not None:
+            if place.performs is not None or place.locals:
                 keys.append(("begun", place.index))
             if place.multiplicity > 1:
                 keys.append(("grp", place.index))
@@ -779,7 +798,13 @@ class Builder:
             self.enums.sort(Sort("enum", enum=el.owner.name, literals=literals))
             return el.owner.name, el.name
 
-        return Translator(self.enums, read, literal, where).eval(expr)
+        def calc(scope: Element | None, name: str) -> Element | None:
+            el = lookup(net.program.model, scope or net.action, name)
+            if el is None or el.library or el.base_kind not in CALCULATIONS:
+                return None
+            return el
+
+        return Translator(self.enums, read, literal, where, calc).eval(expr)
 
     # -- what may move
 

@@ -254,7 +254,10 @@ class Net:
             holder = self.holder(at)
             prefix = "" if holder is None else self.pin_path(holder) + "."
             for f in self.features:
-                if f.owner is not None and not f.hidden and f.name == prefix + path:
+                # a node in a branch or a pass (hidden: no run reports it) is read by its path from
+                # within that branch or pass, where its latest performance is the current one
+                if f.owner is not None and (not f.hidden or self.places[f.owner].flow == at) \
+                        and f.name == prefix + path:
                     return f
         return None
 
@@ -744,9 +747,8 @@ class _Builder:
         place.act = Act.ENTER
         if body.attributes and isinstance(node.decl, s.Usage) and not node.decl.name:
             raise NotCovered(name, "features of an anonymous action")
-        for attr in body.attributes:
-            if attr.direction is not None:
-                raise NotCovered(name, f"the parameter '{attr.name}'")
+        # no flow or binding reaches a pin here (a graph with any is refused above): a parameter of the
+        # node's own body starts as an attribute does, from its value or unset
         # a node in an `if` branch is performed at most once; a run reports none of its features
         hidden = self._in_block(ctx)
         place.locals = tuple(self._attribute(a, place.index, name, body.scope, hidden) for a in body.attributes)

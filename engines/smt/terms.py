@@ -11,9 +11,12 @@ from typing import Any
 
 import z3
 
+from engines.runtime.calls import calc_result
+from engines.runtime.limits import MAX_CALC_DEPTH
 from engines.runtime.operators import MAX_DIGITS
 from engines.smt.net import NotCovered, Sort
 from ir import syntax as s
+from ir.model import Element
 
 INT64 = 2 ** 63
 LIMIT = 10 ** MAX_DIGITS  # the interpreter's NumberTooLarge bound on an exact result
@@ -114,11 +117,17 @@ class Translator:
     literals through `literal` (a qualified name to (enum, literal) or None)."""
 
     def __init__(self, enums: Enums, read: Reader, literal: Callable[[str], tuple[str, str] | None],
-                 where: str) -> None:
+                 where: str, calcs: Callable[[Element | None, str], Element | None] | None = None,
+                 scope: Element | None = None, inlining: tuple[str, ...] = (),
+                 memo: dict[tuple[str, tuple[str, ...]], Term] | None = None) -> None:
         self.enums = enums
         self.read = read
         self.literal = literal
         self.where = where
+        self.calcs = calcs  # a calculation invoked by its name from a scope (None: none is inlined)
+        self.scope = scope  # where the names of the expression resolve (None: the action)
+        self.inlining = inlining  # the calculations being inlined around this expression, outermost first
+        self.memo = memo if memo is not None else {}  # a calculation's result on fixed arguments
 
     def refuse(self, what: str) -> NotCovered:
         return NotCovered(self.where, what)
@@ -165,14 +174,74 @@ class Translator:
         if isinstance(e, s.Conditional):
             cond, err_c = self.eval(e.condition)
             self._need(cond, "bool", "if")
+            fixed = z3.simplify(cond.value)
+            if self.inlining and (z3.is_true(fixed) or z3.is_false(fixed)):
+                # inside a calculation on fixed arguments only the branch taken is read (as the
+                # interpreter reads it), so a recursion ends where its condition says
+                taken, err_t = self.eval(e.then if z3.is_true(fixed) else e.otherwise)
+                return taken, z3.Or(err_c, err_t)
             a, err_a = self.eval(e.then)
             b, err_b = self.eval(e.otherwise)
             a, b = self._unify(a, b, "if")
             err = z3.Or(err_c, z3.And(z3.Not(err_c), z3.If(cond.value, err_a, err_b)))
             return Term(z3.If(cond.value, a.value, b.value), a.kind), err
         if isinstance(e, s.Call):
-            raise self.refuse("an invocation")
+            return self._invoke(e)
         raise self.refuse(type(e).__name__.lower())
+
+    def _invoke(self, e: s.Call) -> tuple[Term, Any]:
+        """A calculation of the model invoked: its arguments read in order (an error in one fails the
+        invocation), then its result expression inlined over them, as the interpreter evaluates it in a
+        frame of its parameters alone."""
+        calc = self.calcs(self.scope, e.callee.name) if self.calcs is not None and isinstance(e.callee, s.Name) \
+            and not e.arrow else None
+        if calc is None:
+            raise self.refuse("an invocation")
+        if len(self.inlining) >= MAX_CALC_DEPTH:
+            raise self.refuse(f"calculations nested more than {MAX_CALC_DEPTH} deep ({calc.name} on arguments "
+                              "the solver does not fix)")
+        params = [m for m in calc.members.values() if isinstance(m.decl, s.Usage) and m.decl.direction == "in"]
+        names = {p.name for p in params}
+        errs: list[Any] = []
+        bound: dict[str, Term] = {}
+        for i, arg in enumerate(e.args):
+            term, err = self.eval(arg)
+            errs.append(err)
+            if i < len(params):
+                bound[params[i].name] = Term(term.value, term.kind)
+        for name, arg in e.named:
+            term, err = self.eval(arg)
+            errs.append(err)
+            if name not in names:
+                raise self.refuse(f"an argument '{name}', which is no parameter of {calc.name}")
+            bound[name] = Term(term.value, term.kind)
+        result = calc_result(calc)
+        if result is None:
+            raise self.refuse(f"calculation {calc.name}, which states no result")
+        fixed = tuple(str(z3.simplify(bound[p.name].value)) if p.name in bound else "" for p in params)
+        key = (calc.qualified_name, fixed)
+        concrete = all(p.name in bound and z3.is_const(z3.simplify(bound[p.name].value))
+                       and z3.simplify(bound[p.name].value).decl().kind() != z3.Z3_OP_UNINTERPRETED for p in params)
+        err = z3.Or(errs) if errs else z3.BoolVal(False)
+        if concrete and key in self.memo:
+            return self.memo[key], err
+
+        def read(name: str) -> Term | None:
+            return bound.get(name)
+
+        inner = Translator(self.enums, read, self.literal, self.where, self.calcs, calc,
+                           (*self.inlining, calc.qualified_name), self.memo)
+        for p in params:
+            if p.name not in bound:
+                if not isinstance(p.decl, s.Usage) or p.decl.value is None:
+                    raise self.refuse(f"{calc.name} invoked with no value for its parameter '{p.name}'")
+                term, perr = inner.eval(p.decl.value)
+                errs.append(perr)
+                bound[p.name] = term
+        value, inner_err = inner.eval(result)
+        if concrete and z3.is_false(z3.simplify(inner_err)):
+            self.memo[key] = value
+        return value, z3.Or(z3.Or(errs) if errs else z3.BoolVal(False), inner_err)
 
     def _coalesce(self, e: s.Binary) -> tuple[Term, Any]:
         """`a ?? b`: b where a is null (the literal, or a feature read that has no value), else a; b is

@@ -441,3 +441,52 @@ def test_one_name_declared_in_both_branches_is_refused_not_confused() -> None:
                    " assign y := t; } } }")
     refused = solve(prog, "twice::A", "outcomes", solver_seconds=SECONDS)
     assert refused.verdict == "not covered" and "'t' declared in both branches" in (refused.reason or "")
+
+
+# fresh/pins.sysml: a node's own parameters (no flow or binding reaches them) start as its attributes do,
+# from their values or with none, and a sibling reads them by path (`low.v`); a fork inside a loop's pass
+# runs its branches there. Sampler: each pass sums low.v + high.v (1 + 10, then 2 + 20) into total, one
+# atomic assignment; the meddler doubles total once at any point: before the first sum 0 -> 11 -> 33,
+# between the sums 22 -> 44, after them 66. Handoff: consume copies produce.v before produce has started
+# (a path through a step with no performance navigates no value), between its start and its write (v has
+# none yet), or after (5): r is <unset> or 5, and no run fails (copying no value is no operator over it).
+@pytest.mark.parametrize("subject, feature, values", [
+    ("pins::Sampler", "total", ["33", "44", "66"]),
+    ("pins::Handoff", "r", ["5", "<unset>"]),
+])
+def test_a_nodes_parameters_read_by_path_for_the_solver(subject: str, feature: str, values: list[str]) -> None:
+    prog = model("pins")
+    outcomes = smt_outcomes(prog, subject)
+    assert outcomes == big_explore(prog, subject)
+    assert sorted(dict(v)[feature] for v, _ in outcomes) == values
+    assert all(error is None for _, error in outcomes)
+
+
+# fresh/calcs.sysml: a calculation the model defines is inlined where it is invoked (it was refused): its
+# arguments read in order, then its result over them, as the interpreter evaluates it in a frame of its
+# parameters alone; defaults for the parameters not given, named arguments, one calculation invoking
+# another. Setpoint: apply reads demand 9 (27 clamped to 20) or, after the nudge, 5 (15). Limiter: the
+# level doubled is clamped to 20 for every level, so `ceiling` (<= 20) is proved and `tight` (<= 19) is
+# violated at a level of 10 or more. Share: 12 / count fails at count = 0. Countdown: Steps(7) on a fixed
+# argument recurses as far as its condition says: 7, 5, 3, 1, -1: 4. Open: Steps(n) on a feature's value
+# cannot be unrolled (its condition is the solver's to choose), so it is refused by name.
+def test_a_calculation_is_inlined_for_the_solver() -> None:
+    prog = model("calcs")
+    for subject in ("calcs::Setpoint", "calcs::Countdown"):
+        assert smt_outcomes(prog, subject) == explore_outcomes(prog, subject)
+    assert sorted(dict(v)["result"] for v, _ in smt_outcomes(prog, "calcs::Setpoint")) == ["15", "20"]
+    assert [dict(v)["steps"] for v, _ in smt_outcomes(prog, "calcs::Countdown")] == ["4"]
+    proved = solve(prog, "calcs::Limiter", "holds", properties=("ceiling",), inputs=("level",),
+                   solver_seconds=SECONDS)
+    assert proved.verdict == "proved"
+    broken = solve(prog, "calcs::Limiter", "holds", properties=("tight",), inputs=("level",),
+                   solver_seconds=SECONDS)
+    assert broken.verdict == "violated"
+    ((name, level),) = broken.witnesses[0].inputs
+    assert name == "level" and int(level) >= 10
+    replayed(prog, "calcs::Limiter", broken)
+    failing = solve(prog, "calcs::Share", "holds", inputs=("count",), solver_seconds=SECONDS)
+    assert failing.verdict == "violated" and failing.witnesses[0].inputs == (("count", "0"),)
+    replayed(prog, "calcs::Share", failing)
+    refused = solve(prog, "calcs::Open", "outcomes", solver_seconds=SECONDS)
+    assert refused.verdict == "not covered" and "Steps" in (refused.reason or "")
