@@ -4,8 +4,11 @@ model that runs here is not taken for portable SysML v2 without the modeler know
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import fields, is_dataclass
 
 from ir import syntax as s
+from ir.model import Element, Model
+from ir.resolve import lookup
 
 
 def _members_of(member: s.Member) -> tuple[s.Member, ...]:
@@ -45,3 +48,46 @@ def nonstandard(document: s.Document) -> list[str]:
             target = member.target if isinstance(member, (s.SuccessionMember, s.FirstMember)) else None
             continuing = target if isinstance(target, str) else None
     return notes
+
+
+def _units(node: object, seen: set[int]) -> Iterator[s.Index]:
+    """The quantities with a unit (`5 [s]`) written anywhere inside a syntax node, each once."""
+    if isinstance(node, tuple):
+        for item in node:
+            yield from _units(item, seen)
+        return
+    if not is_dataclass(node) or isinstance(node, (s.Span, type)) or id(node) in seen:
+        return
+    seen.add(id(node))
+    if isinstance(node, s.Index) and not node.positional and isinstance(node.index, s.Name):
+        yield node
+    for f in fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, (tuple, s.Expr, s.Member, s.Block)) or is_dataclass(value):
+            yield from _units(value, seen)
+
+
+def unresolved_units(model: Model, document: s.Document) -> list[str]:
+    """Where `document` writes a unit its scope cannot name (`5 [s]` with no `import SI::*` in reach):
+    SysML v2 resolves a unit as any other name; the tool reads it by its name all the same."""
+    mine = [el for el in model.walk() if el.path == document.path and el.decl is not None]
+    # innermost first: a unit inside a nested element resolves from that element's scope
+    mine.sort(key=lambda el: -el.qualified_name.count("::"))
+    seen: set[int] = set()
+    notes: list[tuple[int, int, str]] = []
+    for el in mine:
+        for quantity in _units(el.decl, seen):
+            assert isinstance(quantity.index, s.Name)
+            unit = quantity.index.name
+            if _resolves(model, el, unit):
+                continue
+            span = quantity.span
+            notes.append((span.line, span.column,
+                          f"{document.path}:{span.line}:{span.column}: `[{unit}]` names nothing in scope, which SysML "
+                          f"v2 requires of a unit (add `private import SI::*;`, or the package that declares it); "
+                          f"read as the unit `{unit}` all the same"))
+    return [text for _, _, text in sorted(set(notes))]
+
+
+def _resolves(model: Model, scope: Element, name: str) -> bool:
+    return lookup(model, scope, name) is not None

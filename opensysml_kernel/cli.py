@@ -51,10 +51,10 @@ class Parser(argparse.ArgumentParser):
 
 
 def _load(session: Session, files: list[str]) -> None:
-    """Submit the files; what the submission notes about notation outside SysML v2 goes to stderr (stdout
-    stays the command's answer, JSON included)."""
+    """Submit the files; what the submission notes (notation outside SysML v2, a unit no import names, a
+    redeclaration) goes to stderr (stdout stays the command's answer, JSON included)."""
     for line in session.load(files).lines:
-        if line.startswith("note: ") and "not SysML v2 notation" in line:
+        if line.startswith("note: "):
             print(line, file=sys.stderr)
 
 

@@ -198,8 +198,8 @@ class Translator:
         if calc is None:
             raise self.refuse("an invocation")
         if len(self.inlining) >= MAX_CALC_DEPTH:
-            raise self.refuse(f"calculations nested more than {MAX_CALC_DEPTH} deep ({calc.name} on arguments "
-                              "the solver does not fix)")
+            raise self.refuse(f"calculations nested more than {MAX_CALC_DEPTH} deep ({calc.name}), where the "
+                              "interpreter stops with a run error")
         params = [m for m in calc.members.values() if isinstance(m.decl, s.Usage) and m.decl.direction == "in"]
         names = {p.name for p in params}
         errs: list[Any] = []
@@ -222,6 +222,8 @@ class Translator:
         key = (calc.qualified_name, fixed)
         concrete = all(p.name in bound and z3.is_const(z3.simplify(bound[p.name].value))
                        and z3.simplify(bound[p.name].value).decl().kind() != z3.Z3_OP_UNINTERPRETED for p in params)
+        if not concrete and calc.qualified_name in self.inlining:
+            raise self.refuse(f"{calc.name} recursing on arguments the solver does not fix")
         err = z3.Or(errs) if errs else z3.BoolVal(False)
         if concrete and key in self.memo:
             return self.memo[key], err

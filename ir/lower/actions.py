@@ -230,12 +230,6 @@ class _Lowerer:
         `start`, its start shot alone: what its features' initial values read."""
         body = node.body
         fp: Footprint[int] = Footprint(dynamic=node.footprint.dynamic or (body is not None and body.terminate))
-        stepped = lookup(self.model, scope_el, node.name) \
-            if node.kind is NodeKind.ACTION and body is not None and node.name and scope_el is not None else None
-        if stepped is not None and stepped.decl is node.decl:
-            # each performance is the node's pin from its start (`produce.v` reads the latest one): every
-            # move of it may change what a path through the step's name reads
-            fp = fp | Footprint(writes=frozenset({stepped.qualified_name}))
         if start:
             assert body is not None
             for attr in body.attributes:
@@ -257,6 +251,13 @@ class _Lowerer:
             if body.performs is not None:
                 fp = fp | Footprint(dynamic=True)  # what another action's executor touches is not read off here
             fp = fp.without({a.name for a in body.attributes})
+        if body is not None and (body.attributes or body.flow is not None or fp.accepts):
+            stepped = lookup(self.model, scope_el, node.name) \
+                if node.kind is NodeKind.ACTION and node.name and scope_el is not None else None
+            if stepped is not None and stepped.decl is node.decl:
+                # a step holding features (its own, a payload, its subflow's nodes') is what a path through
+                # its name reads (`sense.level`, the latest performance's): every move of it writes it
+                fp = fp | Footprint(writes=frozenset({stepped.qualified_name}))
         for e in edges:
             if e.source == node.index:
                 fp = fp | reading(e.guard)

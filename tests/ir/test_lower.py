@@ -98,8 +98,9 @@ def test_fork_lost_update_reads_and_writes_the_shared_counter() -> None:
     j = _node(g, "j").index
     for name in ("a", "b"):
         fp = _fp(g, name)
-        # the node's own attribute t is not a read of the action's features
-        assert fp == Footprint(frozenset({"test::ForkPlain::c"}), frozenset({"test::ForkPlain::c"}),
+        # the node's own attribute t is not a read of the action's features; the step itself, what a
+        # path through it (`a.t`) reads, is written by its every move
+        assert fp == Footprint(frozenset({"test::ForkPlain::c"}), frozenset({"test::ForkPlain::c", f"test::ForkPlain::{name}"}),
                                arrivals=frozenset({(j, _node(g, name).index)}))
         body = _node(g, name).body
         assert body is not None and [a.name for a in body.attributes] == ["t"]
@@ -192,7 +193,7 @@ def test_accept_and_send_nodes() -> None:
     for name, payload in (("listenNumber", "n"), ("listenText", "t")):
         fp = _fp(g, name)
         assert fp.accepts and not fp.sends
-        assert fp.writes == {payload}
+        assert fp.writes == {payload, f"test::communicator::{name}"}  # the payload, and the step holding it
         assert fp.arrivals == {(sync, _node(g, name).index)}
     sender = _fp(g, "sender")
     assert sender.sends and not sender.accepts
@@ -232,7 +233,7 @@ def test_then_between_statements_makes_a_subflow() -> None:
     assert _initial(flow) == ["assign x"]
     # the node's footprint is the union of its subflow's
     assert node.footprint.reads == {"test::Then::x"}
-    assert node.footprint.writes == {"test::Then::x", "test::Then::y"}
+    assert node.footprint.writes == {"test::Then::x", "test::Then::y", "test::Then::s"}  # and the step itself
 
 
 def test_ordered_substeps_are_a_subflow_with_its_own_start() -> None:
@@ -248,7 +249,7 @@ def test_ordered_substeps_are_a_subflow_with_its_own_start() -> None:
     assert _edges(flow) == {("start", "a1"), ("a1", "a2"), ("a2", "done")}
     assert _initial(flow) == ["start"]
     log = "test::Ordered::log"
-    assert a.footprint == Footprint(frozenset({log}), frozenset({log}),
+    assert a.footprint == Footprint(frozenset({log}), frozenset({log, "test::Ordered::a"}),  # and the step
                                     arrivals=frozenset({(_node(g, "j").index, a.index)}))
     assert _fp(g, "b").writes == {log}
     assert _fp(g, "b").reads == {log}

@@ -212,7 +212,9 @@ def statuses(client: BlockingKernelClient, *ids: str) -> dict[str, str]:
 
 
 def test_a_failing_cell_aborts_the_cells_queued_after_it(kernel: BlockingKernelClient) -> None:
-    first = kernel.execute("1 / 0")
+    # the failing cell runs long enough that the second is queued behind it on a loaded machine too (a cell
+    # arriving after the failure's reply runs, as ipykernel's do)
+    first = kernel.execute("import time; time.sleep(0.5); 1 / 0")
     second = kernel.execute("never = 1")
     assert statuses(kernel, first, second) == {first: "error", second: "aborted"}
     _, outputs = execute(kernel, "'never' in dir()")

@@ -202,3 +202,23 @@ def test_notation_outside_sysml_v2_is_said_with_how_it_is_read() -> None:
                      "(a target succession follows a step or a control node); read as `succession src then done;`"]
     result = session.submit("package q { action b {\n  first start;\n  then action src;\n  then done;\n} }")
     assert not any(line.startswith("note: ") for line in result.lines)
+
+
+def test_a_unit_no_import_names_is_said_and_read_all_the_same() -> None:
+    """`accept after 2 [s]` with no `import SI::*` in reach names a unit SysML v2 cannot resolve: the
+    submission says where, and the wait still runs as two seconds; with the import, or a unit declared
+    in reach, nothing is said."""
+    session = Session()
+    result = session.submit("package q {\n  action def B {\n    first start;\n    then action w accept after 2 [s];\n"
+                            "  }\n}", "wait.sysml")
+    notes = [line for line in result.lines if line.startswith("note: ")]
+    assert notes == ["note: wait.sysml:4:32: `[s]` names nothing in scope, which SysML v2 requires of a unit (add "
+                     "`private import SI::*;`, or the package that declares it); read as the unit `s` all the same"]
+    run = session.program().start_action("q::B")
+    run.run_to_end()
+    assert run.finished and str(run.world.clock.now) == "2"
+    for text in ("package p {\n  private import SI::*;\n  action def A { first start; then action w accept after 5 [s]; }\n}",
+                 "package u {\n  attribute def Tick;\n  attribute tick : Tick;\n"
+                 "  action def C { first start; then action w accept after 5 [tick]; }\n}"):
+        result = session.submit(text)
+        assert not any(line.startswith("note: ") for line in result.lines), result.lines

@@ -180,11 +180,11 @@ FORK = """package forked {
 # A node calling a calc: the encoding does not inline calls, so the question is refused naming it.
 CALLS = """package calls {
 	private import ScalarValues::*;
-	calc def Twice { in v : Integer; return : Integer = v * 2; }
+	calc def Halvings { in v : Integer; return : Integer = if v <= 1 ? 0 else 1 + Halvings(v - v / 2); }
 	action def Use {
 		attribute x : Integer := 1;
 		first start;
-		then action double { assign x := Twice(x); }
+		then action double { assign x := Halvings(x); }
 		then done;
 	}
 }
