@@ -748,6 +748,10 @@ class Builder:
 
         def read(name: str) -> Term | None:
             feature = None
+            if name == "localClock.currentTime":
+                # the run's one clock, read as the Rational the interpreter's clock holds (0 where no wait
+                # ever lets time pass)
+                return Term(st["now"] if "now" in st else z3.RealVal(0), "real")
             if "." in name:
                 # a node's feature read by its path from around the node: failing while it has none
                 if net.resolve(name.split(".")[0], flow) is not None:

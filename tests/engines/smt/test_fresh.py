@@ -490,3 +490,18 @@ def test_a_calculation_is_inlined_for_the_solver() -> None:
     replayed(prog, "calcs::Share", failing)
     refused = solve(prog, "calcs::Open", "outcomes", solver_seconds=SECONDS)
     assert refused.verdict == "not covered" and "Steps" in (refused.reason or "")
+
+
+# fresh/clock.sysml: `localClock.currentTime` reads the run's one clock (it was refused). Time passes only
+# where no move is enabled, to the earliest wake still to come: `now` stamps 0 before any wait ends, the
+# 1 s waiter's stamp is enabled at 1 (so the clock cannot pass to 3 before it is taken): 1.0, the 3 s
+# waiter's 3.0. With no wait in the action the clock never moves: 0.0.
+@pytest.mark.parametrize("subject, expected", [
+    ("clocked::Stamps", {"t0": "0.0", "t1": "1.0", "t3": "3.0"}),
+    ("clocked::Still", {"stamped": "0.0"}),
+])
+def test_the_clock_read_for_the_solver(subject: str, expected: dict[str, str]) -> None:
+    prog = model("clock")
+    outcomes = smt_outcomes(prog, subject)
+    assert outcomes == explore_outcomes(prog, subject)
+    assert outcomes == done(expected)
