@@ -808,7 +808,20 @@ class Builder:
                 return None
             return el
 
-        return Translator(self.enums, read, literal, where, calc).eval(expr)
+        def usage(name: str) -> s.Call | None:
+            scope = net.flows[flow].graph.scope or net.action
+            el = lookup(net.program.model, scope, name)
+            if el is None and any(isinstance(node.decl, s.Usage) and node.decl.kind == "calc" and node.name == name
+                                  for at in net.visible_flows(flow) for node in net.flows[at].graph.nodes):
+                # declared in a branch or a pass: the interpreter reads it only once its statement has run
+                raise NotCovered(where, f"the calc usage '{name}' of a branch or loop body read by its path")
+            if el is None or el.kind != "calc" or not isinstance(el.decl, s.Usage) or not el.decl.types:
+                return None
+            bindings = tuple((m.name, m.value) for m in el.decl.members
+                             if isinstance(m, s.Usage) and m.value is not None and m.name)
+            return s.Call(el.decl.span, s.Name(el.decl.span, el.decl.types[0]), (), bindings)
+
+        return Translator(self.enums, read, literal, where, calc, usages=usage).eval(expr)
 
     # -- what may move
 

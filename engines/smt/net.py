@@ -719,6 +719,11 @@ class _Builder:
     def _action(self, ctx: FlowCtx, place: Place, node: Node) -> None:
         body = node.body
         name = node.name
+        if isinstance(node.decl, s.Usage) and node.decl.kind == "calc" and node.decl.types \
+                and not any(isinstance(m, s.Usage) and m.value is None and m.direction == "in"
+                            for m in node.decl.members):
+            place.act = Act.FOLLOW  # it only names its invocation; its result is computed where it is read
+            return
         if isinstance(node.decl, s.Usage) and node.decl.kind != "action":
             raise NotCovered(name, f"a {node.decl.kind} usage")
         if body is None:

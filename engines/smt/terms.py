@@ -119,7 +119,8 @@ class Translator:
     def __init__(self, enums: Enums, read: Reader, literal: Callable[[str], tuple[str, str] | None],
                  where: str, calcs: Callable[[Element | None, str], Element | None] | None = None,
                  scope: Element | None = None, inlining: tuple[str, ...] = (),
-                 memo: dict[tuple[str, tuple[str, ...]], Term] | None = None) -> None:
+                 memo: dict[tuple[str, tuple[str, ...]], Term] | None = None,
+                 usages: Callable[[str], s.Call | None] | None = None) -> None:
         self.enums = enums
         self.read = read
         self.literal = literal
@@ -128,6 +129,8 @@ class Translator:
         self.scope = scope  # where the names of the expression resolve (None: the action)
         self.inlining = inlining  # the calculations being inlined around this expression, outermost first
         self.memo = memo if memo is not None else {}  # a calculation's result on fixed arguments
+        # a calc usage by its name (`calc t : Twice { in k = v; }`) as the invocation reading its result is
+        self.usages = usages
 
     def refuse(self, what: str) -> NotCovered:
         return NotCovered(self.where, what)
@@ -153,6 +156,11 @@ class Translator:
             found = self.read(path) if path is not None else None
             if found is not None:
                 return found, z3.BoolVal(False) if found.unset is None else found.unset
+            if isinstance(e, s.Chain) and isinstance(e.base, s.Name) and self.usages is not None:
+                invocation = self.usages(e.base.name)
+                if invocation is not None:
+                    # a calc usage computes when its result is read, from its inputs' values then
+                    return self._invoke(invocation)
             if isinstance(e, s.Chain):
                 raise self.refuse("a feature chain")
             lit = self.literal(e.name)

@@ -505,3 +505,14 @@ def test_the_clock_read_for_the_solver(subject: str, expected: dict[str, str]) -
     outcomes = smt_outcomes(prog, subject)
     assert outcomes == explore_outcomes(prog, subject)
     assert outcomes == done(expected)
+
+
+# fresh/calc_usage.sysml: a calc usage (`calc n : Net { in gross = salary; }`) names an invocation whose
+# result is computed where it is read (`n.amount`), from its inputs' values then (the interpreter's rule);
+# its own statement is a move that computes nothing. The raise (+5) races the pay: paid 10 - 2 = 8 or
+# 15 - 2 = 13 (tax takes its default 2). A calc usage of a loop body read by its path is refused by name.
+def test_a_calc_usage_is_invoked_where_its_result_is_read() -> None:
+    prog = model("calc_usage")
+    outcomes = smt_outcomes(prog, "payroll::Payroll")
+    assert outcomes == explore_outcomes(prog, "payroll::Payroll")
+    assert sorted(dict(v)["paid"] for v, _ in outcomes) == ["13", "8"]
