@@ -99,5 +99,28 @@ def step_assertions(model: Model, behavior: Element) -> list[tuple[str, str, s.E
             for block in _blocks(inner):
                 walk(block.members, scope, path, seen)
 
+    if behavior.base_kind == "state":
+        return _behavior_steps(model, behavior)
     walk(effective_members(model, behavior, ACTION_KINDS), behavior, "", frozenset({id(behavior)}))
+    return out
+
+
+def _behavior_steps(model: Model, machine: Element) -> list[tuple[str, str, s.Expr]]:
+    """A state machine's steps that assert: each entry, do or exit behavior given as an action usage
+    (`entry action warm { ... assert constraint low { ... } }`, `do action boost : Boost;`), in any state
+    at any depth, named by the usage (the machine's run judges it as that behavior's performance ends)."""
+    out: list[tuple[str, str, s.Expr]] = []
+
+    def walk(members: tuple[s.Member, ...], seen: frozenset[int]) -> None:
+        for m in members:
+            if isinstance(m, s.EntryMember) and isinstance(m.behavior, s.Usage) and m.behavior.kind == "action":
+                step = step_label(m.behavior)
+                out.extend((step, name, expr) for name, expr in usage_assertions(model, machine, m.behavior))
+            elif isinstance(m, s.Usage) and m.kind == "state":
+                walk(m.members, seen)
+                typed = lookup(model, machine, m.types[0]) if m.types else None
+                if typed is not None and typed.base_kind == "state" and id(typed) not in seen:
+                    walk(effective_members(model, typed, ("state",)), seen | {id(typed)})
+
+    walk(effective_members(model, machine, ("state",)), frozenset({id(machine)}))
     return out

@@ -334,15 +334,10 @@ def with_asserted(program: Program, subject: str, settings: CheckSettings,
     added = [name for name in asserted(program, behavior) if not named(name)]
     notes = tuple(f"asserted: {name} is checked at every stable state" for name in added)
     nested = step_asserted(program, behavior)
-    if kind == "action":
-        steps = [name for name in nested if not named(name)]
-        notes += tuple(f"asserted: {name} is checked where each performance of step {nested[name][0]} ends"
-                       for name in steps)
-        added += steps
-    else:
-        notes += tuple(f"not judged: {name.removeprefix(subject + '::')}, asserted by a step inside a state (only "
-                       "the machine's own assertions are checked; name the condition as a constraint and "
-                       "--property it)" for name in nested)
+    steps = [name for name in nested if not named(name)]
+    notes += tuple(f"asserted: {name} is checked where each performance of {'step' if kind == 'action' else 'behavior'} "
+                   f"{nested[name][0]} ends" for name in steps)
+    added += steps
     if not added:
         return settings, notes
     return settings.with_(properties=(*settings.properties, *added)), notes

@@ -133,7 +133,7 @@ def step_asserted(program: Program, behavior: Element) -> dict[str, tuple[str, s
 
 def asserted_properties(program: Program, behavior: Element) -> tuple[Property, ...]:
     """The behavior's asserted constraints as properties (`asserted`), an action's steps' too (`step_asserted`)."""
-    names = [*asserted(program, behavior), *(step_asserted(program, behavior) if behavior.base_kind != "state" else ())]
+    names = [*asserted(program, behavior), *step_asserted(program, behavior)]
     return tuple(resolve_properties(program, behavior, tuple(names)))
 
 
@@ -145,7 +145,7 @@ def resolve_properties(program: Program, action: Element, names: tuple[str, ...]
                   if el.base_kind in PROPERTY_KINDS]
     own = asserted(program, action)
     candidates.extend(own)
-    steps = step_asserted(program, action) if action.base_kind != "state" else {}
+    steps = step_asserted(program, action)
     candidates.extend(steps)
     for name in names:
         nested = next((q for q in steps if name in (q, q.rsplit("::", 1)[-1])), None)

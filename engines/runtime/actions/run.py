@@ -486,6 +486,10 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
         self._assertions[key] = (conditions, holder)
         return conditions
 
+    def judge_step(self, path: str, conditions: tuple[tuple[str, s.Expr], ...], frame: Frame, where: str) -> None:
+        """A step's assertions judged by a behavior this run hosts (a machine's entry, do or exit)."""
+        self._judge(path, conditions, frame, where)
+
     def _judge(self, path: str, conditions: tuple[tuple[str, s.Expr], ...], frame: Frame, where: str) -> None:
         """Each false condition recorded as broken, by the step's path and the assertion's name."""
         broken = set(self.broken_assertions)

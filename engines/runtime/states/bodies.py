@@ -18,6 +18,7 @@ from engines.runtime.states.units import UNIT, Chain, Par, Steps
 from engines.runtime.values import Signal, Value, spell
 from engines.runtime.world import Context
 from ir import syntax as s
+from ir.assertions import step_label, usage_assertions
 from ir.graphs import NodeKind
 from ir.inherit import effective_members
 from ir.lower.members import declares, is_feature, statement_label, states_a_flow, unwrapped
@@ -68,6 +69,8 @@ class Bodies(MachineCore):
             yield from self._statement_steps(b.statements, self.frame, 1, owner, state)
         else:
             yield from self._statement_steps(b.statements, self.frame, 0, owner, state)
+        if b.usage is not None and (b.action is not None or b.wrapped):
+            self._judge_behavior(b.usage)  # a typed usage run as itself is judged as its performance ends
 
     def _statement_steps(self, stmts: tuple[s.Member, ...], frame: Frame, depth: int, owner: str,
                          what: Vertex | Transition) -> Steps:
@@ -184,6 +187,24 @@ class Bodies(MachineCore):
             yield Wait("do flow parked" if moved else STILL, lambda: host._flow_ready(flow))
             moved = False
         self.ctx.trace.flush_left(f"leave action node: {label}")
+        if run.usage is not None:
+            self._judge_behavior(run.usage)
+
+    def _end_do(self, state: Vertex, run: DoRun) -> None:
+        """A do behavior that has run to its end: judged (one written as statements, stepped one a round;
+        a flow is judged as it leaves), then the state's completion."""
+        if run.usage is not None and run.action is None and run.wrapped:
+            self._judge_behavior(run.usage)
+        del self.dos[state]
+        self._completed(state)
+
+    def _judge_behavior(self, usage: s.Usage) -> None:
+        """An entry, do or exit behavior given as an action usage, ended: its `assert constraint`s (its
+        own and its definition's) judged in the machine's frame, named by the usage (`warm.low`), as an
+        action's step is judged where its performance ends."""
+        conditions = usage_assertions(self.program.model, self.element, usage)
+        if conditions:
+            self.host.judge_step(step_label(usage), conditions, self.frame, step_label(usage))
 
     def _routes_only(self, flow: Flow) -> bool:
         """Whether a round of the flow performs nothing another move could observe: each token stands
@@ -263,8 +284,7 @@ class Bodies(MachineCore):
             moved = True
             self._do_once(run)
             if run.done and state in self.dos:
-                del self.dos[state]
-                self._completed(state)
+                self._end_do(state, run)
             if self.finished:
                 break
         self._deliver()

@@ -21,7 +21,7 @@ class Configuration(Bodies):
         self.active.add(machine)
         if machine.do:
             b = machine.do[0]
-            self.dos[machine] = DoRun(machine, b.statements, self.frame, b.wrapped, b.action)
+            self.dos[machine] = DoRun(machine, b.statements, self.frame, b.wrapped, b.action, usage=b.usage)
             self.front_dos.add(machine)
         yield from self._enter_default(machine)
         self._arm_timers()
@@ -70,7 +70,7 @@ class Configuration(Bodies):
         self._entered_now.append(v)
         if v.do:
             b = v.do[0]
-            self.dos[v] = DoRun(v, b.statements, self.frame, b.wrapped, b.action)
+            self.dos[v] = DoRun(v, b.statements, self.frame, b.wrapped, b.action, usage=b.usage)
             self.front_dos.add(v)
 
     def _perform(self, v: Vertex, verb: str, kind: str, behaviors: list[Behavior], region: bool) -> Steps:

@@ -67,6 +67,7 @@ class DoRun:
     wake: Fraction | None = None  # a do flow waiting for time under check: when it may go on
     woken: bool = False  # woken by time now: its rounds come first, as the fixed run's clock jump has them
     split: bool = False  # its step paused before a round of several tokens (check): goes on first
+    usage: s.Usage | None = None  # the action usage it is written as (its assertions judged as it ends)
 
     @property
     def done(self) -> bool:

@@ -111,6 +111,13 @@ class Driven(Generic[M]):
     def finished(self) -> bool:
         return self.machine.finished or self.quiescent()
 
+    @property
+    def broken_assertions(self) -> tuple[str, ...]:
+        """The assertions of the machine's behaviors (an entry, do or exit given as an action usage)
+        found false where a performance of one ended."""
+        broken: tuple[str, ...] = getattr(self.machine, "broken_assertions", ())
+        return broken
+
     def quiescent(self) -> bool:
         """Resting where only an event could move it (see the module docstring)."""
         return (not self.machine.finished and not self.enabled_moves() and self.next_wake() is None

@@ -38,6 +38,7 @@ class Behavior:
     statements: tuple[s.Member, ...]
     action: s.Usage | None = None  # `entry action a { ... }` / `do action a : T;`
     wrapped: bool = True  # written as a body: its statements run as one anonymous action
+    usage: s.Usage | None = None  # the action usage it is written as, whose assertions its end judges
 
 
 @dataclass(eq=False)
@@ -139,7 +140,9 @@ _KINDS = {StateKind.SIMPLE: VertexKind.STATE, StateKind.COMPOSITE: VertexKind.ST
 def _runs(behavior: GraphBehavior | None, kind: str) -> list[Behavior]:
     if behavior is None:
         return []
-    return [Behavior(kind, behavior.statements, behavior.action, behavior.wrapped)]
+    decl = behavior.graph.nodes[0].decl if behavior.graph.nodes else None
+    usage = decl if isinstance(decl, s.Usage) and decl.kind == "action" else None
+    return [Behavior(kind, behavior.statements, behavior.action, behavior.wrapped, usage)]
 
 
 _GRAPHS: weakref.WeakKeyDictionary[Model, dict[str, StateGraph]] = weakref.WeakKeyDictionary()

@@ -382,8 +382,7 @@ class MachineMoves(Reported, Dispatch):
         if run.waiting is None or run.waiting.reason != "do round":
             run.woken = False  # parked again, or ended: its rounds at this instant are over
         if run.done and state in self.dos:
-            del self.dos[state]
-            self._completed(state)
+            self._end_do(state, run)
         self._deliver()
 
     def _take(self, move: Move) -> None:
@@ -464,6 +463,11 @@ class MachineMoves(Reported, Dispatch):
             return None
         return f"deadlock: {self.element.name} in {self.final_state() or '(no state)'}: " + "; ".join(waits)
 
+    @property
+    def broken_assertions(self) -> tuple[str, ...]:
+        """The assertions of its entry, do and exit behaviors found false where one ended."""
+        return self.host.broken_assertions
+
     def state_key(self, readable: frozenset[str] | None = None) -> tuple[object, ...]:
         """The configuration, history, pool and deferred events in order, timers (relative to now), do
         progress, latches and the machine's values; the states visited are left out (a report, which
@@ -487,7 +491,7 @@ class MachineMoves(Reported, Dispatch):
             tuple(sorted((j.order, tuple(sorted(t.index for t in ts))) for j, ts in self.joined.items())),
             tuple(canon_frame),
             (self.front.key, tuple(self.front.taken)) if self.front is not None else None,
-        )
+        ) + ((self.host.broken_assertions,) if self.host.broken_assertions else ())  # a false step assertion
 
     def actors(self) -> list[Actor]:
         """The dispatcher, a region per pending completion of its (one actor however many), each do

@@ -511,3 +511,28 @@ def test_regions_that_are_simple_states_are_the_final_state() -> None:
     prog = program("boot.sysml")
     all_three(prog, "Boot", Script(), ("finalState", "x", "y"),
               {("a+b", x, y) for x, y in (("6", "2"), ("6", "6"), ("4", "1"), ("4", "3"), ("6", "1"), ("4", "4"))})
+
+
+# ---------------------------------------------------------------- behaviors that assert
+# heater_asserts.sysml: an entry, a do and an exit behavior given as action usages assert of each of their
+# performances (judged where it ends, in the machine's frame). Go up to N from idle (level 0, cycles 0):
+# N = 1: idle's exit counts 1 (twice holds), heating's entry warms to 1 (low holds), boost ends at 3
+# (capped holds). N = 3: idle -> heating -> idle -> heating: the second exit counts 2 (holds), the second
+# entry warms 3 (boost done) or 1 (cut by the second Go) to 4 or 2: low is false; the second boost ends at
+# 6 or 4: capped is false. N = 5: a third exit of idle counts 3: twice is false too.
+ASSERTED = ("warm.low", "boost.capped", "count.twice")
+
+
+@pytest.mark.parametrize("n, broken", [
+    (1, set()),
+    (3, {"oven::Heater::warm.low", "oven::Heater::boost.capped"}),
+    (5, {"oven::Heater::warm.low", "oven::Heater::boost.capped", "oven::Heater::count.twice"}),
+])
+def test_a_machines_behaviors_assertions_are_judged_where_each_ends(n: int, broken: set[str]) -> None:
+    prog = program("heater_asserts.sysml")
+    for reduce in (True, False):
+        result = check_machine(prog, "Heater", alphabet("Go", n=n), BOUNDS, properties=ASSERTED, reduce=reduce)
+        assert violated(result) == broken
+        assert result.verdict is (Verdict.VIOLATION if broken else Verdict.EXHAUSTIVE) or \
+            (not broken and result.verdict is Verdict.DIVERGENT)
+        replays(prog, "Heater", result)
