@@ -287,8 +287,13 @@ def _run_driven(args: argparse.Namespace) -> int:
             else:
                 session.debugger.send(*step)
         session.debugger.continue_run()
-        status, code = "completed", EXIT_COMPLETED
+        broken = _broken(driven)
+        status, code = "completed", EXIT_FAILED if broken else EXIT_COMPLETED
         head = _driven_lines(driven)
+        if broken:
+            head[0] = "✗" + head[0].removeprefix("✓")
+            head += [f"  violation: {name} (asserted) was false where a performance of its behavior ended"
+                     for name in broken]
     except RunFailedError as failure:
         status, code, error = "failed", EXIT_FAILED, str(failure.cause)
         head = [str(failure)]
@@ -306,9 +311,17 @@ def _run_driven(args: argparse.Namespace) -> int:
         document["finalState"] = (driven.final_state() or None) if driven is not None else None
         document["stateVisits"] = driven.visits() if driven is not None else []
         document["terminated"] = driven is not None and driven.status == "terminated"
+    if args.state is not None:
+        document["violations"] = list(_broken(driven)) if driven is not None and status == "completed" else []
     document.update({"error": error, "trace": trace})
     _print_run(args, document, trace, head)
     return code
+
+
+def _broken(driven: Driven) -> tuple[str, ...]:
+    """The assertions of a machine's entry, do and exit behaviors its run found false where one ended."""
+    broken: tuple[str, ...] = getattr(getattr(driven, "run", None), "broken_assertions", ())
+    return broken
 
 
 def _driven_lines(driven: Driven) -> list[str]:

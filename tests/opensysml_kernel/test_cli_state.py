@@ -145,3 +145,18 @@ def test_sends_and_advances_are_taken_in_the_order_given(tmp_path: Path, capsys:
         "✓ State machine Al::Alarm: quiet", "  visits: quiet, quiet, ringing, quiet, quiet", "  rings = 2", "  seen = 1"]
     assert main(["check", str(path), "--state", "Alarm", "--advance", "40", "--advance", "50"]) == 2
     assert "check takes one --advance, the horizon" in capsys.readouterr().err
+
+
+def test_a_machine_run_reports_its_behaviors_false_assertions(capsys: pytest.CaptureFixture[str]) -> None:
+    """heater_asserts.sysml driven by Go three times: idle, heating, idle, heating. The second entry
+    warms to 4 (low: level <= 1 is false) and the second boost ends at 6 (capped: <= 3 is false); the
+    second exit of idle counts 2 (twice holds). The run says so and exits 1; once Go alone, nothing."""
+    model = str(Path(__file__).resolve().parents[1] / "engines/check/fresh_machines/heater_asserts.sysml")
+    code = main(["run", model, "--state", "oven::Heater", "--send", "Go", "--send", "Go", "--send", "Go", "--json"])
+    document = json.loads(capsys.readouterr().out)
+    assert code == 1 and document["status"] == "completed"
+    assert document["violations"] == ["oven::Heater::boost.capped", "oven::Heater::warm.low"]
+    assert document["outputs"]["level"] == "6" and document["outputs"]["cycles"] == "2"
+    code = main(["run", model, "--state", "oven::Heater", "--send", "Go"])
+    out = capsys.readouterr().out
+    assert code == 0 and "violation" not in out and out.startswith("✓ State machine oven::Heater: heating")
