@@ -106,16 +106,19 @@ def step_assertions(model: Model, behavior: Element) -> list[tuple[str, str, s.E
 
 
 def _behavior_steps(model: Model, machine: Element) -> list[tuple[str, str, s.Expr]]:
-    """A state machine's steps that assert: each entry, do or exit behavior given as an action usage
-    (`entry action warm { ... assert constraint low { ... } }`, `do action boost : Boost;`), in any state
-    at any depth, named by the usage (the machine's run judges it as that behavior's performance ends)."""
+    """A state machine's steps that assert: each entry, do or exit behavior and each transition's effect
+    given as an action usage (`entry action warm { ... assert constraint low { ... } }`, `do action boost :
+    Boost;`, `... do action pay : Charge { ... } then unlocked;`), in any state at any depth, named by the
+    usage (the machine's run judges it as that performance ends)."""
     out: list[tuple[str, str, s.Expr]] = []
 
     def walk(members: tuple[s.Member, ...], seen: frozenset[int]) -> None:
         for m in members:
-            if isinstance(m, s.EntryMember) and isinstance(m.behavior, s.Usage) and m.behavior.kind == "action":
-                step = step_label(m.behavior)
-                out.extend((step, name, expr) for name, expr in usage_assertions(model, machine, m.behavior))
+            behavior = m.behavior if isinstance(m, s.EntryMember) else \
+                m.effect if isinstance(m, (s.Transition, s.StateTriggerShorthand)) else None
+            if isinstance(behavior, s.Usage) and behavior.kind == "action":
+                step = step_label(behavior)
+                out.extend((step, name, expr) for name, expr in usage_assertions(model, machine, behavior))
             elif isinstance(m, s.Usage) and m.kind == "state":
                 walk(m.members, seen)
                 typed = lookup(model, machine, m.types[0]) if m.types else None

@@ -536,3 +536,21 @@ def test_a_machines_behaviors_assertions_are_judged_where_each_ends(n: int, brok
         assert result.verdict is (Verdict.VIOLATION if broken else Verdict.EXHAUSTIVE) or \
             (not broken and result.verdict is Verdict.DIVERGENT)
         replays(prog, "Heater", result)
+
+
+# turnstile_asserts.sysml: transitions' effects given as action usages assert too. Coin and Push up to N
+# from locked (total 0, passes 0): only Coin moves locked, only Push moves unlocked, so the machine
+# alternates Coin, Push, Coin, ... N = 2: pay ends at 6 (bounded: <= 10 holds), count at 1 (one holds).
+# N = 3: the second Coin pays to 12: bounded is false. N = 4: the second Push counts 2: one is false too.
+@pytest.mark.parametrize("n, broken", [
+    (2, set()),
+    (3, {"gate::Turnstile::pay.bounded"}),
+    (4, {"gate::Turnstile::pay.bounded", "gate::Turnstile::count.one"}),
+])
+def test_a_transitions_effects_assertions_are_judged_where_each_ends(n: int, broken: set[str]) -> None:
+    prog = program("turnstile_asserts.sysml")
+    for reduce in (True, False):
+        result = check_machine(prog, "Turnstile", alphabet("Coin", "Push", n=n), BOUNDS,
+                               properties=("pay.bounded", "count.one"), reduce=reduce)
+        assert violated(result) == broken
+        replays(prog, "Turnstile", result)
