@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import fields, is_dataclass
 
 from ir import syntax as s
-from ir.model import Element, Model
+from ir.model import Model
 from ir.resolve import lookup
 
 
@@ -79,7 +79,7 @@ def unresolved_units(model: Model, document: s.Document) -> list[str]:
         for quantity in _units(el.decl, seen):
             assert isinstance(quantity.index, s.Name)
             unit = quantity.index.name
-            if _resolves(model, el, unit):
+            if lookup(model, el, unit) is not None:
                 continue
             span = quantity.span
             notes.append((span.line, span.column,
@@ -87,7 +87,3 @@ def unresolved_units(model: Model, document: s.Document) -> list[str]:
                           f"v2 requires of a unit (add `private import SI::*;`, or the package that declares it); "
                           f"read as the unit `{unit}` all the same"))
     return [text for _, _, text in sorted(set(notes))]
-
-
-def _resolves(model: Model, scope: Element, name: str) -> bool:
-    return lookup(model, scope, name) is not None

@@ -49,7 +49,6 @@ if TYPE_CHECKING:
     from engines.runtime.world import Context
 
 CALCULATIONS = ("calc", "constraint", "requirement")  # what an invocation evaluates
-
 _CONSTRUCTIBLE = ("item", "attribute", "part", "occurrence", "port")
 _FEATURE_KINDS = ("attribute", "item", "part", "ref", "feature", "occurrence", "port", "enum")
 

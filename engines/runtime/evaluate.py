@@ -433,6 +433,7 @@ class Evaluator(Calls):
                     return value
         raise EvaluationError(f"cannot read '{feature}' of {base!r}")
 
+
 _NOT_PERFORMED = object()  # a chain's base: a step with no performance yet
 
 

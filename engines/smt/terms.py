@@ -226,15 +226,15 @@ class Translator:
         result = calc_result(calc)
         if result is None:
             raise self.refuse(f"calculation {calc.name}, which states no result")
-        fixed = tuple(str(z3.simplify(bound[p.name].value)) if p.name in bound else "" for p in params)
-        key = (calc.qualified_name, fixed)
-        concrete = all(p.name in bound and z3.is_const(z3.simplify(bound[p.name].value))
-                       and z3.simplify(bound[p.name].value).decl().kind() != z3.Z3_OP_UNINTERPRETED for p in params)
+        given = {name: z3.simplify(term.value) for name, term in bound.items()}
+        key = (calc.qualified_name, tuple(str(given[p.name]) if p.name in given else "" for p in params))
+        # every parameter given a value the solver does not choose (a literal, after simplification)
+        concrete = all(p.name in given and z3.is_const(given[p.name])
+                       and given[p.name].decl().kind() != z3.Z3_OP_UNINTERPRETED for p in params)
         if not concrete and calc.qualified_name in self.inlining:
             raise self.refuse(f"{calc.name} recursing on arguments the solver does not fix")
-        err = z3.Or(errs) if errs else z3.BoolVal(False)
         if concrete and key in self.memo:
-            return self.memo[key], err
+            return self.memo[key], z3.Or(errs) if errs else z3.BoolVal(False)
 
         def read(name: str) -> Term | None:
             return bound.get(name)
