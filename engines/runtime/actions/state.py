@@ -12,13 +12,14 @@ if TYPE_CHECKING:
     from engines.runtime.actions.tokens import Flow, Token
 
 
-def _flow_path(flow: Flow) -> tuple[tuple[int, str], ...]:
+def _flow_path(canon: Canon, flow: Flow) -> tuple[tuple[object, ...], ...]:
     """Where a flow stands: the node indices of the tokens that entered it, outermost first, each with
-    the block of its `if` a branch's flow runs (the two blocks are two graphs over one node)."""
-    path: list[tuple[int, str]] = []
+    the block of its `if` a branch's flow runs (the two blocks are two graphs over one node) and the
+    loop phase of the token entering it (a branch's flow inside a loop pass is told apart by the pass)."""
+    path: list[tuple[object, ...]] = []
     token = flow.parent_token
     while token is not None:
-        path.append((token.node, flow.branch))
+        path.append((token.node, flow.branch, _loop(canon, token)))
         flow = token.flow
         token = flow.parent_token
     return tuple(reversed(path))
@@ -43,13 +44,13 @@ def state_key(run: Run, readable: frozenset[str] | None = None) -> tuple[object,
     canon = Canon(run.ctx, readable)
     tokens = []
     live = run.live_tokens()
-    paths: dict[int, tuple[tuple[int, str], ...]] = {}
+    paths: dict[int, tuple[tuple[object, ...], ...]] = {}
     paused = bool(run.displayed)
     for t in live:
         flow = t.flow
         path = paths.get(id(flow))
         if path is None:
-            path = paths[id(flow)] = _flow_path(flow)
+            path = paths[id(flow)] = _flow_path(canon, flow)
         joinish = t.node in flow.graph.converging
         if t.body is not None:
             paused = True
@@ -61,8 +62,13 @@ def state_key(run: Run, readable: frozenset[str] | None = None) -> tuple[object,
     seen: set[int] = set()
     canon.frame(run.root.frame, values, "", seen)
     for t in live:
-        if id(t.flow.frame) not in seen:
-            canon.frame(t.flow.frame, values, f"{paths[id(t.flow)]}:", seen)
+        flow: Flow | None = t.flow
+        while flow is not None:  # the enclosing passes' locals too, where a branch of one runs
+            if id(flow.frame) not in seen:
+                if id(flow) not in paths:
+                    paths[id(flow)] = _flow_path(canon, flow)
+                canon.frame(flow.frame, values, f"{paths[id(flow)]}:", seen)
+            flow = flow.parent_token.flow if flow.parent_token is not None else None
     key: tuple[object, ...] = (tuple(tokens), tuple(values), run.status)
     if run.broken_assertions:
         key += (run.broken_assertions,)  # a step's assertion found false: no state without it is this one
