@@ -71,6 +71,8 @@ class Frame:
     # a performance the model gives no name (`action { ... }`, `accept c : Integer;`): its pin's key is
     # the tool's, so its features are reported under the path around it (`c`, not `usage_action.c`)
     anonymous: bool = False
+    # a branch's or pass's own steps: a path through one not yet started here navigates no performance
+    steps: frozenset[str] = frozenset()
 
     def __str__(self) -> str:
         return f"performance {self.label}"  # a frame held as a value: `this` of an action no object performs
@@ -380,6 +382,8 @@ class Evaluator(Calls):
                 value = self.read_name(base.name, frame, depth)
                 self._line(depth, f"eval feature {base.name}", value)
                 return value
+            if _declares_step(frame, base.name):
+                return _NOT_PERFORMED
             el = self._model_element(base.name, frame)
             if el is not None and el.kind == "calc" and isinstance(el.decl, s.Usage) and el.decl.types:
                 calc = self._model_element(el.decl.types[0], frame)
@@ -435,6 +439,21 @@ class Evaluator(Calls):
 
 
 _NOT_PERFORMED = object()  # a chain's base: a step with no performance yet
+
+
+def _declares_step(frame: Frame, name: str) -> bool:
+    """Whether a branch or pass around the frame declares a step of that name (none of the model's)."""
+    f: Frame | None = frame
+    while f is not None:
+        if name in f.steps:
+            return True
+        f = f.parent
+    return False
+
+
+def block_steps(members: tuple[s.Member, ...]) -> frozenset[str]:
+    """The steps a branch or loop body declares: action usages, performed as the block runs."""
+    return frozenset(m.name for m in members if isinstance(m, s.Usage) and m.kind == "action" and m.name)
 
 
 def _pinned(frame: Frame, name: str) -> Frame | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from engines.runtime.actions.core import RunCore
 from engines.runtime.actions.statements import for_elements
 from engines.runtime.actions.tokens import Flow, FlowKind, LoopPass, Token
-from engines.runtime.evaluate import Frame
+from engines.runtime.evaluate import Frame, block_steps
 from engines.runtime.values import Value
 from ir import syntax as s
 from ir.graphs import ActionGraph, Node, NodeKind
@@ -93,7 +93,7 @@ class Clauses(RunCore):
             return
         assert flow.frame.scope is not None
         graph = self.ctx.program.clause_flow(flow.frame.scope, block, node.name)
-        frame = Frame(flow.frame.label, flow.frame.scope, flow.frame, block=True)
+        frame = Frame(flow.frame.label, flow.frame.scope, flow.frame, block=True, steps=block_steps(block.members))
         self._enter_clause(token, node, graph, frame)
         if token.inside is not None:
             token.inside.branch = "then" if cond else "else"
@@ -147,5 +147,6 @@ class Clauses(RunCore):
         flow = token.flow
         assert flow.frame.scope is not None
         graph = self.ctx.program.clause_flow(flow.frame.scope, body, node.name)
-        frame = Frame(flow.frame.label, flow.frame.scope, flow.frame, dict(bound), block=True)
+        frame = Frame(flow.frame.label, flow.frame.scope, flow.frame, dict(bound), block=True,
+                      steps=block_steps(body.members))
         self._enter_clause(token, node, graph, frame)

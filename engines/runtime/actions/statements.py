@@ -13,7 +13,7 @@ from engines.runtime.actions.core import RunCore
 from engines.runtime.actions.tokens import BodyRun, Flow, FlowKind, Terminated, Wait, Write
 from engines.runtime.bus import Message, available, take
 from engines.runtime.clock import wake_time
-from engines.runtime.evaluate import Evaluator, Frame
+from engines.runtime.evaluate import Evaluator, Frame, block_steps
 from engines.runtime.operators import MAX_SEQUENCE
 from engines.runtime.trace import Trace
 from engines.runtime.values import (
@@ -252,7 +252,7 @@ class StatementRunner(RunCore):
         """A branch or loop body: inline, or entered as a node of its own when it states a flow or waits."""
         members = block.members
         label = f"{role} of {owner}"
-        inner = Frame(frame.label, frame.scope, frame, block=True)
+        inner = Frame(frame.label, frame.scope, frame, block=True, steps=block_steps(members))
         if states_a_flow(members):
             flow = yield from self._block_flow(members, inner, depth, label, label, block)
             if flow.terminated:
