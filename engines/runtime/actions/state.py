@@ -62,13 +62,13 @@ def state_key(run: Run, readable: frozenset[str] | None = None) -> tuple[object,
     seen: set[int] = set()
     canon.frame(run.root.frame, values, "", seen)
     for t in live:
-        flow: Flow | None = t.flow
-        while flow is not None:  # the enclosing passes' locals too, where a branch of one runs
-            if id(flow.frame) not in seen:
-                if id(flow) not in paths:
-                    paths[id(flow)] = _flow_path(canon, flow)
-                canon.frame(flow.frame, values, f"{paths[id(flow)]}:", seen)
-            flow = flow.parent_token.flow if flow.parent_token is not None else None
+        around: Flow | None = t.flow
+        while around is not None:  # the enclosing passes' locals too, where a branch of one runs
+            if id(around.frame) not in seen:
+                if id(around) not in paths:
+                    paths[id(around)] = _flow_path(canon, around)
+                canon.frame(around.frame, values, f"{paths[id(around)]}:", seen)
+            around = around.parent_token.flow if around.parent_token is not None else None
     key: tuple[object, ...] = (tuple(tokens), tuple(values), run.status)
     if run.broken_assertions:
         key += (run.broken_assertions,)  # a step's assertion found false: no state without it is this one
