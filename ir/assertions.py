@@ -38,9 +38,9 @@ def assertions(members: tuple[s.Member, ...]) -> tuple[tuple[str, s.Expr], ...]:
 
 
 def behavior_assertions(model: Model, behavior: Element) -> tuple[tuple[str, s.Expr], ...]:
-    """What an action or a state machine asserts of its every performance: its own assertions and its
-    definitions' (`effective_members`)."""
-    kinds = ("state",) if behavior.base_kind == "state" else ACTION_KINDS
+    """What an action or a state machine asserts of its every performance, or a part of its every
+    instance: its own assertions and its definitions' (`effective_members`)."""
+    kinds = ("state",) if behavior.base_kind == "state" else ("part",) if behavior.base_kind == "part" else ACTION_KINDS
     return assertions(effective_members(model, behavior, kinds))
 
 

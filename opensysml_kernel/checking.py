@@ -324,9 +324,10 @@ def with_asserted(program: Program, subject: str, settings: CheckSettings,
     of the behavior checks it, named or not (an engine that answers no properties leaves it out)."""
     from engines.check.properties import asserted, step_asserted
 
-    if kind not in ("action", "state"):
+    if kind not in ("action", "state", "part"):
         return settings, ()
-    behavior = program.state(subject) if kind == "state" else program.action(subject)
+    behavior = program.state(subject) if kind == "state" else program.part(subject) if kind == "part" \
+        else program.action(subject)
 
     def named(name: str) -> bool:
         return name in settings.properties or name.rsplit("::", 1)[-1] in settings.properties
@@ -335,8 +336,14 @@ def with_asserted(program: Program, subject: str, settings: CheckSettings,
     notes = tuple(f"asserted: {name} is checked at every stable state" for name in added)
     nested = step_asserted(program, behavior)
     steps = [name for name in nested if not named(name)]
-    notes += tuple(f"asserted: {name} is checked where each performance of {'step' if kind == 'action' else 'behavior'} "
-                   f"{nested[name][0]} ends" for name in steps)
+
+    def what(name: str) -> str:
+        """A machine's entry, do or exit, or an effect, is a behavior; an action's is a step."""
+        owner = program.model.element(name.removesuffix(f"::{nested[name][0]}.{name.rsplit('.', 1)[-1]}"))
+        return "behavior" if owner is not None and owner.base_kind == "state" else "step"
+
+    notes += tuple(f"asserted: {name} is checked where each performance of {what(name)} {nested[name][0]} ends"
+                   for name in steps)
     added += steps
     if not added:
         return settings, notes

@@ -311,7 +311,7 @@ def _run_driven(args: argparse.Namespace) -> int:
         document["finalState"] = (driven.final_state() or None) if driven is not None else None
         document["stateVisits"] = driven.visits() if driven is not None else []
         document["terminated"] = driven is not None and driven.status == "terminated"
-    if args.state is not None:
+    if args.state is not None or args.instantiate is not None:
         document["violations"] = list(_broken(driven)) if driven is not None and status == "completed" else []
     document.update({"error": error, "trace": trace})
     _print_run(args, document, trace, head)
@@ -319,8 +319,10 @@ def _run_driven(args: argparse.Namespace) -> int:
 
 
 def _broken(driven: Driven) -> tuple[str, ...]:
-    """The assertions of a machine's entry, do and exit behaviors its run found false where one ended."""
-    broken: tuple[str, ...] = getattr(getattr(driven, "run", None), "broken_assertions", ())
+    """The assertions of a machine's entry, do and exit behaviors its run found false where one ended;
+    of an instance, its machines' and its performed actions' steps'."""
+    holder = getattr(driven, "run", None) or getattr(driven, "world", None)
+    broken: tuple[str, ...] = getattr(holder, "broken_assertions", ())
     return broken
 
 

@@ -134,6 +134,11 @@ class Ensemble:
         self._world.clock.advance_to(wake)
         return True
 
+    @property
+    def broken_assertions(self) -> tuple[str, ...]:
+        """Its members' step assertions found false (each keeps them in its own state key)."""
+        return tuple(sorted({name for m in self.members for name in getattr(m, "broken_assertions", ())}))
+
     def state_key(self, readable: frozenset[str] | None = None) -> tuple[object, ...]:
         return tuple(m.state_key(readable) for m in self.members)
 

@@ -160,3 +160,34 @@ def test_a_machine_run_reports_its_behaviors_false_assertions(capsys: pytest.Cap
     code = main(["run", model, "--state", "oven::Heater", "--send", "Go"])
     out = capsys.readouterr().out
     assert code == 0 and "violation" not in out and out.startswith("✓ State machine oven::Heater: heating")
+
+
+def test_an_instance_run_reports_its_machines_false_assertions(capsys: pytest.CaptureFixture[str]) -> None:
+    """bakery_asserts.sysml: Go three times to both ovens brings each heater to heating at level 2, where
+    warm.low (level <= 1) is false; each oven's heater's level is a slot of its object. Go once: nothing."""
+    model = str(Path(__file__).resolve().parents[1] / "engines/check/fresh_machines/bakery_asserts.sysml")
+    code = main(["run", model, "--instantiate", "bakery::bakery", "--send", "Go", "--send", "Go", "--send", "Go",
+                 "--json"])
+    document = json.loads(capsys.readouterr().out)
+    assert code == 1 and document["status"] == "completed"
+    assert document["violations"] == ["bakery::Oven::heater::warm.low"]
+    assert [(o["path"], o["finalState"], o["slots"]) for o in document["objects"]] == [
+        ("left", "heating", {"heater.level": "2"}), ("right", "heating", {"heater.level": "2"})]
+    code = main(["run", model, "--instantiate", "bakery::bakery", "--send", "Go"])
+    out = capsys.readouterr().out
+    assert code == 0 and "violation" not in out and "heater.level = 1" in out
+
+
+def test_an_instance_check_names_what_it_judges(capsys: pytest.CaptureFixture[str]) -> None:
+    """The part's own assertion is checked at every stable state, the behaviors' and the performed
+    action's steps' where each performance ends; three Go break warm.low, with a witness (exit 1)."""
+    model = str(Path(__file__).resolve().parents[1] / "engines/check/fresh_machines/bakery_asserts.sysml")
+    code = main(["check", model, "--instantiate", "bakery::bakery", "--send", "Go", "--send", "Go", "--send", "Go"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "  asserted: bakery::bakery::opened is checked at every stable state" in out
+    assert "  asserted: bakery::Bakery::stock::load.fits is checked where each performance of step load ends" in out
+    assert "  asserted: bakery::Oven::heater::warm.low is checked where each performance of behavior warm ends" in out
+    assert "  violation: bakery::Oven::heater::warm.low is false after" in out
+    assert "opened is false" not in out and "fits is false" not in out
+

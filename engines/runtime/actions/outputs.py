@@ -22,6 +22,12 @@ class Outputs(RunCore):
         self._collect(self.root.frame, "", out)
         return dict(sorted(out.items()))
 
+    def frame_outputs(self) -> dict[str, str]:
+        """The features the performance itself holds, nested nodes' by their path (no part's around it)."""
+        out: dict[str, str] = {}
+        self._collect(self.root.frame, "", out)
+        return dict(sorted(out.items()))
+
     def travelled(self) -> Travelled | None:
         return None
 

@@ -105,6 +105,11 @@ class InstanceRun(Reported):
         return self.ensemble.error is not None or all(m.finished for m in self.ensemble.members)
 
     @property
+    def broken_assertions(self) -> tuple[str, ...]:
+        """The step assertions its machines' behaviors and performed actions found false."""
+        return self.ensemble.broken_assertions
+
+    @property
     def front(self) -> object | None:
         """A firing in progress in some machine: the environment waits for it to end."""
         return next((m.front for m in self.machines if m.front is not None), None)

@@ -54,6 +54,7 @@ class Instantiation:
         self.links: list[tuple[tuple[str, str], tuple[str, str]]] = []
         self._make(el, "")
         self.machines = [m for o in self.objects for m in o.machines]
+        self._ended_broken: frozenset[str] = frozenset()  # what the performed actions that ended found false
 
     def _definition(self, el: Element) -> Element | None:
         if isinstance(el.decl, s.Usage) and el.decl.types and el.owner is not None:
@@ -160,6 +161,7 @@ class Instantiation:
             if not ended:
                 self.waiting.append((obj, run, actions))
                 return
+            self._ended_broken |= frozenset(run.broken_assertions)
             run = None
 
     def resume(self) -> bool:
@@ -171,6 +173,18 @@ class Instantiation:
             self._perform_from(obj, rest, run)
             moved = moved or run.finished or run.step_number != before
         return moved
+
+    @property
+    def broken_assertions(self) -> tuple[str, ...]:
+        """The step assertions found false where a performance ended: of the machines' entry, do and exit
+        behaviors and effects, and of the steps of the actions the objects perform (each named by the
+        machine or action usage, so two objects exhibiting one usage share its names)."""
+        found = set(self._ended_broken)
+        for machine in self.machines:
+            found.update(machine.host.broken_assertions)
+        for _, run, _ in self.waiting:
+            found.update(run.broken_assertions)
+        return tuple(sorted(found))
 
     def stuck_actions(self) -> None:
         """An action still waiting once nothing else can move: its accept deadlock, raised."""
@@ -302,8 +316,13 @@ class Instantiation:
         return next(o for o in self.objects if machine in o.machines)
 
     def slots(self, obj: InstanceObject) -> dict[str, str]:
-        """The object's features and their values; its parts (objects of their own) left out."""
-        return {k: spell(v) for k, v in self.ctx.objects[obj.ref.id].values.items() if k not in obj.parts}
+        """The object's features and their values, its parts (objects of their own) left out; then the
+        features its machines declare, each by the machine's name (`heater.level`)."""
+        out = {k: spell(v) for k, v in self.ctx.objects[obj.ref.id].values.items() if k not in obj.parts}
+        for machine in obj.machines:
+            out.update({f"{machine.element.name}.{k}": v for k, v in machine.host.frame_outputs().items()
+                        if k not in out})
+        return out
 
     def end_of(self, obj: InstanceObject) -> ObjectEnd:
         """Where the object stands: its machines' configuration (of several, each named: `life: bright,

@@ -538,6 +538,29 @@ def test_a_machines_behaviors_assertions_are_judged_where_each_ends(n: int, brok
         replays(prog, "Heater", result)
 
 
+# bakery_asserts.sysml: an instance. Both ovens exhibit the Heater usage, the bakery performs Stock and
+# asserts it is open. Go goes to both ovens; up to N: N = 1 or 2, nothing false (each heater's level is 1);
+# N = 3: heating again at level 2, so warm.low is false (named by the usage both ovens exhibit); load.fits
+# (3 trays) and opened hold on every schedule. The driver may stop after any Go: after k, both ovens stand
+# alike, idle at 0 (k = 0), heating at 1, idle at 1, heating at 2; each machine's level is its object's
+# slot `heater.level`.
+BAKERY = ("bakery::Oven::heater::warm.low", "bakery::Bakery::stock::load.fits", "bakery::bakery::opened")
+
+
+@pytest.mark.parametrize("n, broken", [(1, set()), (2, set()), (3, {"bakery::Oven::heater::warm.low"})])
+def test_an_instances_machines_and_performed_actions_are_judged_where_each_ends(n: int, broken: set[str]) -> None:
+    prog = program("bakery_asserts.sysml")
+    for reduce in (True, False):
+        result = check_machine(prog, "bakery::bakery", alphabet("Go", n=n), BOUNDS, properties=BAKERY,
+                               reduce=reduce, part=True)
+        assert result.incomplete is None, result.incomplete
+        assert violated(result) == broken
+        ends = [("idle", "0"), ("heating", "1"), ("idle", "1"), ("heating", "2")][:n + 1]
+        assert project(result, ("left.heater", "left.heater.level", "right.heater", "right.heater.level")) == \
+            {(state, level, state, level) for state, level in ends}
+        replays(prog, "bakery::bakery", result)
+
+
 # turnstile_asserts.sysml: transitions' effects given as action usages assert too. Coin and Push up to N
 # from locked (total 0, passes 0): only Coin moves locked, only Push moves unlocked, so the machine
 # alternates Coin, Push, Coin, ... N = 2: pay ends at 6 (bounded: <= 10 holds), count at 1 (one holds).
