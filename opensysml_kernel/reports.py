@@ -141,10 +141,23 @@ class Check:
             evidence += f", {_plural(len(r.witnesses), 'witness')}".replace("witnesss", "witnesses") + " replayed"
         return f"standing: {CLAIM.get(r.verdict, r.verdict.value)} ({r.strength.word}: {evidence})"
 
+    def _repeated_failures(self) -> set[str]:
+        """The failures more than one outcome ends in."""
+        seen: set[str] = set()
+        repeated: set[str] = set()
+        for o in self.result.outcomes:
+            if o.error is not None:
+                text = o.describe()
+                (repeated if text in seen else seen).add(text)
+        return repeated
+
     def outcome_text(self, outcome: Outcome, witness: bool = True) -> str:
         """`count = 2 (witness 1)`, or `count = 2 (violates Hotel::oneBooking; witness 3)` for an outcome
         whose final state violates a property."""
         text = outcome.describe()
+        if outcome.error is not None and outcome.values and text in self._repeated_failures():
+            # runs failing alike in different states: the state each failed in tells them apart
+            text += f" (with {', '.join(f'{k} = {v}' for k, v in outcome.values)})"
         if outcome.violates:
             text += f" (violates {', '.join(outcome.violates)}"
             text += f"; witness {self._ref(outcome.witness)})" if witness and outcome.witness else ")"

@@ -8,7 +8,6 @@ from engines.errors import EngineError, RunError
 from engines.runtime import Program
 from engines.runtime.behavior import Behavior
 from engines.runtime.evaluate import Evaluator, Frame
-from engines.runtime.states.instances import Instantiation
 from engines.runtime.values import spell, type_name, with_article
 from ir import syntax as s
 from ir.assertions import behavior_assertions, step_assertions
@@ -130,11 +129,9 @@ def step_asserted(program: Program, behavior: Element) -> dict[str, tuple[str, s
     depth: by the name a property is given (`audit::Ledger::withdraw.c`), the step's path and the condition.
     Of a part, what the machines its instance's objects exhibit and the actions they perform assert so."""
     if behavior.base_kind == "part":
-        instance = Instantiation(program, behavior.qualified_name)
         found: dict[str, tuple[str, s.Expr]] = {}
-        for obj in instance.objects:
-            for el in (*(m.element for m in obj.machines), *obj.actions):
-                found.update(step_asserted(program, el))
+        for el in program.instance_behaviors(behavior.qualified_name):
+            found.update(step_asserted(program, el))
         return found
     return {f"{behavior.qualified_name}::{path}.{name}": (path, expr)
             for path, name, expr in step_assertions(program.model, behavior)}

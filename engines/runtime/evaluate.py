@@ -27,6 +27,7 @@ from engines.runtime.values import (
 )
 from ir import syntax as s
 from ir.connections import Connection
+from ir.footprint import chain_path
 from ir.inherit import generals
 from ir.model import Element
 from ir.resolve import lookup
@@ -139,8 +140,12 @@ class Evaluator(Calls):
             if isinstance(e, s.Literal):
                 return self.literal(e)
             if isinstance(e, s.Binary) and e.op not in operators.CONDITIONAL:
-                return operators.binary(e.op, self._eval(e.left, frame, depth + 1),
-                                        self._eval(e.right, frame, depth + 1))
+                left = self._eval(e.left, frame, depth + 1)
+                right = self._eval(e.right, frame, depth + 1)
+                try:
+                    return operators.binary(e.op, left, right)
+                except EvaluationError as err:
+                    raise _naming_no_value(err, e, left, right) from None
         if isinstance(e, s.Literal):
             value = self.literal(e)
             text = f'"{e.text}"' if e.kind == "string" else e.text
@@ -226,7 +231,11 @@ class Evaluator(Calls):
         elif (e.op == "or" and left is True) or (e.op == "implies" and left is False):
             value = True
         else:
-            value = operators.binary(e.op, left, self._eval(e.right, frame, depth + 1))
+            right = self._eval(e.right, frame, depth + 1)
+            try:
+                value = operators.binary(e.op, left, right)
+            except EvaluationError as err:
+                raise _naming_no_value(err, e, left, right) from None
         self._line(depth, f"eval operator {e.op}", value)
         return value
 
@@ -439,6 +448,17 @@ class Evaluator(Calls):
 
 
 _NOT_PERFORMED = object()  # a chain's base: a step with no performance yet
+
+
+def _naming_no_value(err: EvaluationError, e: s.Binary, left: Value, right: Value) -> EvaluationError:
+    """An operator's error over an operand that holds no value, saying which feature holds none (a
+    race with its write, or a step not yet performed, is the usual cause)."""
+    empty = [chain_path(x) for x, v in ((e.left, left), (e.right, right)) if v is UNSET and chain_path(x)]
+    if not empty:
+        return err
+    said = " and ".join(f"'{p}'" for p in dict.fromkeys(empty))
+    return type(err)(f"{err.message}: {said} {'holds' if len(empty) == 1 else 'hold'} no value here "
+                           "(not yet written, or its step not yet performed)", err.node)
 
 
 def _declares_step(frame: Frame, name: str) -> bool:

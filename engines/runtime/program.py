@@ -9,7 +9,9 @@ from engines.runtime.schedule import make_scheduler
 from engines.runtime.states import EnvironmentInputError, MachineRun, start_machine
 from engines.runtime.states.driven import Driven, Script
 from engines.runtime.states.instance_run import InstanceRun
+from engines.runtime.states.instances import Instantiation
 from engines.runtime.world import Context
+from ir.model import Element
 
 
 class Program(LoweredModel):
@@ -37,6 +39,12 @@ class Program(LoweredModel):
                                         " checked alone takes every event: check the part that exhibits it"
                                         " (--instantiate PART, %instantiate PART)")
         return Driven(lambda: start_machine(self, qualified, units=True), script)
+
+    def instance_behaviors(self, part: str) -> list[Element]:
+        """The machines the objects of the part's instance exhibit and the actions they perform, object by
+        object (each usage once per object)."""
+        instance = Instantiation(self, self.part(part).qualified_name)
+        return [el for obj in instance.objects for el in (*(m.element for m in obj.machines), *obj.actions)]
 
     def start_instance(self, part: str, script: Script | None = None) -> Driven[InstanceRun]:
         """The part `part` (qualified, or unqualified when unique) materialized, its machines and

@@ -102,6 +102,20 @@ def test_explore_table_golden() -> None:
     assert report.exit_status == 0
 
 
+def test_runs_failing_alike_in_different_states_are_told_apart() -> None:
+    """Two outcomes failing with one error differ in the state they failed in: each row says it; a
+    failure no other outcome shares is said alone."""
+    error = "type mismatch: operator '*' is not defined for a Null and an Integer"
+    result = EngineResult("explore", "race::Race", Verdict.COMPLETE, Strength.WITNESSED, Stats(0, 12, 5, 3),
+                          outcomes=(Outcome((("r", "0"), ("v", "<unset>")), 1, 1, error),
+                                    Outcome((("r", "0"),), 1, 2, error),
+                                    Outcome((("r", "1"),), 1, 1, "division by zero")),
+                          witnesses=(W1, W2), kind=QuestionKind.OUTCOMES)
+    rows = [line.split("  ")[1] for line in CheckReport.build([Check(result)]).text.splitlines()[2:5]]
+    assert rows == [f"fails: {error} (with r = 0, v = <unset>)", f"fails: {error} (with r = 0)",
+                    "fails: division by zero"]
+
+
 def test_all_flags_a_disagreement() -> None:
     explore = EngineResult("explore", "test::ForkPlain", Verdict.COMPLETE, Strength.WITNESSED, Stats(0, 9, 6, 2),
                            outcomes=(Outcome((("c", "1"),), 2, 1),), witnesses=(W1,), kind=QuestionKind.OUTCOMES)

@@ -192,5 +192,6 @@ def test_an_operator_over_a_path_read_before_its_write_fails_on_some_schedule() 
     checked = check(_program("path_read_race"), "dispatch::Scaled", Bounds())
     assert [v.kind for v in checked.violations] == ["fails"]
     assert "Null" in checked.violations[0].text
+    assert "'sense.level' holds no value here" in checked.violations[0].text  # the operand named
     assert {dict(o.values)["reading"] for o in checked.outcomes} == {"84"}
 
