@@ -26,24 +26,27 @@ class Message:
     holder: ObjectRef | None = None
 
 
-def _for(message: Message, receiver: str | None, performer: ObjectRef | None) -> bool:
-    """Whether an accept named `receiver`, of an action `performer` performs, may take the message: one
-    addressed to no one, to `this` (the performance the accept is a step of), or to it by name; one an
+def _for(message: Message, receiver: str | None, performer: ObjectRef | None, within: tuple[str, ...]) -> bool:
+    """Whether an accept named `receiver`, a step of the performances named `within` (innermost first),
+    of an action `performer` performs, may take the message: one addressed to no one, to `this` (the
+    performance the accept is a step of), to it or to a performance it is a step of by name; one an
     instance delivered to an object only there."""
     if message.holder is not None and (performer is None or performer.id != message.holder.id):
         return False
-    return message.to in (None, "this") or receiver is None or message.to == receiver
+    return message.to in (None, "this") or receiver is None or message.to == receiver or message.to in within
 
 
-def available(ctx: Context, trigger: s.Trigger, receiver: str | None, performer: ObjectRef | None = None) -> bool:
+def available(ctx: Context, trigger: s.Trigger, receiver: str | None, performer: ObjectRef | None = None,
+              within: tuple[str, ...] = ()) -> bool:
     """Whether a message the trigger would take is on the bus (nothing is taken)."""
-    return any(_for(m, receiver, performer) and matches(ctx, trigger, m) for m in ctx.bus)
+    return any(_for(m, receiver, performer, within) and matches(ctx, trigger, m) for m in ctx.bus)
 
 
-def take(ctx: Context, trigger: s.Trigger, receiver: str | None, performer: ObjectRef | None = None) -> Message | None:
+def take(ctx: Context, trigger: s.Trigger, receiver: str | None, performer: ObjectRef | None = None,
+         within: tuple[str, ...] = ()) -> Message | None:
     """The oldest message on the bus the trigger matches, taken off it; None when there is none."""
     for i, message in enumerate(ctx.bus):
-        if not _for(message, receiver, performer):
+        if not _for(message, receiver, performer, within):
             continue
         if matches(ctx, trigger, message):
             ctx.journal.touch(ctx.bus)

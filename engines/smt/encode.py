@@ -909,16 +909,28 @@ class Builder:
         return TAGS[kind]
 
     def takes(self, st: State, place: Place, slot: int) -> Any:
-        """Whether the accept at the place takes the message in the slot: addressed to no one or to the
-        accept by its name, and matched by its trigger."""
+        """Whether the accept at the place takes the message in the slot: addressed to no one, to the
+        accept or a step it is within by name, and matched by its trigger."""
         assert place.matcher is not None
         if ("to", slot) not in st:
             return self.matches(st, place.matcher, slot)
         to = st[("to", slot)]
         mine = [to == 0]
-        if place.node.name in self.net.receivers:
-            mine.append(to == 1 + self.net.receivers.index(place.node.name))
+        for name in (place.node.name, *self.within(place)):
+            if name in self.net.receivers:
+                mine.append(to == 1 + self.net.receivers.index(name))
         return z3.And(z3.Or(mine), self.matches(st, place.matcher, slot))
+
+    def within(self, place: Place) -> list[str]:
+        """The nodes whose flows the place stands in, innermost first: a message addressed to a step is
+        for the accepts within its performance too (as engines/runtime/bus decides)."""
+        names: list[str] = []
+        at: int | None = self.net.flows[place.flow].parent
+        while at is not None:
+            owner = self.net.places[at]
+            names.append(owner.node.name)
+            at = self.net.flows[owner.flow].parent
+        return names
 
     def matches(self, st: State, matcher: Matcher, slot: int) -> Any:
         """Whether the accept takes the message in the slot (as engines/runtime/bus.matches decides)."""

@@ -133,7 +133,7 @@ class MoveProbes(RunCore):
                     return self.evaluator.eval(trigger.expression, flow.frame, 0) is True
                 except RunError:
                     return True  # taking the move raises the error, which is reported on its schedule
-        return available(self.ctx, trigger, node.name, self.performing)
+        return available(self.ctx, trigger, node.name, self.performing, flow.steps_within())
 
     def _flow_ready(self, flow: Flow) -> bool:
         return any(self.can_act(t) for t in self.all_tokens(flow))

@@ -710,7 +710,7 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
                 return True, True
             token.waiting_accept = True
             return False, False
-        message = take(self.ctx, trigger, node.name, self.performing)
+        message = take(self.ctx, trigger, node.name, self.performing, flow.steps_within())
         if message is None:
             token.waiting_accept = True
             return False, False

@@ -121,6 +121,22 @@ class Flow:
         flow.ids[0] += 1
         return token
 
+    def steps_within(self) -> tuple[str, ...]:
+        """The steps whose performances the flow runs within, innermost first (an `if` branch's or a
+        loop pass's flow is part of the step around it)."""
+        names: list[str] = []
+        flow: Flow | None = self
+        while flow is not None:
+            token, name = flow.performer if flow.performer is not None else (flow.parent_token, "")
+            if token is not None:
+                name = name or token.flow.graph.nodes[token.node].name  # the node entered, or whose move runs it
+                flow = token.flow
+            else:
+                flow = flow.outer
+            if name:
+                names.append(name)
+        return tuple(names)
+
     @property
     def ctx(self) -> Context:
         return self.run.ctx

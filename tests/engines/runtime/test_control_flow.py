@@ -127,6 +127,11 @@ ANSWERS = [
     Answer("path_read_race", "dispatch::Settled", {"last": "20"}, outcomes({"last": "20"})),
     Answer("path_read_race", "dispatch::Panel", {"shown": "<unset>"},
            outcomes({"shown": "<unset>"}, {"shown": "7"})),
+    # A message sent to a step is for the accepts within its performance (the desk once waited forever).
+    Answer("addressed_steps", "addressed::Desk", {"free": "5", "last": "2"},
+           outcomes({"free": "5", "last": "2"}, {"free": "5", "last": "3"})),
+    Answer("addressed_steps", "addressed::Counter", {"free": "5", "last": "2"},
+           outcomes({"free": "5", "last": "2"}, {"free": "5", "last": "3"})),
     # A branch in a loop pass: the default run adds first (the latest token first) each odd pass.
     Answer("branch_in_pass", "passes::Branchy", {"total": "1"},
            outcomes(*({"total": t} for t in ("1", "2", "3", "4")))),
@@ -194,4 +199,13 @@ def test_an_operator_over_a_path_read_before_its_write_fails_on_some_schedule() 
     assert "Null" in checked.violations[0].text
     assert "'sense.level' holds no value here" in checked.violations[0].text  # the operand named
     assert {dict(o.values)["reading"] for o in checked.outcomes} == {"84"}
+
+
+def test_a_message_sent_to_a_step_no_accept_is_within_is_not_taken() -> None:
+    """Misrouted: the message goes to the clerk, the desk's accept is not within it: every schedule
+    deadlocks with the desk waiting, and the check says so with a witness."""
+    checked = check(_program("addressed_steps"), "addressed::Misrouted", Bounds())
+    assert {v.kind for v in checked.violations} == {"deadlock"}
+    explored = explore(_program("addressed_steps"), "addressed::Misrouted", Bounds(runs=100))
+    assert explored.outcomes and all(o.error is not None and "accept deadlock" in o.error for o in explored.outcomes)
 

@@ -377,6 +377,16 @@ def test_a_pass_is_unordered_and_an_accept_keeps_its_place_for_the_solver_too() 
     assert sorted(dict(v)["log"] for v, _ in dispatch) == ["0", "4"]
 
 
+# tests/engines/runtime/control/addressed_steps.sysml, answered there: messages sent to the desk step are
+# taken by the accepts within it, in arrival order (the encoding took only those addressed to the accept).
+def test_a_message_to_a_step_reaches_the_accepts_within_it_for_the_solver_too() -> None:
+    path = Path(__file__).resolve().parents[1] / "runtime" / "control" / "addressed_steps.sysml"
+    prog = program(path.read_text(encoding="utf-8"))
+    counter = smt_outcomes(prog, "addressed::Counter")
+    assert counter == explore_outcomes(prog, "addressed::Counter")
+    assert sorted(dict(v)["last"] for v, e in counter if e is None) == ["2", "3"] and len(counter) == 2
+
+
 # tests/engines/runtime/control/while_until.sysml, answered there: `while c { ... } until u;` reads u
 # after each pass, then c. Fill ends at level 6 whatever the gauge reads (0, 3 or 6); Stop counts to 1,
 # 2 or 3 as the flag the until reads is raised. The solver gives explore's sets (it refused the until).
