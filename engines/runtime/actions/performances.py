@@ -292,7 +292,19 @@ class Performances(RunCore):
                     continue
                 waiters = [t.wake for t in self.all_tokens(flow) if t.wake is not None]
                 if waiters:
-                    self.ctx.clock.advance_to(min(w for w in waiters if w is not None))
+                    due = min(w for w in waiters if w is not None)
+                    token = self.mover_token
+                    if token is not None and self.ctx.clock.now < due:
+                        # the move's token waits till then, the others moving meanwhile: time passes
+                        # where nothing can move (it once jumped here, ahead of the other branches)
+                        self.ctx.journal.touch(token)
+                        token.wake = due
+                        while self.ctx.clock.now < due:
+                            yield Wait("time", lambda due=due: self.ctx.clock.now >= due)
+                        self.ctx.journal.touch(token)
+                        token.wake = None
+                    else:
+                        self.ctx.clock.advance_to(due)
                     if flow.kind is FlowKind.PERFORMED and self.mover_token is not None:
                         self.ctx.journal.touch(self.mover_token)
                         self.mover_token.resumed = True

@@ -140,7 +140,18 @@ class StatementRunner(RunCore):
         if trigger.kind in (s.TriggerKind.AFTER, s.TriggerKind.AT):
             assert trigger.expression is not None
             when = self.evaluator.eval(trigger.expression, frame, 0)
-            self.ctx.clock.advance_to(wake_time(trigger.kind, when, self.ctx.clock.now))
+            due = wake_time(trigger.kind, when, self.ctx.clock.now)
+            token = self.mover_token
+            if token is None:  # no token waits for it (a machine's behavior): the clock moves on at once
+                self.ctx.clock.advance_to(due)
+                return
+            # the token waits till then, the others moving meanwhile: time passes where nothing can move
+            self.ctx.journal.touch(token)
+            token.wake = due
+            while self.ctx.clock.now < due:
+                yield Wait("time", lambda: self.ctx.clock.now >= due)
+            self.ctx.journal.touch(token)
+            token.wake = None
             return
         while True:
             message = take(self.ctx, trigger, None, self.performing)
