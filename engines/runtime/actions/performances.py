@@ -4,7 +4,8 @@ drives to their end within one move."""
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
+from fractions import Fraction
 
 from engines.errors import ActionDeadlock, RunError
 from engines.runtime.actions.core import RunCore
@@ -300,7 +301,7 @@ class Performances(RunCore):
                         self.ctx.journal.touch(token)
                         token.wake = due
                         while self.ctx.clock.now < due:
-                            yield Wait("time", lambda due=due: self.ctx.clock.now >= due)
+                            yield Wait("time", self._clock_at(due))
                         self.ctx.journal.touch(token)
                         token.wake = None
                     else:
@@ -311,6 +312,10 @@ class Performances(RunCore):
                     continue
                 raise ActionDeadlock(f"action deadlock in {flow.label}: no token can move")
         self._hide(flow)
+
+    def _clock_at(self, due: Fraction) -> Callable[[], bool]:
+        """Whether the clock has come to `due` (a wait's probe)."""
+        return lambda: self.ctx.clock.now >= due
 
     def _step_within(self, flow: Flow) -> bool:
         outer = self.current_flow
