@@ -616,14 +616,12 @@ class _Builder:
 
     def _duration(self, trigger: s.Trigger, where: str, place: Place) -> Fraction:
         """An `accept after`'s wait (or an `accept at`'s instant) in seconds, as the interpreter counts it
-        (engines/runtime/clock.py): one that reads no feature, so every token waits as long; a body
-        statement's wait (the interpreter's clock jumps within the performance) is refused."""
+        (engines/runtime/clock.py): one that reads no feature, so every token waits as long (a body
+        statement's too: the interpreter's token waits there as at a node)."""
         from engines.errors import RunError
         from engines.runtime.clock import time_named
 
         kind = trigger.kind.value
-        if place.node.kind is NodeKind.STATEMENT:
-            raise NotCovered(where, f"accept {kind} as a statement of a body")
         expr = trigger.expression
         magnitude = expr.base if isinstance(expr, s.Index) and isinstance(expr.index, s.Name) else expr  # `5 [s]`
         if expr is None or any(True for _ in names_read(magnitude)):

@@ -387,6 +387,16 @@ def test_a_message_to_a_step_reaches_the_accepts_within_it_for_the_solver_too() 
     assert sorted(dict(v)["last"] for v, e in counter if e is None) == ["2", "3"] and len(counter) == 2
 
 
+# tests/engines/runtime/control/timed_branches.sysml, answered there: waits for time in a step's body (a
+# loop pass's `accept after`, a body's statement) on the one clock. The encoding refused a body statement's
+# wait (the interpreter moved the clock within the move); each is a timer of its own now, in both.
+@pytest.mark.parametrize("subject", ["timers::Alarms", "timers::Poll", "timers::Kettle", "timers::OrderedKettle"])
+def test_waits_for_time_in_a_body_for_the_solver_too(subject: str) -> None:
+    path = Path(__file__).resolve().parents[1] / "runtime" / "control" / "timed_branches.sysml"
+    prog = program(path.read_text(encoding="utf-8"))
+    assert smt_outcomes(prog, subject) == explore_outcomes(prog, subject)
+
+
 # tests/engines/runtime/control/while_until.sysml, answered there: `while c { ... } until u;` reads u
 # after each pass, then c. Fill ends at level 6 whatever the gauge reads (0, 3 or 6); Stop counts to 1,
 # 2 or 3 as the flag the until reads is raised. The solver gives explore's sets (it refused the until).
