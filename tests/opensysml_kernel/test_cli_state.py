@@ -164,7 +164,8 @@ def test_a_machine_run_reports_its_behaviors_false_assertions(capsys: pytest.Cap
 
 def test_an_instance_run_reports_its_machines_false_assertions(capsys: pytest.CaptureFixture[str]) -> None:
     """bakery_asserts.sysml: Go three times to both ovens brings each heater to heating at level 2, where
-    warm.low (level <= 1) is false; each oven's heater's level is a slot of its object. Go once: nothing."""
+    warm.low (level <= 1) is false; each oven's heater's level is a slot of its object, the stock the
+    bakery performs loads 3 trays. Go once: nothing false."""
     model = str(Path(__file__).resolve().parents[1] / "engines/check/fresh_machines/bakery_asserts.sysml")
     code = main(["run", model, "--instantiate", "bakery::bakery", "--send", "Go", "--send", "Go", "--send", "Go",
                  "--json"])
@@ -173,6 +174,7 @@ def test_an_instance_run_reports_its_machines_false_assertions(capsys: pytest.Ca
     assert document["violations"] == ["bakery::Oven::heater::warm.low"]
     assert [(o["path"], o["finalState"], o["slots"]) for o in document["objects"]] == [
         ("left", "heating", {"heater.level": "2"}), ("right", "heating", {"heater.level": "2"})]
+    assert document["outputs"]["stock.trays"] == "3"  # the performed action's feature, by its name
     code = main(["run", model, "--instantiate", "bakery::bakery", "--send", "Go"])
     out = capsys.readouterr().out
     assert code == 0 and "violation" not in out and "heater.level = 1" in out

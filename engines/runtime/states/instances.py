@@ -32,6 +32,7 @@ class InstanceObject:
     machines: list[MachineRun] = field(default_factory=list)
     actions: list[Element] = field(default_factory=list)  # the actions it performs, in declaration order
     parts: set[str] = field(default_factory=set)  # its features that hold its parts' objects
+    runs: list[tuple[str, Run]] = field(default_factory=list)  # its actions' performances, by name
 
 
 class Instantiation:
@@ -139,6 +140,7 @@ class Instantiation:
         self.ctx.materialize(action.name, action.qualified_name)
         run = Run(self.ctx, action, fine=fine)
         run.root.frame.performer = obj.ref
+        obj.runs.append((action.name, run))
         with self.ctx.trace.quiet():  # its features again, now that `this` is the object performing it
             run.init_attributes(self.program.graph(action).attributes, run.root.frame, 0)
         return run
@@ -317,11 +319,14 @@ class Instantiation:
 
     def slots(self, obj: InstanceObject) -> dict[str, str]:
         """The object's features and their values, its parts (objects of their own) left out; then the
-        features its machines declare, each by the machine's name (`heater.level`)."""
+        features its machines declare and its performed actions hold, each by the machine's or the
+        action's name (`heater.level`, `stock.trays`)."""
         out = {k: spell(v) for k, v in self.ctx.objects[obj.ref.id].values.items() if k not in obj.parts}
         for machine in obj.machines:
             out.update({f"{machine.element.name}.{k}": v for k, v in machine.host.frame_outputs().items()
                         if k not in out})
+        for name, run in obj.runs:  # the features of the actions it performs, by the action's name
+            out.update({f"{name}.{k}": v for k, v in run.frame_outputs().items() if f"{name}.{k}" not in out})
         return out
 
     def end_of(self, obj: InstanceObject) -> ObjectEnd:
