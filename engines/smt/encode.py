@@ -11,7 +11,7 @@ place whose token is still inside, which the slots do not hold)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import z3
@@ -529,6 +529,8 @@ class _Move:
 
     def assign(self, pc: Any, flow: int, stmt: s.Assign) -> Any:
         name = self.where.node.name
+        if stmt.target.startswith("this."):  # a free action is its own context: `this.c` is c around
+            stmt = replace(stmt, target=stmt.target.removeprefix("this."))
         term, err = self.b.translate(self.st, flow, stmt.value, name)
         # a feature copied as it is (`r := p.v`) copies having no value too, as the interpreter does; an
         # operator over it fails

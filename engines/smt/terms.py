@@ -153,6 +153,8 @@ class Translator:
         if isinstance(e, (s.Name, s.Chain)):
             # a feature by its name or its path (`p.b`), failing where it has no value
             path = _path(e)
+            if path is not None and path.startswith("this."):
+                path = path.removeprefix("this.")  # a free action is its own context: `this.c` is c around
             found = self.read(path) if path is not None else None
             if found is not None:
                 return found, z3.BoolVal(False) if found.unset is None else found.unset

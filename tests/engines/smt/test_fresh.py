@@ -397,6 +397,17 @@ def test_waits_for_time_in_a_body_for_the_solver_too(subject: str) -> None:
     assert smt_outcomes(prog, subject) == explore_outcomes(prog, subject)
 
 
+# fresh/this_context.sysml: `this.c` in an action no part performs is c (the chain was refused). Twice:
+# c 2 on every schedule; Clerks: stock 0, or 1 where both read before either writes.
+def test_this_of_a_free_action_is_its_own_context_for_the_solver() -> None:
+    prog = program((FRESH / "this_context.sysml").read_text(encoding="utf-8"))
+    twice = smt_outcomes(prog, "ctx::Twice")
+    assert twice == explore_outcomes(prog, "ctx::Twice") and [dict(v)["c"] for v, _ in twice] == ["2"]
+    clerks = smt_outcomes(prog, "ctx::Clerks")
+    assert clerks == explore_outcomes(prog, "ctx::Clerks")
+    assert sorted({dict(v)["stock"] for v, _ in clerks}) == ["0", "1"]
+
+
 # tests/engines/runtime/control/while_until.sysml, answered there: `while c { ... } until u;` reads u
 # after each pass, then c. Fill ends at level 6 whatever the gauge reads (0, 3 or 6); Stop counts to 1,
 # 2 or 3 as the flag the until reads is raised. The solver gives explore's sets (it refused the until).
