@@ -384,19 +384,29 @@ class _Move:
 
     def for_pass(self, pc: Any, place: Place) -> None:
         """A `for` over a..b: the bounds read at its first move; each move after a pass starts the next
-        (the variable the next element) or, past the last, completes."""
+        (the variable the next element) or, past the last, completes. Over literals, the element of each
+        pass is the literal there (no bound is read)."""
         stmt = place.statement
-        assert isinstance(stmt, s.For) and isinstance(stmt.collection, s.Binary)
+        assert isinstance(stmt, s.For)
         key = place.index
         first = z3.And(pc, z3.Not(self.st[("started", key)]))
-        lo, err_lo = self.b.translate(self.st, place.flow, stmt.collection.left, place.node.name)
-        hi, err_hi = self.b.translate(self.st, place.flow, stmt.collection.right, place.node.name)
-        if lo.kind != "int" or hi.kind != "int":
-            raise NotCovered(place.node.name, "a range whose bounds are not Integers")
-        pc = self.fail(pc, z3.And(first, z3.Or(err_lo, err_hi)), "range")
-        first = z3.And(pc, z3.Not(self.st[("started", key)]))
-        self.set(first, ("lo", key), lo.value)
-        self.set(first, ("n", key), z3.If(hi.value >= lo.value, hi.value - lo.value + 1, 0))
+        elements: list[Any] = []
+        if isinstance(stmt.collection, s.SequenceExpr):
+            for e in stmt.collection.elements:
+                term, _ = self.b.translate(self.st, place.flow, e, place.node.name)  # a literal: no error
+                elements.append(term.value)
+            self.set(first, ("lo", key), z3.IntVal(0))
+            self.set(first, ("n", key), z3.IntVal(len(elements)))
+        else:
+            assert isinstance(stmt.collection, s.Binary)
+            lo, err_lo = self.b.translate(self.st, place.flow, stmt.collection.left, place.node.name)
+            hi, err_hi = self.b.translate(self.st, place.flow, stmt.collection.right, place.node.name)
+            if lo.kind != "int" or hi.kind != "int":
+                raise NotCovered(place.node.name, "a range whose bounds are not Integers")
+            pc = self.fail(pc, z3.And(first, z3.Or(err_lo, err_hi)), "range")
+            first = z3.And(pc, z3.Not(self.st[("started", key)]))
+            self.set(first, ("lo", key), lo.value)
+            self.set(first, ("n", key), z3.If(hi.value >= lo.value, hi.value - lo.value + 1, 0))
         self.set(first, ("pass", key), z3.IntVal(0))
         self.set(first, ("started", key), z3.BoolVal(True))
         passes = self.st[("pass", key)]
@@ -405,7 +415,10 @@ class _Move:
         self.follow(over, place)
         more = z3.And(pc, passes < self.st[("n", key)])
         (variable,) = place.locals
-        self.set(more, ("val", variable), self.st[("lo", key)] + passes)
+        element = self.st[("lo", key)] + passes
+        for i in reversed(range(len(elements))):  # over literals: the one at this pass
+            element = elements[i] if i == len(elements) - 1 else z3.If(passes == i, elements[i], element)
+        self.set(more, ("val", variable), element)
         self.set(more, ("has", variable), z3.BoolVal(True))
         self.set(more, ("pass", key), passes + 1)
         self.go_inside(more, place, place.children[0])

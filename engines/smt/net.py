@@ -327,6 +327,24 @@ class Net:
         return self.features[found[0].features[name]]
 
 
+_LITERAL_SORTS = {"integer": Sort("int", type_text="Integer"), "real": Sort("real", type_text="Real"),
+                  "boolean": Sort("bool", type_text="Boolean"), "string": Sort("str", type_text="String")}
+
+
+def _literal_sort(collection: s.SequenceExpr, where: str) -> Sort:
+    """The sort of a `for` over literals of one kind (`(18, 25, 19)`, `(1.5, -2.0)`), else NotCovered."""
+    kinds = set()
+    for e in collection.elements:
+        literal = e.operand if isinstance(e, s.Unary) and e.op == "-" else e
+        if not isinstance(literal, s.Literal) or literal.kind not in _LITERAL_SORTS \
+                or (literal is not e and literal.kind not in ("integer", "real")):
+            raise NotCovered(where, "a for loop over a collection that is no range a..b nor literals")
+        kinds.add(literal.kind)
+    if len(kinds) != 1:
+        raise NotCovered(where, "a for loop over literals of more than one kind" if kinds else "a for loop over ()")
+    return _LITERAL_SORTS[kinds.pop()]
+
+
 _NUMERIC = {"Integer": ("int", None), "Natural": ("int", 0), "Positive": ("int", 1), "Real": ("real", None),
             "Rational": ("real", None), "Boolean": ("bool", None), "String": ("str", None)}
 
@@ -521,13 +539,16 @@ class _Builder:
             return
         if isinstance(stmt, s.For):
             collection = stmt.collection
-            if not (isinstance(collection, s.Binary) and collection.op == ".."):
-                raise NotCovered(name, "a for loop over a collection that is no range a..b")
+            sort = Sort("int", type_text="Integer")
+            if isinstance(collection, s.SequenceExpr):
+                sort = _literal_sort(collection, name)  # each element its pass's value, as a range's is
+            elif not (isinstance(collection, s.Binary) and collection.op == ".."):
+                raise NotCovered(name, "a for loop over a collection that is no range a..b nor literals")
             if stmt.short_name is not None:
                 raise NotCovered(name, "a for loop variable with a short name")
             place.act, place.statement = Act.FOR, stmt
-            variable = Attribute(stmt.variable, "Integer", None, None, None)
-            place.locals = (self._statement_feature(place.index, name, variable, Sort("int", type_text="Integer")),)
+            variable = Attribute(stmt.variable, sort.type_text, None, None, None)
+            place.locals = (self._statement_feature(place.index, name, variable, sort),)
             place.children = (self._block(stmt.body, self._scope(ctx), name, place.index, "pass"),)
             return
         if isinstance(stmt, s.LoopUntil):

@@ -408,6 +408,19 @@ def test_this_of_a_free_action_is_its_own_context_for_the_solver() -> None:
     assert sorted({dict(v)["stock"] for v, _ in clerks}) == ["0", "1"]
 
 
+# fresh/literal_loops.sysml: a `for` over literals (the encoding took only ranges). Controller: boosts 2,
+# log "b-e-b-". Race: the doubling before, between or after the adder's two passes: (1.0*2+0.5-1.5) = 1.0,
+# ((1.0+0.5)*2-1.5) = 1.5, (1.0+0.5-1.5)*2 = 0.0.
+def test_a_for_over_literals_for_the_solver() -> None:
+    prog = program((FRESH / "literal_loops.sysml").read_text(encoding="utf-8"))
+    controller = smt_outcomes(prog, "loops::Controller")
+    assert controller == explore_outcomes(prog, "loops::Controller")
+    assert [(dict(v)["boosts"], dict(v)["log"]) for v, _ in controller] == [("2", '"b-e-b-"')]
+    race = smt_outcomes(prog, "loops::Race")
+    assert race == explore_outcomes(prog, "loops::Race")
+    assert sorted(dict(v)["total"] for v, _ in race) == ["0.0", "1.0", "1.5"]
+
+
 # tests/engines/runtime/control/while_until.sysml, answered there: `while c { ... } until u;` reads u
 # after each pass, then c. Fill ends at level 6 whatever the gauge reads (0, 3 or 6); Stop counts to 1,
 # 2 or 3 as the flag the until reads is raised. The solver gives explore's sets (it refused the until).
