@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -103,6 +104,17 @@ class Frame:
                 return frame
             frame = frame.parent
         return None
+
+    def declares_step(self, name: str) -> bool:
+        """Whether a branch or pass around the frame declares a step of that name (none of the model's)."""
+        return any(name in f.steps for f in self.chain())
+
+    def chain(self) -> Iterator[Frame]:
+        """The frame and those around it, innermost first."""
+        frame: Frame | None = self
+        while frame is not None:
+            yield frame
+            frame = frame.parent
 
     def pin(self, name: str) -> Frame | None:
         frame: Frame | None = self
@@ -391,7 +403,7 @@ class Evaluator(Calls):
                 value = self.read_name(base.name, frame, depth)
                 self._line(depth, f"eval feature {base.name}", value)
                 return value
-            if _declares_step(frame, base.name):
+            if frame.declares_step(base.name):
                 return _NOT_PERFORMED
             el = self._model_element(base.name, frame)
             if el is not None and el.kind == "calc" and isinstance(el.decl, s.Usage) and el.decl.types:
@@ -459,16 +471,6 @@ def _naming_no_value(err: EvaluationError, e: s.Binary, left: Value, right: Valu
     said = " and ".join(f"'{p}'" for p in dict.fromkeys(empty))
     return type(err)(f"{err.message}: {said} {'holds' if len(empty) == 1 else 'hold'} no value here "
                            "(not yet written, or its step not yet performed)", err.node)
-
-
-def _declares_step(frame: Frame, name: str) -> bool:
-    """Whether a branch or pass around the frame declares a step of that name (none of the model's)."""
-    f: Frame | None = frame
-    while f is not None:
-        if name in f.steps:
-            return True
-        f = f.parent
-    return False
 
 
 def block_steps(members: tuple[s.Member, ...]) -> frozenset[str]:
