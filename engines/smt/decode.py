@@ -94,6 +94,7 @@ def ending_of(un: Unrolled, model: Any, copy: str = "", step: int | None = None)
         elif f.owner is None or z3.is_true(model.eval(st.get(("begun", f.owner), z3.BoolVal(False)),
                                                       model_completion=True)):
             values[f.name] = "<unset>"
+    values.update({name: spelled for name, (_, spelled) in un.net.fixed.items()})  # bound: never changes
     failed = z3.is_true(model.eval(un.failed(st), model_completion=True))
     deadlocked = z3.is_true(model.eval(un.deadlocked(st), model_completion=True))
     return Ending(values, failed, deadlocked)

@@ -391,8 +391,8 @@ class _Move:
         key = place.index
         first = z3.And(pc, z3.Not(self.st[("started", key)]))
         elements: list[Any] = []
-        if isinstance(stmt.collection, s.SequenceExpr):
-            for e in stmt.collection.elements:
+        if place.collection is not None:
+            for e in place.collection.elements:
                 term, _ = self.b.translate(self.st, place.flow, e, place.node.name)  # a literal: no error
                 elements.append(term.value)
             self.set(first, ("lo", key), z3.IntVal(0))

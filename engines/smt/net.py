@@ -156,6 +156,7 @@ class Place:
     label: str
     joinlike: bool  # a token here waits for the successions it awaits (a join, or many reaching it)
     statement: s.Member | None = None  # the ASSIGN's assignment, the IF's or WHILE's statement
+    collection: s.SequenceExpr | None = None  # FOR over literals: the literals (written, or a fixed feature's)
     children: tuple[int, ...] = ()  # ENTER: (body,); IF: (then, else) with -1 for an empty branch; WHILE: (pass,)
     locals: tuple[int, ...] = ()  # ENTER: the features its body declares, in order
     # IF, WHILE, UNTIL, FOR: the features a branch or a pass declares, by the flow that declares them;
@@ -185,6 +186,9 @@ class Net:
     signals: list[str] = field(default_factory=list)  # the signals sent or accepted (short names), tagged by index
     receivers: list[str] = field(default_factory=list)  # the names sends address (`send 5 to counter`), by index
     parts: list[Part] = field(default_factory=list)
+    # an untyped feature bound to literals (`attribute steps = (1.0, 2.0, 3.5);`): no state of its own,
+    # walked by a `for` as the literals themselves, reported as the run spells it
+    fixed: dict[str, tuple[s.SequenceExpr, str]] = field(default_factory=dict)
 
     @property
     def clocked(self) -> bool:
@@ -392,6 +396,8 @@ class _Builder:
         for attr in graph.attributes:
             if isinstance(attr.decl, s.Usage) and attr.decl.kind == "part":
                 continue  # a part the action declares: its object's features, below
+            if self._fixed(attr):
+                continue
             self._attribute(attr, None, self.action.name, self.action)
         for el in declared_parts(self.action):
             if el.kind == "part":
@@ -458,6 +464,19 @@ class _Builder:
                     self.net.features[index] = replace(self.net.features[index], sort=sort, decl=attr)
         self.net.parts.append(part)
         return part
+    def _fixed(self, attr: Attribute) -> bool:
+        """An untyped feature bound (`=`) to literals of one kind: kept as its literals (`Net.fixed`)."""
+        value = attr.value
+        if attr.type_text or attr.value_kind is not s.FeatureValueKind.BOUND or not isinstance(value, s.SequenceExpr):
+            return False
+        try:
+            _literal_sort(value, attr.name)
+        except NotCovered:
+            return False
+        run = self.program.start_action(self.action.qualified_name, fine=True)
+        self.net.fixed[attr.name] = (value, run.outputs().get(attr.name, "<unset>"))
+        return True
+
     def _attribute(self, attr: Attribute, owner: int | None, where: str, scope: Element | None,
                    hidden: bool = False) -> int:
         if attr.is_item:
@@ -540,11 +559,15 @@ class _Builder:
         if isinstance(stmt, s.For):
             collection = stmt.collection
             sort = Sort("int", type_text="Integer")
+            if isinstance(collection, s.Name) and collection.name in self.net.fixed \
+                    and self.net.resolve(collection.name, ctx.index) is None:
+                collection = self.net.fixed[collection.name][0]
             if isinstance(collection, s.SequenceExpr):
                 sort = _literal_sort(collection, name)  # each element its pass's value, as a range's is
+                place.collection = collection
             elif not (isinstance(collection, s.Binary) and collection.op == ".."):
                 raise NotCovered(name, "a for loop over a collection that is no range a..b nor literals")
-            if stmt.short_name is not None:
+            if stmt.short_name is not None and stmt.short_name != stmt.variable:
                 raise NotCovered(name, "a for loop variable with a short name")
             place.act, place.statement = Act.FOR, stmt
             variable = Attribute(stmt.variable, sort.type_text, None, None, None)

@@ -410,7 +410,7 @@ def test_this_of_a_free_action_is_its_own_context_for_the_solver() -> None:
 
 # fresh/literal_loops.sysml: a `for` over literals (the encoding took only ranges). Controller: boosts 2,
 # log "b-e-b-". Race: the doubling before, between or after the adder's two passes: (1.0*2+0.5-1.5) = 1.0,
-# ((1.0+0.5)*2-1.5) = 1.5, (1.0+0.5-1.5)*2 = 0.0.
+# ((1.0+0.5)*2-1.5) = 1.5, (1.0+0.5-1.5)*2 = 0.0. Rates: literals bound to an untyped feature: 12, 9 or 7.
 def test_a_for_over_literals_for_the_solver() -> None:
     prog = program((FRESH / "literal_loops.sysml").read_text(encoding="utf-8"))
     controller = smt_outcomes(prog, "loops::Controller")
@@ -419,6 +419,10 @@ def test_a_for_over_literals_for_the_solver() -> None:
     race = smt_outcomes(prog, "loops::Race")
     assert race == explore_outcomes(prog, "loops::Race")
     assert sorted(dict(v)["total"] for v, _ in race) == ["0.0", "1.0", "1.5"]
+    rates = smt_outcomes(prog, "loops::Rates")  # the literals an untyped feature is bound to
+    assert rates == explore_outcomes(prog, "loops::Rates")
+    assert sorted(int(dict(v)["total"]) for v, _ in rates) == [7, 9, 12]
+    assert {dict(v)["rates"] for v, _ in rates} == {"(2, 3)"}  # reported as the run spells it
 
 
 # tests/engines/runtime/control/while_until.sysml, answered there: `while c { ... } until u;` reads u
