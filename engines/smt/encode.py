@@ -836,7 +836,20 @@ class Builder:
                              if isinstance(m, s.Usage) and m.value is not None and m.name)
             return s.Call(el.decl.span, s.Name(el.decl.span, el.decl.types[0]), (), bindings)
 
-        return Translator(self.enums, read, literal, where, calc, usages=usage).eval(expr)
+        def constant(name: str) -> tuple[s.Expr, str] | None:
+            # resolved where the flow was written (a performed action's body reads its declarer's scope)
+            el = lookup(net.program.model, net.flows[flow].graph.scope or net.action, name)
+            if el is None or el.kind != "attribute" or el.owner is None or el.owner.kind != "package":
+                return None
+            decl = el.decl
+            if not isinstance(decl, s.Usage) or decl.value_kind is not s.FeatureValueKind.BOUND or decl.value is None:
+                return None
+            value = decl.value.operand if isinstance(decl.value, s.Unary) and decl.value.op == "-" else decl.value
+            if not isinstance(value, s.Literal):
+                return None
+            return decl.value, decl.types[0] if decl.types else ""
+
+        return Translator(self.enums, read, literal, where, calc, usages=usage, constants=constant).eval(expr)
 
     # -- what may move
 

@@ -120,7 +120,8 @@ class Translator:
                  where: str, calcs: Callable[[Element | None, str], Element | None] | None = None,
                  scope: Element | None = None, inlining: tuple[str, ...] = (),
                  memo: dict[tuple[str, tuple[str, ...]], Term] | None = None,
-                 usages: Callable[[str], s.Call | None] | None = None) -> None:
+                 usages: Callable[[str], s.Call | None] | None = None,
+                 constants: Callable[[str], tuple[s.Expr, str] | None] | None = None) -> None:
         self.enums = enums
         self.read = read
         self.literal = literal
@@ -131,6 +132,19 @@ class Translator:
         self.memo = memo if memo is not None else {}  # a calculation's result on fixed arguments
         # a calc usage by its name (`calc t : Twice { in k = v; }`) as the invocation reading its result is
         self.usages = usages
+        # a package's attribute bound to a literal (`attribute pkgLevel : Real = 7.0;`): its value and type
+        self.constants = constants
+
+    def _constant(self, value: s.Expr, type_text: str) -> tuple[Term, Any]:
+        """A package's attribute bound to a literal, held as its declared type holds it (`= 7` of a Real
+        is 7.0); a type the solver has no sort for is refused."""
+        term, err = self.eval(value)
+        short = type_text.rsplit("::", 1)[-1]
+        if short in ("Real", "Rational") and term.kind == "int":
+            return Term(z3.ToReal(term.value), "real"), err
+        if short and short not in ("Integer", "Real", "Rational", "Boolean", "String"):
+            raise self.refuse(f"a package's attribute of type {type_text}")
+        return term, err
 
     def refuse(self, what: str) -> NotCovered:
         return NotCovered(self.where, what)
@@ -170,6 +184,9 @@ class Translator:
                 value = self.enums.literal(*lit)
                 if value is not None:
                     return Term(value, f"enum:{lit[0]}"), z3.BoolVal(False)
+            constant = self.constants(e.name) if self.constants is not None else None
+            if constant is not None:
+                return self._constant(*constant)
             raise self.refuse(f"the name '{e.name}'")
         if isinstance(e, s.Unary):
             term, err = self.eval(e.operand)

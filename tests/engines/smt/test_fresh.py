@@ -425,6 +425,15 @@ def test_a_for_over_literals_for_the_solver() -> None:
     assert {dict(v)["rates"] for v, _ in rates} == {"(2, 3)"}  # reported as the run spells it
 
 
+# fresh/constants.sysml: a package's attributes bound to literals are constants (the names were refused);
+# the check reads the level before or after the pour: over false or true, level 6.0 (rate 2 is a Real).
+def test_a_packages_bound_attributes_are_constants_for_the_solver() -> None:
+    prog = program((FRESH / "constants.sysml").read_text(encoding="utf-8"))
+    fill = smt_outcomes(prog, "plant::Fill")
+    assert fill == explore_outcomes(prog, "plant::Fill")
+    assert sorted((dict(v)["over"], dict(v)["level"]) for v, _ in fill) == [("false", "6.0"), ("true", "6.0")]
+
+
 # tests/engines/runtime/control/while_until.sysml, answered there: `while c { ... } until u;` reads u
 # after each pass, then c. Fill ends at level 6 whatever the gauge reads (0, 3 or 6); Stop counts to 1,
 # 2 or 3 as the flag the until reads is raised. The solver gives explore's sets (it refused the until).
