@@ -5,6 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from engines.errors import RunError
@@ -62,6 +63,20 @@ class RunCore(ABC):
             self.status = "failed"
             self.error = stack_exhausted(where())
             raise self.error from None
+
+    def _token_waits(self, token: Token, due: Fraction) -> BodyRun:
+        """The move's token waits till the clock reads `due`, the others moving meanwhile: time passes
+        only where nothing can move, as at a timed node (a body's wait once moved the clock at once)."""
+        self.ctx.journal.touch(token)
+        token.wake = due
+        while self.ctx.clock.now < due:
+            yield Wait("time", self._clock_at(due))
+        self.ctx.journal.touch(token)
+        token.wake = None
+
+    def _clock_at(self, due: Fraction) -> Callable[[], bool]:
+        """Whether the clock has come to `due` (a wait's probe)."""
+        return lambda: self.ctx.clock.now >= due
 
     @property
     @abstractmethod

@@ -4,8 +4,7 @@ drives to their end within one move."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
-from fractions import Fraction
+from collections.abc import Generator
 
 from engines.errors import ActionDeadlock, RunError
 from engines.runtime.actions.core import RunCore
@@ -296,14 +295,7 @@ class Performances(RunCore):
                     due = min(w for w in waiters if w is not None)
                     token = self.mover_token
                     if token is not None and self.ctx.clock.now < due:
-                        # the move's token waits till then, the others moving meanwhile: time passes
-                        # where nothing can move (it once jumped here, ahead of the other branches)
-                        self.ctx.journal.touch(token)
-                        token.wake = due
-                        while self.ctx.clock.now < due:
-                            yield Wait("time", self._clock_at(due))
-                        self.ctx.journal.touch(token)
-                        token.wake = None
+                        yield from self._token_waits(token, due)
                     else:
                         self.ctx.clock.advance_to(due)
                     if flow.kind is FlowKind.PERFORMED and self.mover_token is not None:
@@ -312,10 +304,6 @@ class Performances(RunCore):
                     continue
                 raise ActionDeadlock(f"action deadlock in {flow.label}: no token can move")
         self._hide(flow)
-
-    def _clock_at(self, due: Fraction) -> Callable[[], bool]:
-        """Whether the clock has come to `due` (a wait's probe)."""
-        return lambda: self.ctx.clock.now >= due
 
     def _step_within(self, flow: Flow) -> bool:
         outer = self.current_flow

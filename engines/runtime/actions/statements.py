@@ -145,13 +145,7 @@ class StatementRunner(RunCore):
             if token is None:  # no token waits for it (a machine's behavior): the clock moves on at once
                 self.ctx.clock.advance_to(due)
                 return
-            # the token waits till then, the others moving meanwhile: time passes where nothing can move
-            self.ctx.journal.touch(token)
-            token.wake = due
-            while self.ctx.clock.now < due:
-                yield Wait("time", lambda: self.ctx.clock.now >= due)
-            self.ctx.journal.touch(token)
-            token.wake = None
+            yield from self._token_waits(token, due)
             return
         while True:
             message = take(self.ctx, trigger, None, self.performing)
