@@ -28,6 +28,7 @@ from tests.engines.smt.agree import SECONDS, explore_outcomes, smt_outcomes
 from tests.engines.smt.models import program
 
 FRESH = Path(__file__).parent / "fresh"
+CONTROL = Path(__file__).resolve().parents[1] / "runtime" / "control"  # models answered there
 
 
 def model(name: str) -> Program:
@@ -365,8 +366,7 @@ def test_a_timer_tie_is_sensitive_and_ordered_timers_are_not() -> None:
 # same sets. Dispatch declares a feature in a branch, taking its value as the branch starts (granted 0),
 # and its log reads the grant before or after it is made: log 0 or 4 (the encoding refused the feature).
 def test_a_pass_is_unordered_and_an_accept_keeps_its_place_for_the_solver_too() -> None:
-    path = Path(__file__).resolve().parents[1] / "runtime" / "control" / "unordered_bodies.sysml"
-    prog = program(path.read_text(encoding="utf-8"))
+    prog = program((CONTROL / "unordered_bodies.sysml").read_text(encoding="utf-8"))
     stage = smt_outcomes(prog, "bodies::Stage")
     assert stage == explore_outcomes(prog, "bodies::Stage")
     assert sorted(dict(v)["total"] for v, _ in stage) == ["3", "4", "5", "6"]
@@ -380,21 +380,10 @@ def test_a_pass_is_unordered_and_an_accept_keeps_its_place_for_the_solver_too() 
 # tests/engines/runtime/control/addressed_steps.sysml, answered there: messages sent to the desk step are
 # taken by the accepts within it, in arrival order (the encoding took only those addressed to the accept).
 def test_a_message_to_a_step_reaches_the_accepts_within_it_for_the_solver_too() -> None:
-    path = Path(__file__).resolve().parents[1] / "runtime" / "control" / "addressed_steps.sysml"
-    prog = program(path.read_text(encoding="utf-8"))
+    prog = program((CONTROL / "addressed_steps.sysml").read_text(encoding="utf-8"))
     counter = smt_outcomes(prog, "addressed::Counter")
     assert counter == explore_outcomes(prog, "addressed::Counter")
     assert sorted(dict(v)["last"] for v, e in counter if e is None) == ["2", "3"] and len(counter) == 2
-
-
-# tests/engines/runtime/control/timed_branches.sysml, answered there: waits for time in a step's body (a
-# loop pass's `accept after`, a body's statement) on the one clock. The encoding refused a body statement's
-# wait (the interpreter moved the clock within the move); each is a timer of its own now, in both.
-@pytest.mark.parametrize("subject", ["timers::Alarms", "timers::Poll", "timers::Kettle", "timers::OrderedKettle"])
-def test_waits_for_time_in_a_body_for_the_solver_too(subject: str) -> None:
-    path = Path(__file__).resolve().parents[1] / "runtime" / "control" / "timed_branches.sysml"
-    prog = program(path.read_text(encoding="utf-8"))
-    assert smt_outcomes(prog, subject) == explore_outcomes(prog, subject)
 
 
 # fresh/this_context.sysml: `this.c` in an action no part performs is c (the chain was refused). Twice:
@@ -434,13 +423,20 @@ def test_a_packages_bound_attributes_are_constants_for_the_solver() -> None:
     assert sorted((dict(v)["over"], dict(v)["level"]) for v, _ in fill) == [("false", "6.0"), ("true", "6.0")]
 
 
-# tests/engines/runtime/control/while_until.sysml, answered there: `while c { ... } until u;` reads u
-# after each pass, then c. Fill ends at level 6 whatever the gauge reads (0, 3 or 6); Stop counts to 1,
-# 2 or 3 as the flag the until reads is raised. The solver gives explore's sets (it refused the until).
-@pytest.mark.parametrize("subject", ["filling::Fill", "filling::Stop"])
-def test_a_while_loop_with_an_until_for_the_solver_too(subject: str) -> None:
-    path = Path(__file__).resolve().parents[1] / "runtime" / "control" / "while_until.sysml"
-    prog = program(path.read_text(encoding="utf-8"))
+# Models of tests/engines/runtime/control/, answered there; the solver gives explore's sets.
+# - while_until.sysml: `while c { ... } until u;` reads u after each pass, then c. Fill ends at level 6
+#   whatever the gauge reads (0, 3 or 6); Stop counts to 1, 2 or 3 as the flag the until reads is raised
+#   (the encoding refused the until).
+# - timed_branches.sysml: waits for time in a step's body (a loop pass's `accept after`, a body's
+#   statement) on the one clock. The encoding refused a body statement's wait (the interpreter moved the
+#   clock within the move); each is a timer of its own now, in both.
+@pytest.mark.parametrize("model, subject", [
+    ("while_until", "filling::Fill"), ("while_until", "filling::Stop"),
+    ("timed_branches", "timers::Alarms"), ("timed_branches", "timers::Poll"),
+    ("timed_branches", "timers::Kettle"), ("timed_branches", "timers::OrderedKettle"),
+])
+def test_a_control_model_for_the_solver_too(model: str, subject: str) -> None:
+    prog = program((CONTROL / f"{model}.sysml").read_text(encoding="utf-8"))
     assert smt_outcomes(prog, subject) == explore_outcomes(prog, subject)
 
 
