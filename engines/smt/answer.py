@@ -60,7 +60,7 @@ def domain_text(sort: Any) -> str:
             return f"{written} ({sort.low} .. 2^63-1)"
         return f"{written} (-2^63 .. 2^63-1)"
     if sort.kind == "real":
-        return f"{written} (exact)"
+        return f"{written} (exact; 0 or 2^-63 .. 2^63-1 in magnitude)"
     if sort.kind == "str":
         return f"{written} (any text)"
     return f"{sort.enum}::{{{', '.join(sort.literals)}}}"

@@ -1082,11 +1082,18 @@ class Builder:
 
 
 def domain(sort: Sort, val: Any) -> list[Any]:
+    """A released input's values: an Integer in the interpreter's 64-bit range; a Real or Rational of
+    magnitude in that range too, and zero or at least its reciprocal. Unbounded, the solver breaks any
+    product with a number of thousands of digits the interpreter refuses (NumberTooLarge), a witness
+    that says nothing of the model; within it, a product of a few inputs is nowhere near that bound."""
     if sort.kind == "int":
         out = [val > -INT64, val < INT64]
         if sort.low is not None:
             out.append(val >= sort.low)
         return out
+    if sort.kind == "real":
+        tiny = z3.RealVal(1) / INT64
+        return [val > -INT64, val < INT64, z3.Or(val == 0, val >= tiny, val <= -tiny)]
     return []
 
 

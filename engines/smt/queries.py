@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import z3
@@ -52,6 +53,58 @@ def _sat(un: Unrolled, *assumptions: Any) -> bool:
     if answer == z3.unknown:
         raise Undecided(un.solver.reason_unknown())
     return bool(answer == z3.sat)
+
+
+def _plain(value: Fraction) -> bool:
+    """A number a modeler reads at a glance: at most six digits before the point and three after."""
+    return value.denominator in (1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 125, 200, 250, 500, 1000) \
+        and abs(value) < 10 ** 6
+
+
+def _candidates(value: Fraction) -> list[Fraction]:
+    """Plainer values to try in place of `value`, plainest first."""
+    near = [Fraction(round(value)), Fraction(round(value * 1000), 1000)]
+    return [Fraction(c) for c in (0, 1, -1, 2, 10, -10, 100)] + [c for c in near if abs(c) < 10 ** 6]
+
+
+def _model(un: Unrolled, *assumptions: Any) -> Any:
+    """The solver's model after a sat check under `assumptions`, with each free number the solver
+    chose at an extreme (2^-63, a 19-digit Integer: what its arithmetic finds first) moved to a plain
+    value where one keeps the query sat, so a witness reads as a modeler would write it. Each try is
+    short (half a second); one that is not sat leaves the value as the solver chose it."""
+    model = un.solver.model()
+    numeric = [f for f in un.free if f.sort.kind in ("int", "real")]
+    if not numeric:
+        return model
+    first = un.copies[""][0][0]
+    pinned: list[Any] = []
+    try:
+        for f in numeric:
+            var = first[("val", f.index)]
+            now = model.eval(var, model_completion=True)
+            if not (z3.is_int_value(now) or z3.is_rational_value(now)):
+                pinned.append(var == now)  # an algebraic number: no plainer one is near it
+                continue
+            value = Fraction(now.as_long()) if f.sort.kind == "int" else Fraction(now.as_fraction())
+            if _plain(value):
+                pinned.append(var == now)
+                continue
+            for candidate in _candidates(value):
+                if f.sort.kind == "int" and candidate.denominator != 1:
+                    continue
+                pin = var == (z3.IntVal(int(candidate)) if f.sort.kind == "int"
+                              else z3.RealVal(f"{candidate.numerator}/{candidate.denominator}"))
+                left = un.left_ms()
+                un.solver.set("timeout", 500 if left is None else min(500, left))
+                if un.solver.check(*assumptions, *pinned, pin) == z3.sat:
+                    pinned.append(pin)
+                    model = un.solver.model()
+                    break
+            else:
+                pinned.append(var == now)
+    finally:
+        un.solver.set("timeout", un.timeout_ms if un.timeout_ms is not None else 4294967295)
+    return model
 
 
 def _claims(run_error: str | None, values: dict[str, str]) -> tuple[Claim, ...]:
@@ -111,7 +164,7 @@ def outcomes(un: Unrolled, program: Program, subject: str, limit: int = 256) -> 
             out.checks += 1
             if not _sat(un):
                 break
-            model = un.solver.model()
+            model = _model(un)
             found = confirm(un, program, subject, model)
             # two error sites may fail with one message (one statement in two nodes): one outcome, as
             # explore counts them, though the solver's states tell the sites apart
@@ -141,7 +194,7 @@ def violation(un: Unrolled, program: Program, subject: str, properties: Sequence
         asks.append(("property", z3.Or([z3.Not(holds_at(s)) for s in states]), name))
     for kind, condition, name in asks:
         if _sat(un, condition):
-            model = un.solver.model()
+            model = _model(un, condition)
             claims, upto = None, None
             if kind == "property":
                 claims = (Claim(ClaimKind.PROPERTY, name, "false"),)
@@ -176,9 +229,10 @@ def diverges(un: Unrolled, program: Program, subject: str, feature: str) -> Dive
     done_a = z3.And(un.completed(a), z3.Not(a["ovf"]))
     if "B" in un.copies:
         b = un.last("B")
-        if not _sat(un, done_a, un.completed(b), z3.Not(b["ovf"]), differ(a, b)):
+        asked = (done_a, un.completed(b), z3.Not(b["ovf"]), differ(a, b))
+        if not _sat(un, *asked):
             return None
-        model = un.solver.model()
+        model = _model(un, *asked)
         first = confirm(un, program, subject, model, "")
         second = confirm(un, program, subject, model, "B")
     else:

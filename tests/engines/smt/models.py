@@ -840,3 +840,42 @@ TIMERS = """package clock {
 	}
 }
 """
+
+# A dosing mixer over two free Reals. `pour` adds rate * scale to the level while `stir` doubles it, the
+# two racing after a fork: level ends rate*scale (stir first, 0 doubled) or 2*rate*scale (pour first),
+# so it is sensitive wherever rate*scale != 0. `Twice` holds wherever a single pour doubled: it reads
+# level == 0 or level == 2 * rate * scale, true on `Steady` (pour, then double) at every state.
+# `Capped` (level <= 100) breaks for rate * scale > 50 on Steady. Unbounded, the solver broke every
+# product with a 4,000-digit number the interpreter refuses; in the inputs' domain it cannot.
+MIXER = """package mix {
+	private import ScalarValues::*;
+	action def Race {
+		in attribute rate : Real;
+		in attribute scale : Real;
+		attribute level : Real := 0.0;
+		first start;
+		then fork f;
+		then pour;
+		then stir;
+		action pour { assign level := level + rate * scale; }
+		action stir { assign level := level * 2.0; }
+		join j;
+		succession pour then j;
+		succession stir then j;
+		succession j then done;
+	}
+	action def Steady {
+		in attribute rate : Real;
+		in attribute scale : Real;
+		attribute level : Real := 0.0;
+		attribute poured : Real := 0.0;
+		first start;
+		then action pour { assign poured := rate * scale; }
+		then action double { assign level := poured * 2.0; }
+		then done;
+	}
+	requirement Twice { level == 0.0 or level == poured * 2.0 }
+	requirement Capped { level <= 100.0 }
+	constraint Positive { rate > 0.0 and scale > 0.0 }
+}
+"""

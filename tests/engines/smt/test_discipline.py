@@ -182,3 +182,37 @@ def test_a_product_past_the_interpreters_number_bound_fails_as_the_run_does() ->
         assert "more than the 4,000 a number may have" in answer.violations[0][1]
         _replays(too_large, subject, answer.witnesses[0].text())
         assert solve(program(models.growth(1999)), subject, "holds").verdict == "proved", subject
+
+
+def _plain_number(text: str) -> bool:
+    """A value as a modeler writes one: a few digits before the point, at most three after."""
+    whole, _, fraction = text.lstrip("-").partition(".")
+    return len(whole) <= 6 and len(fraction.rstrip("0")) <= 3
+
+
+def test_a_product_of_free_reals_is_proved_within_their_domain() -> None:
+    # Unbounded, the solver broke `level == poured * 2.0` with rate = 10^-2001: the product's 4,001
+    # digits fail the run, a witness about no model a modeler writes.
+    prog = program(models.MIXER)
+    answer = solve(prog, "mix::Steady", "holds", properties=("mix::Twice",), inputs=("rate", "scale"))
+    assert answer.verdict == "proved", (answer.verdict, answer.reason, answer.violations)
+    assert answer.inputs == (("rate", "Real (exact; 0 or 2^-63 .. 2^63-1 in magnitude)"),
+                             ("scale", "Real (exact; 0 or 2^-63 .. 2^63-1 in magnitude)"))
+
+
+def test_a_witness_over_free_reals_names_plain_values() -> None:
+    prog = program(models.MIXER)
+    broken = solve(prog, "mix::Steady", "holds", properties=("mix::Capped",), inputs=("rate", "scale"))
+    assert broken.verdict == "violated" and broken.violations[0][0] == "property"
+    values = dict(broken.witnesses[0].inputs)
+    assert all(_plain_number(v) for v in values.values()), values
+    assert float(values["rate"]) * float(values["scale"]) > 50  # 2 * rate * scale > 100
+    _replays(prog, "mix::Steady", broken.witnesses[0].text())
+    race = solve(prog, "mix::Race", "sensitive", diverge=("level",), inputs=("rate", "scale"))
+    assert race.verdict == "sensitive"
+    ((_, ends),) = race.divergent
+    one, two = (float(v) for v, _ in ends)
+    assert one != 0 and (two == 2 * one or one == 2 * two)  # rate*scale and twice it: the same inputs
+    for witness in race.witnesses:
+        assert all(_plain_number(v) for _, v in witness.inputs), witness.inputs
+        _replays(prog, "mix::Race", witness.text())
