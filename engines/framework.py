@@ -83,6 +83,7 @@ class Verdict(Enum):
     VIOLATED = "violated"
     SENSITIVE = "sensitive"
     NOT_SENSITIVE = "not sensitive"
+    NOT_SENSITIVE_UNBOUNDED = "not sensitive, unbounded (k-induction at {k})"
     SENSITIVITY_WITHIN = "no sensitivity found within {k} moves"
     NOT_COVERED = "not covered"
 
@@ -96,9 +97,10 @@ class Verdict(Enum):
 
 
 _SOLVED = frozenset({Verdict.PROVED, Verdict.WITHIN_MOVES, Verdict.PROVED_UNBOUNDED, Verdict.VIOLATED,
-                     Verdict.SENSITIVE, Verdict.NOT_SENSITIVE, Verdict.SENSITIVITY_WITHIN, Verdict.NOT_COVERED})
+                     Verdict.SENSITIVE, Verdict.NOT_SENSITIVE, Verdict.NOT_SENSITIVE_UNBOUNDED,
+                     Verdict.SENSITIVITY_WITHIN, Verdict.NOT_COVERED})
 PASSED = frozenset({Verdict.EXHAUSTIVE, Verdict.COMPLETE, Verdict.COMPLETED, Verdict.PROVED,
-                    Verdict.PROVED_UNBOUNDED, Verdict.NOT_SENSITIVE})
+                    Verdict.PROVED_UNBOUNDED, Verdict.NOT_SENSITIVE, Verdict.NOT_SENSITIVE_UNBOUNDED})
 FAILING = frozenset({Verdict.VIOLATION, Verdict.DIVERGENT, Verdict.FAILED, Verdict.VIOLATED, Verdict.SENSITIVE})
 
 
@@ -330,7 +332,7 @@ def _solved(claims: Claims) -> tuple[Verdict, Strength]:
     if claims.refused or claims.stopped or claims.unreplayed:
         return Verdict.NOT_COVERED, Strength.NOT_COVERED
     if claims.induction:
-        return (Verdict.NOT_SENSITIVE if sensitivity else Verdict.PROVED_UNBOUNDED), Strength.PROVED
+        return (Verdict.NOT_SENSITIVE_UNBOUNDED if sensitivity else Verdict.PROVED_UNBOUNDED), Strength.PROVED
     if claims.bounds_hit:
         return (Verdict.SENSITIVITY_WITHIN if sensitivity else Verdict.WITHIN_MOVES), Strength.BOUNDED
     return (Verdict.NOT_SENSITIVE if sensitivity else Verdict.PROVED), Strength.PROVED

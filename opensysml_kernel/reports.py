@@ -30,6 +30,7 @@ MARK = {
     Verdict.VIOLATION: "✗", Verdict.DIVERGENT: "✗", Verdict.FAILED: "✗",
     Verdict.WITHIN_BOUNDS: "?", Verdict.INCOMPLETE: "?",
     Verdict.PROVED: "✓", Verdict.PROVED_UNBOUNDED: "✓", Verdict.NOT_SENSITIVE: "✓",
+    Verdict.NOT_SENSITIVE_UNBOUNDED: "✓",
     Verdict.VIOLATED: "✗", Verdict.SENSITIVE: "✗",
     Verdict.WITHIN_MOVES: "?", Verdict.SENSITIVITY_WITHIN: "?", Verdict.NOT_COVERED: "?",
 }

@@ -92,6 +92,8 @@ def solved_standing(result: Result) -> str:
         return f"standing: holds ({word}: {over}, no bound reachable)"
     if verdict is Verdict.PROVED_UNBOUNDED:
         return f"standing: holds ({word}: every schedule of any length, by k-induction at {k})"
+    if verdict is Verdict.NOT_SENSITIVE_UNBOUNDED:
+        return f"standing: not sensitive ({word}: every schedule of any length, by k-induction at {k})"
     if verdict is Verdict.NOT_SENSITIVE:
         return f"standing: not sensitive ({word}: {over}, no bound reachable)"
     if verdict in (Verdict.WITHIN_MOVES, Verdict.SENSITIVITY_WITHIN):
@@ -146,7 +148,8 @@ def solved_html(result: Result) -> str:
 
 # ---------------------------------------------------------------- side by side (`all`)
 
-_HOLDS = frozenset({Verdict.PROVED, Verdict.PROVED_UNBOUNDED, Verdict.NOT_SENSITIVE})
+_HOLDS = frozenset({Verdict.PROVED, Verdict.PROVED_UNBOUNDED, Verdict.NOT_SENSITIVE, Verdict.NOT_SENSITIVE_UNBOUNDED})
+_INSENSITIVE = frozenset({Verdict.NOT_SENSITIVE, Verdict.NOT_SENSITIVE_UNBOUNDED})
 
 
 def _sensitive(result: Result) -> frozenset[str]:
@@ -185,7 +188,7 @@ def solver_comparison(results: list[Result]) -> tuple[list[str], bool]:
                     and other.verdict is not Verdict.VIOLATION:
                 extra = ", ".join(sorted(_sensitive(solver) - _sensitive(other)))
                 wrong = f"{solver.engine} finds {extra} sensitive, {other.engine} does not"
-            elif solver.verdict is Verdict.NOT_SENSITIVE and other.divergent:
+            elif solver.verdict in _INSENSITIVE and other.divergent:
                 wrong = (f"{other.engine} finds {', '.join(sorted(_sensitive(other)))} sensitive,"
                          f" {solver.engine} says not sensitive")
             if wrong:

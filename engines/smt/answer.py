@@ -115,8 +115,7 @@ def solve(program: Program, subject: str, kind: str, properties: Sequence[str] =
         if kind == "sensitive":
             answer = _sensitive(base, un, program, subject, features, started, interrupted)
             if induction:
-                answer = _with(answer, started=started, notes=(*answer.notes, "k-induction proves properties"
-                               " (holds): a sensitivity answer stays the bounded one"))
+                answer = _induct_ends(answer, un, program, action, features, assumptions, started)
             return answer
         unevaluable = _unevaluable(un, program, action, properties)
         if unevaluable is not None:
@@ -260,6 +259,84 @@ def _induct(answer: Answer, un: Any, program: Program, action: Any, props: list[
     return _with(answer, started=started, verdict=f"proved, unbounded (k-induction at {un.k})",
                  strength=Strength.PROVED, induction=True, closed=found.closed,
                  notes=(*answer.notes, *found.notes))
+
+
+MAX_RUN_MOVES = 100_000  # the one run that gives the final values k-induction proves of every schedule
+
+
+def _induct_ends(answer: Answer, un: Any, program: Program, action: Any, features: Sequence[str],
+                 assumptions: Sequence[str], started: float) -> Answer:
+    """A bounded `no sensitivity found within k moves` made unbounded. With every input fixed, one run
+    of the interpreter to its end gives each feature's final value v; the base showed no schedule of at
+    most k moves fails, deadlocks or completes otherwise (they all end alike), so k-induction of `a
+    completed run holds v` over the same step as a property's proves every schedule of any length ends
+    with v: none can end differently from another. With a free input v is a function of the inputs,
+    which this step cannot state: the answer stays the bounded one, and says so."""
+    import z3
+
+    from engines.errors import RunError
+    from engines.smt import induction, queries
+    from engines.smt.encode import constant, default_of
+    from engines.smt.net import NotCovered
+    from engines.smt.unroll import OutOfTime, held_values
+
+    def noted(why: str) -> Answer:
+        return _with(answer, started=started, notes=(*answer.notes, f"k-induction: {why}"))
+
+    if answer.verdict == "not sensitive":
+        return noted(f"not needed: every schedule ends within {un.k} moves, so the bounded proof covers them all")
+    if not answer.verdict.startswith("no sensitivity found within"):
+        return answer
+    if "B" in un.copies:
+        return noted("with a free input the final value is a function of the inputs, which the step cannot"
+                     " state; the answer stays the bounded one (fix the inputs for an unbounded proof)")
+    run = program.start_action(action.qualified_name, fine=True)
+    try:
+        for _ in range(MAX_RUN_MOVES):
+            if run.finished:
+                break
+            moves = run.enabled_moves()
+            if moves:
+                run.apply(moves[0])
+            elif not run.let_time_pass():
+                break
+    except RunError as failed:
+        return noted(f"a run of the interpreter fails ({failed}), so no schedule's end is proved")
+    if not run.finished or run.error is not None:
+        why = f"fails ({run.error})" if run.error is not None else \
+            (run.stuck() or f"has not ended after {MAX_RUN_MOVES:,} moves")
+        return noted(f"a run of the interpreter {why}, so no final value to prove")
+    try:
+        held = held_values(un.net, run)
+    except NotCovered as refused:
+        return noted(f"a final value the encoding cannot state: {refused}")
+    ends = []
+    for name in features:
+        f = un.net.feature(name)
+        if f.index not in held:
+            return noted(f"{f.name} is a nested step's feature, whose final value the step does not state")
+        value = held[f.index]
+        has = z3.BoolVal(value is not None)
+        ends.append((f.index, has, constant(value if value is not None else None, f.sort, un.builder.enums)
+                     if value is not None else default_of(f.sort, un.builder.enums)))
+    st = un.last()
+    otherwise = [z3.And(un.completed(st), z3.Not(st["ovf"]),
+                        z3.Or(st[("has", i)] != has, z3.And(has, st[("val", i)] != value))) for i, has, value in ends]
+    if queries._sat(un, z3.Or(otherwise)):  # the base: a schedule of at most k moves ends otherwise
+        return noted("a schedule of at most k moves ends otherwise than the interpreter's run, which the"
+                     " bounded query did not compare with it; ask again with a larger depth")
+    try:
+        found = induction.prove(un, program, action, (), assumptions, ends)
+    except OutOfTime:
+        return noted("the time bound passed before the step was decided")
+    if found.closed is None:
+        return noted(f"{found.why}")
+    spelled = ", ".join(f"{n} = {run.outputs().get(un.net.feature(n).name, '<unset>')}" for n in features)
+    return _with(answer, started=started, verdict=f"not sensitive, unbounded (k-induction at {un.k})",
+                 strength=Strength.PROVED, induction=True, closed=found.closed,
+                 notes=(*answer.notes, f"every schedule that completes ends with {spelled} (the interpreter's"
+                        " run ended so; k-induction proves no schedule of any length ends otherwise)",
+                        *found.notes))
 
 
 def _sensitive(base: Answer, un: Any, program: Program, subject: str, features: Sequence[str], started: float,

@@ -112,6 +112,11 @@ class Step:
         self.solver = z3.Solver()
         self.states: list[State] = [self.b.state(0, "ind")]
         self._regions = {flow: regions(self.net, flow) for flow in range(len(self.net.flows))}
+        # features that hold a value from the start and, as far as I is shown inductive, keep one: without
+        # it the step starts where a feature never unset has no value and its first read fails
+        free = {f.index for f in un.free}
+        self.valued = [f.index for f in self.net.features
+                       if f.index in free or (f.owner is None and un.values.get(f.index) is not None)]
 
     # -- the structural invariant
 
@@ -124,7 +129,7 @@ class Step:
 
     def invariant(self, st: State) -> Any:
         b, net = self.b, self.net
-        out = [z3.Not(st["ovf"])]
+        out = [z3.Not(st["ovf"]), *(st[("has", i)] for i in self.valued)]
         if net.messages:  # the messages stand in the first slots
             out.extend(z3.Implies(st[("occ", i + 1)], st[("occ", i)]) for i in range(net.bus_slots() - 1))
         for key in b.keys:
@@ -173,12 +178,21 @@ class Step:
         return self.check(solver, z3.Not(self.invariant(init)))
 
     def invariant_kept(self) -> Any:
-        """sat, unsat or unknown of I ∧ T ∧ ¬I': every move keeps I."""
-        solver = z3.Solver()
+        """sat, unsat or unknown of I ∧ T ∧ ¬I': every move keeps I. A feature some move may leave with no
+        value is dropped from `valued` (I weakened, never assumed) and the question asked again."""
         before, after = self.b.state(0, "inv"), self.b.state(1, "inv")
         taken = [z3.Bool(f"invtake#{j}") for j in range(len(self.b.choices))]
-        solver.add(self.invariant(before), *self.b.transitions(before, after, taken))
-        return self.check(solver, z3.Not(self.invariant(after)))
+        while True:
+            solver = z3.Solver()
+            solver.add(self.invariant(before), *self.b.transitions(before, after, taken))
+            answer = self.check(solver, z3.Not(self.invariant(after)))
+            if answer != z3.sat or not self.valued:
+                return answer
+            model = solver.model()
+            lost = {i for i in self.valued if z3.is_false(model.eval(after[("has", i)], model_completion=True))}
+            if not lost:
+                return answer
+            self.valued = [i for i in self.valued if i not in lost]
 
     def check(self, solver: Any, *assumptions: Any) -> Any:
         """One query within the time the question has left (OutOfTime once it has none)."""
@@ -198,11 +212,21 @@ class Step:
         self.states.append(nxt)
 
 
-def good(step: Step, properties: Sequence[tuple[str, Callable[[State], Any]]]) -> Callable[[State], Any]:
-    """P over one state: no run error, no deadlock, every property holds."""
+Ending = tuple[int, Any, Any]  # a feature (its index) a completed run ends holding (or not) and with what value
+
+
+def good(step: Step, properties: Sequence[tuple[str, Callable[[State], Any]]],
+         ends: Sequence[Ending] = ()) -> Callable[[State], Any]:
+    """P over one state: no run error, no deadlock, every property holds; or, given `ends`, a completed
+    run holds those features as they say (and nothing else: a schedule failing or deadlocking past k
+    moves ends with no value, so it bears on no sensitivity)."""
     b = step.b
 
     def holds(st: State) -> Any:
+        if ends:
+            return z3.And([z3.Implies(b.complete(st), z3.And(st[("has", i)] == has,
+                                                              z3.Implies(has, st[("val", i)] == value)))
+                           for i, has, value in ends])
         ended = z3.Not(z3.Or([b.enabled(st, ch) for ch in b.choices]))
         deadlocked = z3.And(ended, z3.Not(b.complete(st)), st["err"] == 0)
         return z3.And(st["err"] == 0, z3.Not(deadlocked), *(term(st) for _, term in properties))
@@ -229,8 +253,10 @@ def assumption_names(conditions: Sequence[Any]) -> list[str]:
 
 
 def prove(un: Unrolled, program: Any, action: Any, properties: Sequence[tuple[str, Callable[[State], Any]]],
-          assumptions: Sequence[str]) -> Induction:
-    """The step after the base (a bounded `no violation within k moves`), for j = 1 .. min(k, MAX_STEP)."""
+          assumptions: Sequence[str], ends: Sequence[Ending] = ()) -> Induction:
+    """The step after the base (a bounded `no violation within k moves`), for j = 1 .. min(k, MAX_STEP).
+    With `ends`, P also says a completed run ends with those values: non-sensitivity, where the base
+    showed every completed schedule of at most k moves ends with them."""
     from engines.check.properties import resolve_properties
 
     send = send_on_cycle(un.net)
@@ -260,19 +286,26 @@ def prove(un: Unrolled, program: Any, action: Any, properties: Sequence[tuple[st
         for condition in prop.conditions:
             term, err = step.b.translate(first, 0, condition, prop.name)
             step.solver.add(z3.Not(err), term.value)
-    p = good(step, properties)
+    p = good(step, properties, ends)
     for j in range(1, min(un.k, MAX_STEP) + 1):
         step.solver.add(p(step.states[-1]))
         step.extend()
         answer = step.check(step.solver, z3.Not(p(step.states[-1])))
         if answer == z3.unsat:
             moves = f"{j} moves that keep" if j > 1 else "a move that keeps"
+            what = "the properties (no run error, no deadlock)" if not ends else \
+                "a completed run's final values"
             return Induction(j, notes=(*notes, f"k-induction closed at {j}: from any state the structural"
-                                       f" invariant allows, {moves} the properties (no run error, no deadlock)"
-                                       " cannot be followed by one that breaks them"))
+                                       f" invariant allows, {moves} {what} cannot be followed by one that"
+                                       " breaks them"))
         if answer == z3.unknown:
             return Induction(None, f"the solver did not decide the step at {j}", tuple(notes))
     last = min(un.k, MAX_STEP)
+    if ends:
+        return Induction(None, f"the step did not close up to {last} moves: the final values are not inductive"
+                               " (from a state no run may reach, or one past k moves, a schedule completes"
+                               " otherwise; the check engine searches every schedule of the inputs fixed)",
+                         tuple(notes))
     return Induction(None, f"the step did not close up to {last} moves: the property is not inductive"
                            " (a state no run may reach breaks it after moves that keep it; strengthen it"
                            " with an invariant)", tuple(notes))

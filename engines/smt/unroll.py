@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import z3
 
@@ -16,6 +16,9 @@ from engines.runtime.values import UNSET, Deferred, EnumValue
 from engines.smt.encode import Builder, State
 from engines.smt.net import Feature, Net, NotCovered, names_read
 from engines.smt.terms import plain_text
+
+if TYPE_CHECKING:
+    from engines.runtime.actions.run import Run
 
 
 def read_anywhere(net: Net) -> set[str]:
@@ -30,7 +33,12 @@ def read_anywhere(net: Net) -> set[str]:
 
 def initial_values(net: Net, program: Program, subject: str) -> dict[int, Any]:
     """The values the model gives the action's features at its start, as the interpreter sets them."""
-    run = program.start_action(subject, fine=True)
+    return held_values(net, program.start_action(subject, fine=True))
+
+
+def held_values(net: Net, run: Run) -> dict[int, Any]:
+    """The values the run's features hold now (None: no value), as solver constants take them; a value
+    the encoding has no sort for refuses (NotCovered)."""
     values = run.root.frame.values
     parts = {part.index: run.ctx.feature_values(part.element) for part in net.parts}
     out: dict[int, Any] = {}

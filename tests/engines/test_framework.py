@@ -144,6 +144,8 @@ def test_bounds_change_only_what_is_given() -> None:
     (Claims(QuestionKind.HOLDS, violations=1, proof=True), (Verdict.VIOLATED, Strength.WITNESSED)),
     (Claims(QuestionKind.SENSITIVE, divergent=1, proof=True), (Verdict.SENSITIVE, Strength.WITNESSED)),
     (Claims(QuestionKind.SENSITIVE, proof=True), (Verdict.NOT_SENSITIVE, Strength.PROVED)),
+    (Claims(QuestionKind.SENSITIVE, proof=True, bounds_hit=True, induction=True),
+     (Verdict.NOT_SENSITIVE_UNBOUNDED, Strength.PROVED)),
     (Claims(QuestionKind.SENSITIVE, proof=True, bounds_hit=True), (Verdict.SENSITIVITY_WITHIN, Strength.BOUNDED)),
     # unknown is not unsat, a refusal is not a proof, a witness that does not replay covers nothing
     (Claims(QuestionKind.HOLDS, proof=True, refused=True), (Verdict.NOT_COVERED, Strength.NOT_COVERED)),

@@ -244,7 +244,7 @@ def test_cli_smt_flags_reach_the_engine(files: list[str], smt: fake_smt.FakeSmt,
     assert (question.inputs, question.assumptions, question.induction) == (("level",), ("NeverNegative",), True)
     assert (bounds.depth, bounds.unroll, bounds.solver_timeout) == (12, 3, 0.5)
     out = capsys.readouterr().out
-    assert out.splitlines()[0] == "✓ Action tank::Fill: not sensitive (smt)" and code == 0
+    assert out.splitlines()[0] == "✓ Action tank::Fill: not sensitive, unbounded (k-induction at 12) (smt)" and code == 0
 
 
 def test_cli_exit_statuses_and_json(files: list[str], smt: fake_smt.FakeSmt,

@@ -135,3 +135,99 @@ def test_a_violation_under_a_fork_on_a_cycle_is_found_by_the_base() -> None:
     witness = answer.witnesses[0]
     run = replay_run(prog, "spawn::Spawn", witness)
     assert unreproduced(prog, run, witness) is None
+
+
+# Non-sensitivity past the bound. `Tally` counts i to 50 by a body loop (two moves a pass) while `note`
+# races it, then `record` copies i to total after `count` ends: every schedule ends with total 50, but
+# none within 40 moves, so the bounded query says only `no sensitivity found within 40 moves`. The
+# interpreter's run ends with 50; `a completed run has total 50` is inductive: a run completing with
+# another total must have left the loop with i != 50, and a window of passes pins the exit to i = 50.
+# `Loose` writes total in the loop's own body, whose statements are unordered: `assign total := i`
+# may run at any pass, total ends 0..50 (the explicit check finds all 51), and the step must not close.
+TALLY = """package counting {
+    private import ScalarValues::*;
+    action def Tally {
+        attribute i : Integer := 0;
+        attribute total : Integer := 0;
+        attribute log : Integer := 0;
+        first start;
+        then fork f;
+        then count;
+        then note;
+        action count { while i < 50 { assign i := i + 1; } }
+        succession count then record;
+        action record { assign total := i; }
+        action note { assign log := log + 1; }
+        join j;
+        succession record then j;
+        succession note then j;
+        succession j then done;
+    }
+    action def Loose {
+        attribute i : Integer := 0;
+        attribute total : Integer := 0;
+        attribute log : Integer := 0;
+        first start;
+        then fork f;
+        then count;
+        then note;
+        action count {
+            while i < 50 { assign i := i + 1; }
+            assign total := i;
+        }
+        action note { assign log := log + 1; }
+        join j;
+        succession count then j;
+        succession note then j;
+        succession j then done;
+    }
+    action def Dose {
+        in attribute amount : Integer;
+        attribute i : Integer := 0;
+        attribute total : Integer := 0;
+        first start;
+        then action count { while i < 50 { assign i := i + 1; } }
+        then action record { assign total := i + amount; }
+        then done;
+    }
+}
+"""
+
+
+def test_non_sensitivity_past_the_bound_is_proved_by_induction() -> None:
+    from engines.check import check
+
+    prog = program(TALLY)
+    bounded = solve(prog, "counting::Tally", "sensitive", diverge=("total",), depth=40)
+    assert bounded.verdict == "no sensitivity found within 40 moves" and bounded.reached
+    proved = solve(prog, "counting::Tally", "sensitive", diverge=("total",), depth=40, induction=True)
+    assert proved.verdict == "not sensitive, unbounded (k-induction at 40)", proved.notes
+    assert proved.strength is Strength.PROVED and proved.induction and proved.closed is not None
+    assert any("ends with total = 50" in n for n in proved.notes)
+    searched = check(prog, "counting::Tally", diverge=("total",))  # the referee: every schedule, explicitly
+    assert not searched.divergent and {dict(o.values)["total"] for o in searched.outcomes} == {"50"}
+
+
+def test_a_sensitivity_past_the_bound_is_never_proved_away() -> None:
+    from engines.check import check
+
+    prog = program(TALLY)
+    answer = solve(prog, "counting::Loose", "sensitive", diverge=("total",), depth=40, induction=True)
+    assert answer.verdict == "no sensitivity found within 40 moves" and answer.strength is Strength.BOUNDED
+    assert any("k-induction: the step did not close" in n for n in answer.notes), answer.notes
+    searched = check(prog, "counting::Loose", diverge=("total",))
+    ((_, values),) = searched.divergent
+    assert len(values) == 51  # 0 .. 50: the induction was right not to close
+
+
+def test_non_sensitivity_over_a_free_input_stays_bounded_and_says_why() -> None:
+    answer = solve(program(TALLY), "counting::Dose", "sensitive", diverge=("total",), depth=40,
+                   inputs=("amount",), induction=True)
+    assert answer.verdict == "no sensitivity found within 40 moves"
+    assert any("with a free input the final value is a function of the inputs" in n for n in answer.notes)
+
+
+def test_non_sensitivity_within_the_bound_needs_no_induction() -> None:
+    answer = solve(program(COUNTER), "counter::Count", "sensitive", diverge=("i",), depth=20, induction=True)
+    assert answer.verdict == "not sensitive"
+    assert any("k-induction: not needed" in n for n in answer.notes)
