@@ -105,6 +105,10 @@ class Locator:
 
     def __init__(self, net: Net) -> None:
         self.net = net
+        # a performance of a step of multiplicity (a token of its group) -> which of the step's members
+        # stands for it: the group's tokens in the order of their numbers, as first seen (all of them:
+        # each is enabled once the group is made). Keyed by the group (held, so its id is not reused).
+        self.ranks: dict[int, tuple[list[Any], dict[int, int]]] = {}
 
     def flow_index(self, flow: Any) -> int:
         if flow.parent_token is None:
@@ -116,7 +120,18 @@ class Locator:
         raise Disagreement(f"the interpreter entered a flow of {flow.label} the encoding does not know")
 
     def place_of(self, token: Any) -> int:
-        return self.net.flows[self.flow_index(token.flow)].places[token.node]
+        index = self.net.flows[self.flow_index(token.flow)].places[token.node]
+        members = self.net.places[index].members
+        if not members or token.group is None:
+            return index
+        group = token.group
+        if id(group) not in self.ranks:
+            self.ranks[id(group)] = (group, {t.id: r for r, t in enumerate(sorted(group, key=lambda t: t.id))})
+        rank = self.ranks[id(group)][1].get(token.id)
+        if rank is None or rank >= len(members):
+            raise Disagreement(f"the interpreter performs {token.flow.graph.nodes[token.node].name} more often"
+                               " than the encoding counts")
+        return members[rank]
 
     def move_for(self, run: Run, choice: Choice, step: int) -> Move:
         enabled = run.enabled_moves()

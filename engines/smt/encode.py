@@ -138,7 +138,7 @@ class _Move:
             self.add(pc, ("cnt", target.index), 1)
 
     def flow_empty(self, flow: int) -> Any:
-        return z3.Not(z3.Or([self.b.occupied(self.st, p) for p in self.net.flows[flow].places.values()]))
+        return z3.Not(z3.Or([self.b.occupied(self.st, p) for p in self.net.flow_places(flow)]))
 
     def maybe_leave(self, pc: Any, flow: int) -> None:
         """A flow entered by a node's token that has no token left: the token comes out and goes on."""
@@ -153,6 +153,11 @@ class _Move:
         if parent.returns:
             pc = self.end_performance(pc, parent)
         self.set(pc, ("in", parent.index), z3.BoolVal(False))
+        if parent.group is not None:  # a performance of a step of multiplicity: the last to end goes on
+            key = ("grp", parent.group)
+            left = self.st[key]
+            self.set(pc, key, left - 1)
+            pc = z3.And(pc, left == 1)
         self.add(pc, ("cnt", parent.index), 1)
         if parent.act not in (Act.WHILE, Act.FOR, Act.UNTIL):
             self.follow(pc, parent)
@@ -164,7 +169,7 @@ class _Move:
         terminate action usage's body (its implicit terminate among them) the performance the usage
         is a step of ends."""
         for inner in self.net.flows_within(flow):
-            for index in self.net.flows[inner].places.values():
+            for index in self.net.flow_places(inner):
                 for key, cleared in self.b.tokens_of(index):
                     self.set(pc, key, cleared)
         ctx = self.net.flows[flow]
@@ -289,8 +294,13 @@ class _Move:
         key = ("grp", place.index)
         left = self.st[key]
         start = z3.And(pc, left == 0)
-        self.add(start, ("cnt", place.index), place.multiplicity - 1)
         self.set(start, key, z3.IntVal(place.multiplicity))
+        if place.members:  # each a flow of its own: a token at each, which comes out in come_out
+            self.add(start, ("cnt", place.index), -1)
+            for member in place.members:
+                self.add(start, ("cnt", member), 1)
+            return
+        self.add(start, ("cnt", place.index), place.multiplicity - 1)
         pc = z3.And(pc, left > 0)
         stmt = place.statement
         if place.act is Act.ASSIGN:
@@ -450,6 +460,9 @@ class _Move:
             # reported from its first start on, a feature with no value as unset
             self.set(pc, ("begun", place.index), z3.BoolVal(True))
         pc = self.start_features(pc, place, place.flow, place.locals)
+        for own, pin in place.pinned:
+            self.set(pc, ("val", pin), self.st[("val", own)])
+            self.set(pc, ("has", pin), self.st[("has", own)])
         if place.children:
             self.go_inside(pc, place, place.children[0])
         else:
@@ -862,7 +875,7 @@ class Builder:
         conds = []
         flow = self.net.flows[place.flow]
         for src in sources:
-            others = [self.occupied(st, p) for n, p in flow.places.items()
+            others = [self.occupied(st, p) for n in flow.places for p in self.net.at_node(flow.index, n)
                       if n != place.node.index and graph.reaches(n, src, place.node.index)]
             conds.append(z3.Or(arrived[src], z3.Not(z3.Or(others))) if others else z3.BoolVal(True))
         return z3.And(conds)
@@ -985,7 +998,7 @@ class Builder:
 
     def complete(self, st: State) -> Any:
         root = self.net.flows[0]
-        return z3.And(st["err"] == 0, z3.Not(z3.Or([self.occupied(st, p) for p in root.places.values()])))
+        return z3.And(st["err"] == 0, z3.Not(z3.Or([self.occupied(st, p) for p in self.net.flow_places(root.index)])))
 
     # -- the relation
 
@@ -1042,7 +1055,7 @@ class Builder:
         free_ids = {f.index for f in free}
         for place in self.net.places:
             flow = self.net.flows[place.flow]
-            start = 1 if flow.parent is None and place.node.index in flow.graph.initial else 0
+            start = 1 if flow.parent is None and place.group is None and place.node.index in flow.graph.initial else 0
             key = ("cnt", place.index)
             out.append(st[key] == (z3.BoolVal(start > 0) if key in self.safe else z3.BitVecVal(start, COUNT_BITS)))
             if place.joinlike:

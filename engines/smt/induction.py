@@ -135,7 +135,14 @@ class Step:
         for key in b.keys:
             if isinstance(key, tuple) and key[0] in ("cnt", "via"):
                 group = net.places[key[1]].multiplicity if key[0] == "cnt" else 1
-                if group > 1:
+                members = net.places[key[1]].members if key[0] == "cnt" else ()
+                if members:
+                    # performances under way, each at its place or inside its flow: as many as are left
+                    left = st[("grp", key[1])]
+                    busy = [z3.Or(b.some(st, ("cnt", m)), st[("in", m)]) for m in members]
+                    out.extend([left == z3.Sum([z3.If(x, 1, 0) for x in busy]),
+                                z3.Implies(left > 0, st[key] == 0), z3.ULE(st[key], 1)])
+                elif group > 1:
                     # a step of multiplicity: one token before its performances start, then one each
                     left = st[("grp", key[1])]
                     out.extend([left >= 0, left <= group, z3.Implies(left == 0, z3.ULE(st[key], 1)),
@@ -148,7 +155,7 @@ class Step:
                 continue
             out.append(z3.Implies(st[key], st[("cnt", place.index)] == 0))
             inside = [c for c in place.children if c >= 0]
-            busy = [z3.Or([b.occupied(st, p) for p in net.flows[c].places.values()] or [z3.BoolVal(False)])
+            busy = [z3.Or([b.occupied(st, p) for p in net.flow_places(c)] or [z3.BoolVal(False)])
                     for c in inside]
             out.append(st[key] == (z3.Or(busy) if busy else z3.BoolVal(False)))
             out.append(at_most_one(busy))
@@ -158,9 +165,11 @@ class Step:
             for node, index in ctx.places.items():
                 place = net.places[index]
                 if node not in where:
-                    out.append(z3.Not(b.occupied(st, index)))  # no token ever reaches it
+                    out.extend(z3.Not(b.occupied(st, p)) for p in net.at_node(flow, node))  # no token reaches it
                     continue
-                slots.setdefault(where[node], []).append(self._slot(st, place))
+                # a step of multiplicity's performances stand for its one token (the last to end goes on)
+                slots.setdefault(where[node], []).append(
+                    z3.Or(self._slot(st, place), *(self._slot(st, net.places[m]) for m in place.members)))
                 if place.joinlike:
                     for src in net.sources(place):
                         region = where.get(src, where[node])

@@ -169,6 +169,13 @@ class Place:
     receiver: str | None = None  # SEND: the name it is addressed to (`to counter`), None for anyone
     touches: tuple[int, ...] = ()  # the parts (Net.parts) whose features a move here reads or writes
     multiplicity: int = 1  # a step `a[3]`: its first move starts the performances, each then a move
+    # ...of a step whose body is a flow of its own: the performances, each an ENTER place with its own
+    # copy of the flow and of the body's features; the first move puts a token at each, and the last to
+    # end goes on. The step's features, which a run reports, are those of the performance begun last.
+    members: tuple[int, ...] = ()
+    group: int | None = None  # a performance of such a step: the step's place...
+    # ...and (its feature, the step's) copied as it starts: the pin shows the latest performance begun
+    pinned: tuple[tuple[int, int], ...] = ()
     matcher: Matcher | None = None  # ACCEPT: what it takes; its payload feature, if named, in `locals`
     duration: Fraction = Fraction(0)  # AFTER: how long it waits, in seconds (a constant)...
     absolute: bool = False  # ...or (`accept at`) the instant it waits for
@@ -203,6 +210,16 @@ class Net:
         """The messages the bus holds at once: one per place that sends (a send on a cycle may need
         more, which sets the overflow flag: the bound reached, never a wrong answer)."""
         return min(8, max(1, sum(1 for p in self.places if p.act is Act.SEND)))
+
+    def at_node(self, flow: int, node: int) -> list[int]:
+        """The places a token of `flow` at `node` may stand at: the node's own, and the performances of
+        a step of multiplicity (Place.members)."""
+        index = self.flows[flow].places[node]
+        return [index, *self.places[index].members]
+
+    def flow_places(self, flow: int) -> list[int]:
+        """Every place a token of the flow may stand at (at_node over its nodes)."""
+        return [p for node in self.flows[flow].places for p in self.at_node(flow, node)]
 
     def feature(self, name: str) -> Feature:
         return next(f for f in self.features if f.name == name)
@@ -530,14 +547,63 @@ class _Builder:
             place.act = Act.DECIDE
         elif kind is NodeKind.STATEMENT:
             self._statement(ctx, place, node.decl)
+        elif node.multiplicity > 1:
+            self._performances(ctx, place, node)
         else:
             self._action(ctx, place, node)
         if node.multiplicity > 1:
-            # its performances start together, the last to end going on: counted at the place, so a
-            # body with a flow of its own (one per performance) is not
-            if place.act not in (Act.ASSIGN, Act.FOLLOW) or node.multiplicity > MAX_GROUP:
+            # its performances start together, the last to end going on: counted at the place, or, for
+            # a body with a flow of its own, one ENTER place each (Place.members)
+            if not place.members and place.act not in (Act.ASSIGN, Act.FOLLOW):
                 raise NotCovered(node.name, f"a step of multiplicity {node.multiplicity} with a body of its own")
             place.multiplicity = node.multiplicity
+
+    def _performances(self, ctx: FlowCtx, step: Place, node: Node) -> None:
+        """A step of multiplicity: built as one performance would be; where that is a flow of its own,
+        one ENTER place per performance (Place.members), each built alike, its features hidden and
+        numbered (`a.t#2`) and copied to the step's own (its pin: `a.t`) as it begins, as the interpreter's
+        pin is the frame of the performance begun last (a body writing its own features is refused)."""
+        if node.multiplicity > MAX_GROUP:
+            raise NotCovered(node.name, f"a step of multiplicity {node.multiplicity} (more than {MAX_GROUP})")
+        first = Place(len(self.net.places), ctx.index, node, Act.FOLLOW, node.name, False, group=step.index)
+        self.net.places.append(first)
+        known = (len(self.net.features), len(self.net.flows))
+        self._action(ctx, first, node)
+        if first.act is not Act.ENTER:  # one move a performance, counted at the step's own place
+            assert (len(self.net.features), len(self.net.flows)) == known and self.net.places[-1] is first
+            self.net.places.pop()
+            self._action(ctx, step, node)
+            return
+        if first.performs is not None:
+            raise NotCovered(node.name, f"a step of multiplicity {node.multiplicity} performing an action")
+        for i in first.locals:  # the pin
+            f = self.net.features[i]
+            self.net.features.append(Feature(len(self.net.features), f.name, f.local, f.sort, step.index, f.decl,
+                                             hidden=f.hidden, constant=f.constant))
+        pins = {self.net.features[i].local: i for i in range(known[0] + len(first.locals), len(self.net.features))}
+        members = [first]
+        for _ in range(2, node.multiplicity + 1):
+            member = Place(len(self.net.places), ctx.index, node, Act.FOLLOW, node.name, False, group=step.index)
+            self.net.places.append(member)
+            self._action(ctx, member, node)
+            members.append(member)
+        number = {m.index: k for k, m in enumerate(members, start=1)}
+        inside = {f for m in members for child in m.children if child >= 0 for f in self.net.flows_within(child)}
+        for i, f in enumerate(self.net.features):
+            if f.owner in number:
+                self.net.features[i] = replace(f, name=f"{f.name}#{number[f.owner]}", hidden=True)
+            elif f.owner is not None and self.net.places[f.owner].flow in inside:
+                raise NotCovered(node.name, f"a step of multiplicity {node.multiplicity} whose body's steps have"
+                                            f" features of their own ('{f.local}')")
+        for member in members:
+            member.pinned = tuple((i, pins[self.net.features[i].local]) for i in member.locals)
+        for place in self.net.places[first.index:]:
+            target = getattr(place.statement, "target", None)
+            written = self.net.resolve(target, place.flow) if isinstance(target, str) else None
+            if written is not None and written.owner in number:
+                raise NotCovered(node.name, f"a step of multiplicity {node.multiplicity} whose body writes its"
+                                            f" own feature '{written.local}'")
+        step.members = tuple(m.index for m in members)
 
     def _statement(self, ctx: FlowCtx, place: Place, stmt: s.Member | None) -> None:
         name = place.node.name
@@ -981,6 +1047,18 @@ def _flow_moves(net: Net, flow: int, safe: set[tuple[str, int] | tuple[str, int,
                     return None
                 inner = max(inner, moves)
         group = place.multiplicity if place.multiplicity > 1 else 0  # the move starting them, then each
+        if place.members:  # ...or, each a flow of its own: the move starting them, then each one's
+            group = 0
+            for member in place.members:
+                own = 0
+                for child in net.places[member].children:
+                    moves = _flow_moves(net, child, safe, entries * count) if child >= 0 else 0
+                    if moves is None:
+                        return None
+                    own = max(own, moves)
+                group += 1 + own
+                if count * entries <= 1:
+                    safe.add(("cnt", member))
         waits = 2 if place.act is Act.AFTER else 0  # an accept after: its wake set, time passing, then on
         if passes is not None:  # a move per pass entered, one to leave; each pass's moves
             total += count * (1 + passes + passes * inner)

@@ -171,6 +171,20 @@ EXPECTED = {
     ("probes", "probes::Chain"): done({"t": "5", "grade": '"mid"'}),
     ("probes", "probes::Until"): done(*({"n": "2", "sum": str(s)} for s in (3, 5, 6, 7, 8, 9))),
     ("probes", "probes::Equal"): done({"q": "4.0", "r": "0.5", "same": "true"}),
+    # crowds: steps of multiplicity whose body is a flow of its own (one copy per performance); the
+    # step's features are reported from the performance begun last, as the interpreter's pin holds it.
+    # Clerks (seats 5, clerk[2] with a start shot `seen := seats`, then `seats := seen - 1`): both begin
+    # before either books, seen 5 and 5, seats 4; else the second begins after the first booked: seen
+    # 4, seats 3.
+    ("crowds", "crowds::Clerks"): done({"seats": "3", "clerk.seen": "4"}, {"seats": "4", "clerk.seen": "5"}),
+    # Loader (load 0, stage[3] each `if load < 2` as a move, then `load := load + 1`): a stage skips
+    # only after two increments, so load ends 2, or 3 where two guards read 1; tally after all three.
+    ("crowds", "crowds::Loader"): done({"load": "2", "done_": "1"}, {"load": "3", "done_": "1"}),
+    # Shift (count 0, work[2] beside a reset to 0): both begin at 0, bumps write 10 (reset last: 0);
+    # one bumps, the other begins at 10 and writes 20 (reset last: 0); the reset between the first bump
+    # and the second begin: base 0, count 10. So (count, work.base): (0, 0), (10, 0), (0, 10), (20, 10).
+    ("crowds", "crowds::Shift"): done({"count": "0", "work.base": "0"}, {"count": "10", "work.base": "0"},
+                                      {"count": "0", "work.base": "10"}, {"count": "20", "work.base": "10"}),
 }
 
 
