@@ -7,18 +7,15 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import z3
 
-from engines.runtime import Program
+from engines.runtime import Program, Run
 from engines.runtime.values import UNSET, Deferred, EnumValue
 from engines.smt.encode import Builder, State
 from engines.smt.net import Feature, Net, NotCovered, names_read
 from engines.smt.terms import plain_text
-
-if TYPE_CHECKING:
-    from engines.runtime.actions.run import Run
 
 
 def read_anywhere(net: Net) -> set[str]:
