@@ -50,6 +50,42 @@ def nonstandard(document: s.Document) -> list[str]:
     return notes
 
 
+def unchained(document: s.Document) -> list[str]:
+    """Where a `then` reads otherwise than it looks: `first start; then a; then b;` with `a` declared
+    elsewhere is two successions from start (a target succession naming a step does not continue the
+    chain; SysML v2 attaches each `then` to the step or node declared before it), so `a` and `b` may run
+    concurrently, where the text looks like a sequence. Said, with how to write the sequence; not after a
+    fork, whose `then`s are how its branches are written."""
+    notes = []
+    for body in _bodies(document.members):
+        source: str | None = None  # the step or node the next `then` follows
+        forks = False  # ...a fork
+        named: str | None = None  # the step the previous `then` named without declaring it
+        for member in body:
+            if isinstance(member, s.ThenMember):
+                what = member.target or _name(member.member)
+                if named is not None and source is not None and not forks and what and what != named:
+                    notes.append(f"{document.path}:{member.span.line}:{member.span.column}: `then {what}` follows "
+                                 f"{source}, as `then {named};` before it does (a `then` naming a step declared "
+                                 f"elsewhere does not continue the chain): {named} and {what} may run "
+                                 f"concurrently; for {what} after {named} write `succession {named} then {what};`")
+                if member.target is not None:
+                    named = member.target
+                else:
+                    named, source = None, _name(member.member) or None
+                    forks = isinstance(member.member, s.ControlNode) and member.member.kind == "fork"
+                continue
+            named = None
+            if isinstance(member, s.FirstMember):
+                source, forks = (member.source if member.target is None else None), False
+            elif isinstance(member, s.ControlNode) or (isinstance(member, s.Usage) and member.kind == "action"):
+                source = _name(member) or None
+                forks = isinstance(member, s.ControlNode) and member.kind == "fork"
+            elif isinstance(member, s.SuccessionMember):
+                source = None
+    return notes
+
+
 def _units(node: object, seen: set[int]) -> Iterator[s.Index]:
     """The quantities with a unit (`5 [s]`) written anywhere inside a syntax node, each once."""
     if isinstance(node, tuple):

@@ -19,7 +19,7 @@ from engines.runtime.objects import action_on, part_usages, performed_actions
 from engines.runtime.states.layout import shape_of
 from ir.lower.states import check_machines
 from ir.model import Declaration, Element
-from ir.notation import nonstandard, unresolved_units
+from ir.notation import nonstandard, unchained, unresolved_units
 from ir.source import read_source
 from ir.syntax import Document
 from opensysml_kernel.errors import MissingFileError, UnknownActionError
@@ -174,6 +174,7 @@ class Workspace:
         shown = {el.qualified_name for el in declared}
         lines.extend(f"note: {name} redeclared" for name in redeclared if name in shown)
         lines.extend(f"note: {said}" for doc in documents for said in nonstandard(doc))
+        lines.extend(f"note: {said}" for doc in documents for said in unchained(doc))
         lines.extend(f"note: {said}" for doc in documents for said in unresolved_units(model, doc))
         # Commit: nothing above changed the workspace.
         self.documents, self.model, self._program = merged, model, None

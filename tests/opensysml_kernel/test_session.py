@@ -204,6 +204,31 @@ def test_notation_outside_sysml_v2_is_said_with_how_it_is_read() -> None:
     assert not any(line.startswith("note: ") for line in result.lines)
 
 
+def test_a_then_chain_broken_by_a_named_step_is_said_with_the_sequence_it_looks_like() -> None:
+    """`first start; then mix; then fill;` with both declared elsewhere is two successions from start
+    (SysML v2 attaches each `then` to the step declared before it): mix and fill race, where the text
+    looks like a sequence, so the submission says so and how to write one. After a fork, `then a; then
+    b;` is how branches are written: nothing is said; nor where each `then` declares its step. The
+    run takes the standard reading: fill may start before mix."""
+    session = Session()
+    text = ("package line {\n  private import ScalarValues::*;\n  action def Line {\n"
+            "    attribute n : Integer := 0;\n    action mix { assign n := 1; }\n"
+            "    action fill { assign n := n * 10; }\n    first start;\n    then mix;\n    then fill;\n"
+            "  }\n}")
+    result = session.submit(text, "line.sysml")
+    notes = [line for line in result.lines if line.startswith("note: ")]
+    assert notes == ["note: line.sysml:9:5: `then fill` follows start, as `then mix;` before it does (a `then` "
+                     "naming a step declared elsewhere does not continue the chain): mix and fill may run "
+                     "concurrently; for fill after mix write `succession mix then fill;`"]
+    from engines.check import check
+    searched = check(session.program(), "line::Line", diverge=("n",))
+    ((_, values),) = searched.divergent
+    assert {v for v, _ in values} == {"1", "10"}  # fill first: 0 * 10 then 1; mix first: 10
+    for quiet in ("package a { action A { action x; action y; first start; then fork f; then x; then y; } }",
+                  "package b { action B { first start; then action x; then action y; } }"):
+        assert not any(line.startswith("note: ") for line in session.submit(quiet).lines)
+
+
 def test_a_unit_no_import_names_is_said_and_read_all_the_same() -> None:
     """`accept after 2 [s]` with no `import SI::*` in reach names a unit SysML v2 cannot resolve: the
     submission says where, and the wait still runs as two seconds; with the import, or a unit declared
