@@ -216,6 +216,7 @@ class Usage(Member):
     constant: bool = False  # `constant attribute x = 1;`: no assignment may change it
     references: tuple[str, ...] = ()  # `::> a.b` / `references A::b`: the feature it refers to
     conjugated: bool = False  # `port p : ~T;`: typed by T's conjugate (directions of T's features swapped)
+    reference: bool = False  # `ref part t;` (or `ref t;`): refers to an object another feature makes
 
 
 @dataclass(frozen=True)

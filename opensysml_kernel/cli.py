@@ -338,7 +338,7 @@ def _driven_lines(driven: Driven) -> list[str]:
             lines += [f"    {k} = {v}" for k, v in obj["slots"].items()]
         shown = {f"{o['path']}.{k}" if o["path"] else k for o in driven.object_documents() for k in o["slots"]}
         lines += [f"  {k} = {v}" for k, v in driven.outputs().items() if k not in shown]
-        lines += [f"  waiting at an accept: {w}" for w in driven.waiting_actions()]
+        lines += [f"  waiting {'for time' if 'until t=' in w else 'at an accept'}: {w}" for w in driven.waiting_actions()]
         return lines
     ended = "(terminated)" if driven.status == "terminated" else "(no active state)"
     return [f"✓ State machine {driven.subject}: {driven.final_state() or ended}",

@@ -493,6 +493,22 @@ class InstanceStepping(_InstanceViews, Driven):
         self.world.route(sender)
         self.world.resume()  # an action waiting at an accept takes what came for it
 
+    def fire_timer(self, horizon: Fraction) -> list[str]:
+        """As a machine's (Driven.fire_timer), with the performed actions' waits for time on the same
+        clock: where one of them is due first (or with a timer at one instant), the clock goes there and
+        the actions due go on, as one move."""
+        when = self.world.next_wake()
+        timers = [t.due for m in self.machines if not m.finished for t in m.timers if t.transition.source in m.active]
+        if when is None or when > horizon or (timers and min(timers) < when):
+            return super().fire_timer(horizon)
+        mark = self.ctx.trace.mark()
+        self.inputs.append(Input("timer", horizon))
+        due = [f"{self._name(obj)}.{run.element.name}" for obj, run, _ in self.world.waiting if run.wake() == when]
+        self.world.wake_actions(horizon)
+        self.step_number += 1
+        self.last = f"time t={spell(when)}: {', '.join(due)} go on"
+        return [f"move {self.step_number}: {self.last}", *self.ctx.trace.since(mark)]
+
     def _send(self, event: EnvEvent, target: str | None) -> None:
         objects = self.objects
         if target is not None:
@@ -519,10 +535,15 @@ class InstanceStepping(_InstanceViews, Driven):
         return out
 
     def waiting_actions(self) -> list[str]:
-        """The performed actions still waiting at an accept for a message (`Shop.supervise (token 1@accept)`)."""
-        return [f"{self._name(obj)}.{run.element.name} (token "
-                + ", ".join(f"{t.id}@{t.flow.model_label(t)}" for t in run.all_tokens(run.root)) + ")"
-                for obj, run, _ in self.world.waiting]
+        """The performed actions still waiting at an accept for a message (`Shop.supervise (token 1@accept)`),
+        or for time (`remote.press (token 1@wait, until t=4)`: `--advance` moves the clock)."""
+        out = []
+        for obj, run, _ in self.world.waiting:
+            wake = run.wake()
+            until = f", until t={spell(wake)}" if wake is not None else ""
+            out.append(f"{self._name(obj)}.{run.element.name} (token "
+                       + ", ".join(f"{t.id}@{t.flow.model_label(t)}" for t in run.all_tokens(run.root)) + until + ")")
+        return out
 
     def object_documents(self) -> list[dict[str, Any]]:
         """`objects: [{path, finalState, stateVisits, slots}]`, one per object that exhibits a machine."""

@@ -91,12 +91,12 @@ class ReservedName(Exception):
 
 def usage_node(meta: Any, kind: str, direction: str | None, d: Decl, tail: Tail,
                action_body: s.Statement | None = None, performed: bool = False,
-               exhibited: bool = False, constant: bool = False) -> s.Usage:
+               exhibited: bool = False, constant: bool = False, reference: bool = False) -> s.Usage:
     """A usage from its declaration and its tail, whatever keyword or statement introduced it."""
     members, result = result_of(tail.members)
     return s.Usage(
         span(meta), kind, d.name, d.short_name, direction, tuple(d.types), tuple(d.subsets),
         tuple(d.redefines), d.multiplicity, d.ordered, d.value, d.value_kind, members,
         tail.has_body, d.parallel, action_body, result, performed, exhibited, constant,
-        tuple(d.references), d.conjugated,
+        tuple(d.references), d.conjugated, reference,
     )

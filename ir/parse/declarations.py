@@ -129,7 +129,7 @@ class Declarations(Transformer[Token, Any]):
     def direction(self, meta: Any, c: list[Token]) -> tuple[str, str]:
         return ("direction", str(c[0]))
 
-    def usage_prefix(self, meta: Any, c: list[Any]) -> tuple[str | None, str, bool]:
+    def usage_prefix(self, meta: Any, c: list[Any]) -> tuple[str | None, str, bool, bool]:
         direction = None
         kind = "feature"
         for x in c:
@@ -137,7 +137,8 @@ class Declarations(Transformer[Token, Any]):
                 direction = x[1]
             elif isinstance(x, str) and not isinstance(x, Token):
                 kind = x
-        return direction, kind, any(is_token(x, "CONSTANT") for x in c)
+        return direction, kind, any(is_token(x, "CONSTANT") for x in c), \
+            kind == "ref" or any(is_token(x, "REF") for x in c)
 
     def usage_decl(self, meta: Any, c: list[Any]) -> Decl:
         d = Decl()
@@ -218,11 +219,12 @@ class Declarations(Transformer[Token, Any]):
         return Tail(True, members_of(c))
 
     def usage(self, meta: Any, c: list[Any]) -> s.Usage:
-        (direction, kind, constant), decl, tail = c[0], c[1], c[2]
+        (direction, kind, constant, reference), decl, tail = c[0], c[1], c[2]
         statement = None
         if isinstance(tail, tuple):  # an action written as one statement
             statement, tail = tail
-        return usage_node(meta, kind, direction, decl, tail, action_body=statement, constant=constant)
+        return usage_node(meta, kind, direction, decl, tail, action_body=statement, constant=constant,
+                          reference=reference)
 
     def return_usage(self, meta: Any, c: list[Any]) -> s.Usage:
         return usage_node(meta, "return", "out", c[1], c[2])

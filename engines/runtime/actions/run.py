@@ -3,6 +3,7 @@ successions followed); a fixed policy steps every steppable token once per round
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from engines.errors import AcceptDeadlock, ActionDeadlock, EvaluationError, GuardNotBoolean, RunError
@@ -30,9 +31,18 @@ if TYPE_CHECKING:
     from engines.runtime.snapshot import Snapshot
 
 
+class WaitsForTime(Exception):
+    """A run that holds time (`Run.holds_time`) has nothing to do until the clock moves: its world moves it."""
+
+
 class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connections):
     """A stepping run of one action: the debugger's and the checker's unit of execution, and the
     behavior protocol (engines/runtime/behavior.py) for an action's performance."""
+
+    # A run among other behaviors of its world (an instance's performed action) lets no time pass of
+    # its own: where only a wait for time is left it stops (WaitsForTime), and the world moves the clock
+    # where nothing else can move, to the earliest wake of any member.
+    holds_time: bool = False
 
     def __init__(self, ctx: Context, action: Element, performer: str | None = None, fine: bool = False,
                  footprints: Footprints | None = None) -> None:
@@ -120,14 +130,29 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
 
     def run_until_waiting(self) -> bool:
         """Step until the run ends (True) or every token left waits at an accept no message on the bus
-        answers (False, the run still running: in an instance a machine may yet send it one)."""
+        answers, or (with `holds_time`) for time to pass (False, the run still running: in an instance
+        a machine may yet send it one, and time passes for every member of the world at once)."""
         while not self.finished:
+            if self.holds_time and self._only_time_left():
+                return False  # no round: nothing it could do would move before the clock does
             try:
                 self.step()
             except AcceptDeadlock:
                 self.status, self.error = "running", None  # the round that found it moved nothing
                 return False
+            except WaitsForTime:
+                return False
         return True
+
+    def _only_time_left(self) -> bool:
+        now = self.ctx.clock.now
+        tokens = self.all_tokens(self.root)
+        return bool(tokens) and all(t.wake is not None and t.wake > now for t in tokens)
+
+    def wake(self) -> Fraction | None:
+        """The earliest instant a token of the run waits for, or None."""
+        wakes = [t.wake for t in self.all_tokens(self.root) if t.wake is not None]
+        return min(wakes) if wakes else None
 
     def snapshot(self, allow_replay: bool = False) -> Snapshot:
         """The run as it stands between two moves, to restore (repeatably) until released."""
@@ -148,6 +173,8 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
         """A round that moved nothing: let the clock move, or report who waits on what."""
         waiters = [t for t in self.all_tokens(self.root) if t.wake is not None]
         if waiters:
+            if self.holds_time:
+                raise WaitsForTime
             self.ctx.clock.advance_to(min(t.wake for t in waiters if t.wake is not None))
             return
         if any(t.waiting_accept or t.body is not None for t in self.all_tokens(self.root)):
@@ -692,7 +719,8 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
                 assert trigger.expression is not None
                 when = self.evaluator.eval(trigger.expression, flow.frame, flow.depth)
                 token.wake = wake_time(trigger.kind, when, self.ctx.clock.now)
-                if not self.fine and not self.waits_on_clock and len(self.all_tokens(self.root)) <= 1:
+                if not self.fine and not self.waits_on_clock and not self.holds_time \
+                        and len(self.all_tokens(self.root)) <= 1:
                     self.ctx.clock.advance_to(token.wake)  # nothing else can move: time does
                     if flow.kind is FlowKind.PERFORMED and self.mover_token is not None:
                         self.ctx.journal.touch(self.mover_token)

@@ -5,6 +5,7 @@ machine sends is delivered to the machines whose transitions accept its signal."
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from engines.errors import UnknownBehaviorError
 from engines.runtime.actions import Run
@@ -53,7 +54,11 @@ class Instantiation:
         # each `connect a.p to b.q` of a part, its ends as (object path, port): a message sent via
         # one end goes to the object at the other
         self.links: list[tuple[tuple[str, str], tuple[str, str]]] = []
+        self.made: dict[str, ObjectRef] = {}  # each part usage's object, by the usage's qualified name
+        # `ref part target = door;`: (the holder's object, the feature, the usage it is bound to)
+        self.referring: list[tuple[ObjectRef, str, Element]] = []
         self._make(el, "")
+        self._refer()
         self.machines = [m for o in self.objects for m in o.machines]
         self._ended_broken: frozenset[str] = frozenset()  # what the performed actions that ended found false
 
@@ -67,6 +72,7 @@ class Instantiation:
         short = el.name if not path else path.rsplit(".", 1)[-1]
         type_name = definition.qualified_name if definition is not None else ""
         ref = self.ctx.materialize(short, type_name, self.ctx.feature_values(el))
+        self.made[el.qualified_name] = ref
         obj = InstanceObject(path, ref)
         self.objects.append(obj)
         sources = [d for d in (definition, el) if d is not None]
@@ -91,6 +97,8 @@ class Instantiation:
                     self._exhibit(obj, child)
                 elif member.kind == "action" and member.performed:
                     obj.actions.append(child)
+                elif member.kind in ("part", "ref") and member.reference:
+                    self._referring(ref, el, child)
                 elif member.kind == "part":
                     parts.append(child)
         for child in parts:
@@ -99,6 +107,23 @@ class Instantiation:
             self.ctx.objects[ref.id].values[child.name] = held
             obj.parts.add(child.name)
         return ref
+
+    def _referring(self, holder: ObjectRef, el: Element, declared: Element) -> None:
+        """A reference part makes no object: bound to a part (`ref part :>> target = door;`, the value
+        as the most specific usage states it), it holds that part's object once every object is made."""
+        name = declared.name
+        feature = member_of(self.program.model, el, name) or declared
+        value = feature.decl.value if isinstance(feature.decl, s.Usage) else None
+        if isinstance(value, s.Name) and feature.owner is not None:
+            bound = lookup(self.program.model, feature.owner, value.name)
+            if bound is not None:
+                self.referring.append((holder, name, bound))
+
+    def _refer(self) -> None:
+        for holder, name, bound in self.referring:
+            target = self.made.get(bound.qualified_name)
+            if target is not None:
+                self.ctx.objects[holder.id].values[name] = target
 
     def _exhibit(self, obj: InstanceObject, machine: Element) -> None:
         trace = self.ctx.trace
@@ -139,6 +164,7 @@ class Instantiation:
         self.ctx.trace.flush_left(f"start: performed action {action.name} of #{obj.ref.id}")
         self.ctx.materialize(action.name, action.qualified_name)
         run = Run(self.ctx, action, fine=fine)
+        run.holds_time = not fine  # the fixed run's clock moves where nothing else can (`wake_actions`)
         run.root.frame.performer = obj.ref
         obj.runs.append((action.name, run))
         with self.ctx.trace.quiet():  # its features again, now that `this` is the object performing it
@@ -176,6 +202,21 @@ class Instantiation:
             moved = moved or run.finished or run.step_number != before
         return moved
 
+    def next_wake(self) -> Fraction | None:
+        """The earliest instant a waiting performed action waits for, or None."""
+        wakes = [w for _, run, _ in self.waiting if (w := run.wake()) is not None]
+        return min(wakes) if wakes else None
+
+    def wake_actions(self, horizon: Fraction | None = None) -> bool:
+        """The clock to the earliest wake of a waiting action (not past `horizon`), and the actions due
+        then go on; whether the clock moved."""
+        when = self.next_wake()
+        if when is None or (horizon is not None and when > horizon):
+            return False
+        self.ctx.clock.advance_to(when)
+        self.resume()
+        return True
+
     @property
     def broken_assertions(self) -> tuple[str, ...]:
         """The step assertions found false where a performance ended: of the machines' entry, do and exit
@@ -211,6 +252,8 @@ class Instantiation:
                     machine.run_to_end()
                     self.route(machine)
                     moved = True
+            # where nothing else can move, time passes to the earliest wait of a performed action
+            moved = moved or self.wake_actions()
         self.stuck_actions()
         return self.ctx.trace.lines
 

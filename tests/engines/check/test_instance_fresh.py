@@ -24,6 +24,9 @@ Rules the derivations lean on:
 
 from __future__ import annotations
 
+import contextlib
+import io
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -355,3 +358,38 @@ def test_an_environment_push_races_the_locks_release() -> None:
     reduced, full, _ = agree("Entrance", prog, script("Push to door", "Unlock to lock"), keys,
                              {("unlocked", "free", "1", "0")})
     assert reduced.verdict is Verdict.EXHAUSTIVE and full.verdict is Verdict.EXHAUSTIVE
+
+
+# ---------------------------------------------------------------- 9. a remote holding a reference to the door
+# `ref part :>> target = door;` refers to the sibling part: the remote's sends reach the door's machine
+# (a ref part makes no object of its own; it made one, which took the sends, and the door never moved).
+# Time runs to 20 s. The remote sends Open at 0 (door: opening at 0, open at 3), waits WAIT s, then
+# sends Close. WAIT 4: Close at 4 finds the door open: closing at 4, closed at 7 (moves 2). WAIT 2:
+# Close at 2 finds the door opening, which takes no Close: dropped, the door stays open (moves 1).
+# One outcome each: a time-wait on one clock orders everything here. The fixed run (`run --instantiate
+# --advance 20`) must give the same: its performed action let its wait pass at once, before the door
+# took Open, so Close came to a closed or opening door.
+
+@pytest.mark.parametrize(("wait", "wanted"), [("4", ("closed", "2")), ("2", ("open", "1"))])
+def test_a_remote_with_a_reference_to_the_door_drives_it_on_one_clock(wait: str, wanted: tuple[str, str]) -> None:
+    import json
+
+    from opensysml_kernel.cli import main
+
+    text = text_of("garage.sysml", WAIT=wait)
+    prog = program(text + "\npackage site { part g : garage::Garage; }")
+    env = Script(horizon=Fraction(20))
+    agree("site::g", prog, env, ("door.door", "door.door.moves"), {wanted})
+    path = FRESH.parent / f"garage-{wait}.tmp.sysml"
+    try:
+        path.write_text(text + "\npackage site { part g : garage::Garage; }", encoding="utf-8")
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            code = main(["run", str(path), "--instantiate", "site::g", "--advance", "20", "--json"])
+    finally:
+        path.unlink()
+    assert code == 0
+    document = json.loads(out.getvalue())
+    (door,) = document["objects"]
+    assert (door["finalState"], door["slots"]["door.moves"]) == wanted
+    assert document["outputs"]["remote.target"] == "instance#2"  # the door's object, not one of its own
