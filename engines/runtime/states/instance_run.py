@@ -57,9 +57,9 @@ class InstanceRun(Reported):
             for machine in obj.machines:
                 members.append((f"{self.name_of(obj)}.{machine.element.name}", machine))
                 self._owners.append((obj, machine))
-        if not self.machines:
-            raise MachineError(f"{self.element.qualified_name} exhibits no state machine, nor do its parts: "
-                               "check its actions with %action / check --action")
+        if not members:
+            raise MachineError(f"{self.element.qualified_name} exhibits no state machine and performs no action,"
+                               " nor do its parts: nothing of it moves")
         for obj in self.instance.objects:
             # the world's state (engines/runtime/canon.py `world_key`) holds the objects' features, each
             # named by its path (no qualified name has a space)
@@ -150,6 +150,9 @@ class InstanceRun(Reported):
         """An event to an object of the instance, whose signal some machine accepts or the model declares
         (else EnvironmentInputError, UnknownSignalError)."""
         machines = self.addressed(event.to).machines if event.to is not None else self.machines
+        if not machines:
+            raise EnvironmentInputError(f"an event sent to {self.element.qualified_name}: none of its objects"
+                                        " exhibits a state machine to take it (they only perform actions)")
         name = event.name.rsplit("::", 1)[-1]
         if not any(m.accepts(name) for m in machines):
             machines[0].check_signal(event)

@@ -281,6 +281,9 @@ class Instantiation:
         bus = self.ctx.bus
         kept: list[Message] = []
         for message in list(bus):
+            if message.holder is not None:  # delivered to an object's actions by an earlier move: theirs
+                kept.append(message)
+                continue
             name = signal_name(message.payload, self.ctx)
             if message.to is not None or message.via is not None:
                 targets = ([self._addressed(own, sender, message.to)] if message.to is not None

@@ -393,3 +393,36 @@ def test_a_remote_with_a_reference_to_the_door_drives_it_on_one_clock(wait: str,
     (door,) = document["objects"]
     assert (door["finalState"], door["slots"]["door.moves"]) == wanted
     assert document["outputs"]["remote.target"] == "instance#2"  # the door's object, not one of its own
+
+
+# ---------------------------------------------------------------- 10. actions alone, over connected ports
+# No object exhibits a machine: the producer's action sends Msg(1), Msg(2), Msg(3) via its port `o`,
+# connected to the relay's `i` alone; the relay's action accepts each via `i` and sends it doubled via
+# its `o`, connected to the sink's `i`; the sink sums what it accepts. A message a connection delivers is
+# for the actions of the object at its far end only, so the sink never takes the producer's: every
+# schedule ends with count 3, got 3, sum 2 + 4 + 6 = 12. (The check refused an instance with no
+# machine; then, once allowed, a later move re-routed a message already delivered to the relay as if
+# its own object had sent it to `this`, so the sink took raw ones: sums 11 to 27 and deadlocks.)
+
+def test_actions_alone_relay_messages_over_their_connections() -> None:
+    prog = program(text_of("relay.sysml"))
+    keys = ("relay.count", "sink.got", "sink.sum")
+    for reduce in (True, False):  # explore's runs cannot cover its linearizations: the check's two searches
+        searched = check_machine(prog, "relay::line", Script(), BOUNDS, reduce=reduce, part=True)
+        assert searched.verdict is Verdict.EXHAUSTIVE and not deadlocks(searched)
+        assert project(searched, keys) == {("3", "3", "12")}
+    sampled = explore_machine(prog, "relay::line", Script(), Bounds(runs=500), part=True)
+    assert project(sampled, keys) == {("3", "3", "12")} and all(o.error is None for o in sampled.outcomes)
+    from engines.runtime.states.instances import Instantiation
+
+    world = Instantiation(prog, "relay::line")
+    world.run()
+    assert world.slots(next(o for o in world.objects if o.path == "sink"))["sum"] == "12"
+
+
+def test_an_event_to_an_instance_with_no_machine_is_refused_by_name() -> None:
+    from engines.runtime.states.environment import EnvironmentInputError
+
+    prog = program(text_of("relay.sysml"))
+    with pytest.raises(EnvironmentInputError, match="none of its objects exhibits a state machine"):
+        check_machine(prog, "relay::line", script("Go"), BOUNDS, part=True)
