@@ -366,8 +366,11 @@ class Instantiation:
     def slots(self, obj: InstanceObject) -> dict[str, str]:
         """The object's features and their values, its parts (objects of their own) left out; then the
         features its machines declare and its performed actions hold, each by the machine's or the
-        action's name (`heater.level`, `stock.trays`)."""
-        out = {k: spell(v) for k, v in self.ctx.objects[obj.ref.id].values.items() if k not in obj.parts}
+        action's name (`heater.level`, `stock.trays`). A reference to an object of the instance (a `ref`
+        part bound to a part) is spelled by that object's path (`ctl.elem = element`)."""
+        paths = {o.ref.id: self.name_of(o) for o in self.objects}
+        out = {k: paths[v.id] if isinstance(v, ObjectRef) and v.id in paths else spell(v)
+               for k, v in self.ctx.objects[obj.ref.id].values.items() if k not in obj.parts}
         for machine in obj.machines:
             out.update({f"{machine.element.name}.{k}": v for k, v in machine.host.frame_outputs().items()
                         if k not in out})

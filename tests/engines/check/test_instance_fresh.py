@@ -392,7 +392,7 @@ def test_a_remote_with_a_reference_to_the_door_drives_it_on_one_clock(wait: str,
     document = json.loads(out.getvalue())
     (door,) = document["objects"]
     assert (door["finalState"], door["slots"]["door.moves"]) == wanted
-    assert document["outputs"]["remote.target"] == "instance#2"  # the door's object, not one of its own
+    assert document["outputs"]["remote.target"] == "door"  # the door's object, spelled by its path
 
 
 # ---------------------------------------------------------------- 10. actions alone, over connected ports
