@@ -101,7 +101,14 @@ class Ensemble:
         self.moves_taken.append(move)
         lines = self.members[index].apply(own, at=at)
         if self._route is not None:
-            self._route(index)
+            try:
+                self._route(index)
+            except RunError as err:
+                # a message the move sent that cannot be delivered: the member that sent it fails with it,
+                # so the ensemble has ended as the search and a witness's replay both see it
+                member = self.members[index]
+                member.status, member.error = "failed", err  # type: ignore[attr-defined,misc]
+                raise
             return lines
         for member in self.members:
             # what a member sent another by name is that one's at once (a machine's pool)

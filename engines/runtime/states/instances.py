@@ -55,6 +55,7 @@ class Instantiation:
         # one end goes to the object at the other
         self.links: list[tuple[tuple[str, str], tuple[str, str]]] = []
         self.made: dict[str, ObjectRef] = {}  # each part usage's object, by the usage's qualified name
+        self.made_from: dict[int, Element] = {}  # ...and the other way: an object's usage, by its id
         # `ref part target = door;`: (the holder's object, the feature, the usage it is bound to)
         self.referring: list[tuple[ObjectRef, str, Element]] = []
         self._make(el, "")
@@ -73,6 +74,7 @@ class Instantiation:
         type_name = definition.qualified_name if definition is not None else ""
         ref = self.ctx.materialize(short, type_name, self.ctx.feature_values(el))
         self.made[el.qualified_name] = ref
+        self.made_from[ref.id] = el
         obj = InstanceObject(path, ref)
         self.objects.append(obj)
         sources = [d for d in (definition, el) if d is not None]
@@ -345,6 +347,12 @@ class Instantiation:
         held = self.ctx.objects[own.ref.id].values.get(to)
         if isinstance(held, ObjectRef) and held.id in by_id:
             return by_id[held.id]
+        made_from = self.made_from.get(own.ref.id)
+        declared = member_of(self.program.model, made_from, to) if made_from is not None else None
+        if declared is not None and isinstance(declared.decl, s.Usage) and declared.decl.reference:
+            raise MachineError(f"{own.path or 'the instance'}: send ... to {to}: {to} is a reference part bound"
+                               f" to no part, so it holds no object; bind it where the part is used"
+                               f" (`ref part :>> {to} = <a part>;`)")
         owner = own.path.rsplit(".", 1)[0] if "." in own.path else ""
         for path in (f"{own.path}.{to}" if own.path else to, f"{owner}.{to}" if owner else to, to):
             found = next((o for o in self.objects if o.path == path), None)

@@ -426,3 +426,18 @@ def test_an_event_to_an_instance_with_no_machine_is_refused_by_name() -> None:
     prog = program(text_of("relay.sysml"))
     with pytest.raises(EnvironmentInputError, match="none of its objects exhibits a state machine"):
         check_machine(prog, "relay::line", script("Go"), BOUNDS, part=True)
+
+
+def test_a_reference_bound_to_nothing_fails_the_send_by_name_on_every_engine() -> None:
+    # `ref part :>> target;` binds the remote's reference to no part: its first send has nowhere to go.
+    # The run fails there, naming the reference and how to bind it; the check reports that failure
+    # with a witness that replays (the failure raised while routing used to leave the ensemble
+    # unfailed, so the replay went on and the claim was not covered).
+    from engines.framework import Strength
+
+    text = text_of("garage.sysml", WAIT="4").replace("ref part :>> target = door;", "ref part :>> target;")
+    prog = program(text + "\npackage site { part g : garage::Garage; }")
+    searched = check_machine(prog, "site::g", Script(horizon=Fraction(20)), BOUNDS, part=True)
+    assert searched.verdict is Verdict.VIOLATION and searched.strength is Strength.WITNESSED
+    (failure,) = [v.text for v in searched.violations if v.kind == "fails"]
+    assert "target is a reference part bound to no part" in failure and "ref part :>> target = <a part>;" in failure
