@@ -237,14 +237,15 @@ class Driven(ABC):
         `move N:` line first; nothing when no timer is due by then."""
         mark = self.ctx.trace.mark()
         self.inputs.append(Input("timer", horizon))
-        due = [(min(t.due for t in m.timers if t.transition.source in m.active), i, m)
-               for i, m in enumerate(self.machines)
-               if not m.finished and any(t.transition.source in m.active for t in m.timers)]
-        if not due or min(due)[0] > horizon:
+        due = [(when, i, m) for i, m in enumerate(self.machines)
+               if not m.finished and (when := m.due_next()) is not None]
+        if not due or min(due, key=lambda d: (d[0], d[1]))[0] > horizon:
             return []
         when, _, machine = min(due, key=lambda d: (d[0], d[1]))
         fired = sorted((t for t in machine.timers if t.due == when and t.transition.source in machine.active),
                        key=lambda t: t.seq)
+        woken = [state.name for state, run in sorted(machine.dos.items(), key=lambda kv: kv[0].order)
+                 if state in machine.active and run.wake == when]
         try:
             machine._fire_timers(horizon)
         except Terminated:
@@ -254,7 +255,10 @@ class Driven(ABC):
             raise
         self._delivered(machine)
         self.step_number += 1
-        self.last = f"{self._owner(machine)}time t={spell(when)}: {', '.join(dict.fromkeys(t.transition.label() for t in fired))}"
+        if woken:  # a do behavior's wait ends first: the clock moves there, its round is the next move
+            self.last = f"{self._owner(machine)}time t={spell(when)}: the do behavior of {', '.join(woken)} goes on"
+        else:
+            self.last = f"{self._owner(machine)}time t={spell(when)}: {', '.join(dict.fromkeys(t.transition.label() for t in fired))}"
         return [f"move {self.step_number}: {self.last}", *self.ctx.trace.since(mark)]
 
     def clock_to(self, instant: Fraction) -> None:
@@ -286,6 +290,9 @@ class Driven(ABC):
             for timer in sorted(machine.timers, key=lambda t: (t.due, t.seq)):
                 if timer.transition.source in machine.active:
                     lines.append(f"  timer t={spell(timer.due)}: {timer.transition.label()}")
+            for state, do in sorted(machine.dos.items(), key=lambda item: item[0].order):
+                if state in machine.active and do.wake is not None:
+                    lines.append(f"  {self._owner(machine)}do of {state.name} waits until t={spell(do.wake)}")
         in_flight = [spell(message.payload) for message in self.ctx.bus]
         if in_flight:
             lines.append(f"in flight: {', '.join(in_flight)}")
@@ -498,7 +505,7 @@ class InstanceStepping(_InstanceViews, Driven):
         clock: where one of them is due first (or with a timer at one instant), the clock goes there and
         the actions due go on, as one move."""
         when = self.world.next_wake()
-        timers = [t.due for m in self.machines if not m.finished for t in m.timers if t.transition.source in m.active]
+        timers = [at for m in self.machines if not m.finished and (at := m.due_next()) is not None]
         if when is None or when > horizon or (timers and min(timers) < when):
             return super().fire_timer(horizon)
         mark = self.ctx.trace.mark()

@@ -37,6 +37,7 @@ class RunCore(ABC):
     mover_token: Token | None
     step_nested: bool  # a checked machine's do step: a nested performance pauses after each step
     step_statements: bool  # ...and, given as statements, between a block's statements and a loop's passes
+    waits_for_time: bool  # a machine's do step: a body's wait for time waits on the machine's clock
     writes: list[Write] | None
     displayed: dict[int, tuple[str, list[str]]]
     branch_wanted: str | None

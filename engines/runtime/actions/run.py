@@ -73,6 +73,7 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
         self.waits_on_clock = False  # a checked machine's bodies: a time wait waits for the machine's clock
         self.step_nested = False  # a checked machine's do step: a nested performance pauses after each step
         self.step_statements = False  # ...and, given as statements, between a block's statements and passes
+        self.waits_for_time = False  # a machine's do step: a body's wait for time waits on the machine's clock
         self._live: list[Token] | None = None
         graph = ctx.program.graph(action)
         frame = Frame(action.name, action)
@@ -239,7 +240,7 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
                 if token.flow.tokens.count(token) == 0:
                     continue  # consumed by a join this round
                 outer_token = self.mover_token
-                if flow.kind is FlowKind.ROOT:
+                if flow.kind is FlowKind.ROOT or outer_token is None:  # a machine's do flow too: its token waits
                     self.mover_token = token
                 if outer_mover == 0 or flow.kind in (FlowKind.ROOT,):
                     self.mover = token.id

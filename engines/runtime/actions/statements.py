@@ -142,7 +142,14 @@ class StatementRunner(RunCore):
             when = self.evaluator.eval(trigger.expression, frame, 0)
             due = wake_time(trigger.kind, when, self.ctx.clock.now)
             token = self.mover_token
-            if token is None:  # no token waits for it (a machine's behavior): the clock moves on at once
+            if token is None and self.waits_for_time:
+                # a machine's do behavior: it waits on the machine's clock, which moves where nothing
+                # else can (or a check draws what else is due then against its next statement)
+                clock = self.ctx.clock
+                if due > clock.now:
+                    yield Wait("waits for time", lambda: clock.now >= due, wake=due)
+                return
+            if token is None:  # an entry, exit or effect (run to completion): the clock moves on at once
                 self.ctx.clock.advance_to(due)
                 return
             yield from self._token_waits(token, due)
@@ -299,12 +306,13 @@ class StatementRunner(RunCore):
             run = self.statement(stmt, frame, depth, owner)
             while True:
                 try:
-                    next(run)
+                    inner = next(run)
                 except StopIteration:
                     break
                 self.ctx.journal.touch(self.displayed)
                 self.displayed[token_id] = (statement_label(stmt), [label])
-                yield Wait("nested body waits", lambda: self._bus_nonempty())
+                # a wait for time stays one (a machine's clock wakes it); any other waits for a message
+                yield inner if inner.wake is not None else Wait("nested body waits", lambda: self._bus_nonempty())
                 self.ctx.journal.touch(self.displayed)
                 self.displayed.pop(token_id, None)
         self.ctx.journal.touch(self.displayed)

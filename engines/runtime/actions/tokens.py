@@ -27,6 +27,7 @@ class Wait:
 
     reason: str
     ready: Callable[[], bool] = field(default=lambda: True, compare=False)
+    wake: Fraction | None = None  # a wait for time: the instant it ends
 
 
 class Terminated(Exception):

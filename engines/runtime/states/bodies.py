@@ -172,9 +172,9 @@ class Bodies(MachineCore):
                     yield Wait("do round", lambda: host._flow_ready(flow))
                     moved = False
                 continue
-            if not any(t.waiting_accept or t.body is not None for t in host.all_tokens(flow)):
+            if not any(t.waiting_accept or (t.body is not None and t.wake is None) for t in host.all_tokens(flow)):
                 wakes = [t.wake for t in host.all_tokens(flow) if t.wake is not None]
-                if self.units and wakes:
+                if wakes:
                     # only time can move it: under check it waits for the machine's clock, so what else
                     # is due when it wakes (the machine's timers) is drawn against its next steps
                     run.wake = min(wakes)
@@ -327,6 +327,7 @@ class Bodies(MachineCore):
         self.host.only_token = token
         self.host.step_nested = self.units and run.action is None  # a do flow's performs step in its rounds
         self.host.step_statements = self.host.step_nested
+        self.host.waits_for_time = True
         try:
             run.waiting = next(run.current)
         except StopIteration:
@@ -336,6 +337,9 @@ class Bodies(MachineCore):
             self.host.only_token = None
             self.host.step_nested = False
             self.host.step_statements = False
+            self.host.waits_for_time = False
+        if run.action is None:  # statements waiting for time wake on the machine's clock (a flow sets its own)
+            run.wake = run.waiting.wake if run.waiting is not None else None
         if run.waiting is not None and run.waiting.reason == "nested step":
             run.split = True  # the fixed policies' step goes on: first, and with no header of its own
         if retry and run.waiting is not None and run.waiting.reason == STILL:

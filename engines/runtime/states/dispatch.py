@@ -196,12 +196,21 @@ class Dispatch(Configuration):
         return False
 
     def _fire_timers(self, horizon: Fraction | None) -> bool:
-        """Move the clock to the next timer due (not past the horizon) and dispatch what is due then."""
+        """Move the clock to the next timer due (not past the horizon) and dispatch what is due then;
+        where a do behavior waiting for time wakes first (or at the same instant), the clock moves
+        there alone: its round comes first, the timers then due on the next call."""
         live = [tm for tm in self.timers if tm.transition.source in self.active]
         self.timers = live
-        if not live:
+        wake = self._do_wake()
+        if not live and wake is None:
             return False
-        due = min(tm.due for tm in live)
+        due = min(tm.due for tm in live) if live else None
+        if wake is not None and (due is None or wake <= due):
+            if horizon is not None and wake > horizon:
+                return False
+            self.ctx.clock.advance_to(wake)
+            return True
+        assert due is not None
         if horizon is not None and due > horizon:
             return False
         self.ctx.clock.advance_to(due)
@@ -218,6 +227,21 @@ class Dispatch(Configuration):
                 if route is not None:
                     self._firing(self._fire([Firing(t, Event("time", "time", None, t), route)]), "time")
         return True
+
+    def _do_wake(self) -> Fraction | None:
+        """The next instant a do behavior of an active state waiting for time wakes."""
+        now = self.ctx.clock.now
+        return min((run.wake for state, run in self.dos.items()
+                    if state in self.active and run.wake is not None and run.wake > now), default=None)
+
+    def due_next(self) -> Fraction | None:
+        """When the clock next has something for this machine: a timer of an active state due, or a do
+        behavior waiting for time waking; None: neither."""
+        dues = [tm.due for tm in self.timers if tm.transition.source in self.active]
+        wake = self._do_wake()
+        if wake is not None:
+            dues.append(wake)
+        return min(dues, default=None)
 
     def _being_left(self, state: Vertex) -> bool:
         """Whether a chain of the firing in progress has begun to leave `state` (units.py `Leaving`)."""

@@ -486,12 +486,20 @@ class MachineMoves(Reported, Dispatch):
             tuple(sorted(v.order for v in self.complete)),
             tuple((tm.due - now, tm.transition.index, tm in self.due_batch)
                   for tm in sorted(self.timers, key=lambda t: t.seq)),
-            tuple(sorted((v.order, r.index, r.started, r.waiting is not None) for v, r in self.dos.items())),
+            tuple(sorted((v.order, r.index, r.started, r.waiting is not None,
+                          r.wake - now if r.wake is not None else None) for v, r in self.dos.items())),
             tuple(sorted(k for k, v in self.change_seen.items() if v)),
             tuple(sorted((j.order, tuple(sorted(t.index for t in ts))) for j, ts in self.joined.items())),
             tuple(canon_frame),
             (self.front.key, tuple(self.front.taken)) if self.front is not None else None,
-        ) + ((self.host.broken_assertions,) if self.host.broken_assertions else ())  # a false step assertion
+        ) + ((self.host.broken_assertions,) if self.host.broken_assertions else ()) \
+            + ((repr(self.moves_taken),) if self._paused_mid_statement() else ())
+
+    def _paused_mid_statement(self) -> bool:
+        """Whether a do behavior stands inside a statement (a loop's pass, a block, a wait) or inside its
+        flow: where it stands is in no field of the machine's, so such a state is merged with no other
+        (as an action's)."""
+        return any(r.current is not None for r in self.dos.values())
 
     def actors(self) -> list[Actor]:
         """The dispatcher, a region per pending completion of its (one actor however many), each do

@@ -577,3 +577,69 @@ def test_a_transitions_effects_assertions_are_judged_where_each_ends(n: int, bro
                                properties=("pay.bounded", "count.one"), reduce=reduce)
         assert violated(result) == broken
         replays(prog, "Turnstile", result)
+
+
+# ---------------------------------------------------------------- do behaviors that wait for time
+# A do behavior written as statements waits for time on the machine's clock, as a timer does: the
+# clock moves there where nothing else can, never past the horizon, and a send may come between any
+# two of its waits. (Each wait moved the clock at once inside the do step: `while true` around one never
+# yielded, so the run spent its step limit at move 0, and a bounded loop ran past `--advance`.)
+# Sampler takes a sample at t=2, 4, 6, ...: by t=10, 5 samples; Stop sent at t=5 (after the wakes at 2
+# and 4) leaves 2. Checked with Stop and time up to 5s, Stop may come before the first wake (0 samples),
+# between the wakes (1) or after both (2). Beacon's loop stands at two waits with the same values around
+# them but for `lit`: at t=1 it lights (1 flash), at t=2 it goes dark, at t=3 lights again (2 flashes),
+# at t=4 dark. Probe's own action sends Stop to its object at t=5: 2 samples on every schedule.
+# FlowSampler is Sampler with its do behavior written as a flow (a step whose body waits, a merge loop):
+# the same answers (its wait parked the flow for good after the first sample, and where its tokens
+# stood was left out of the compared state, so check found 0 or 1 alone).
+
+def _fixed_run(*args: str) -> dict[str, object]:
+    import contextlib
+    import io
+    import json
+
+    from opensysml_kernel.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["run", str(HERE / "sampler.sysml"), *args, "--json"]) == 0
+    document: dict[str, object] = json.loads(out.getvalue())
+    return document
+
+
+@pytest.mark.parametrize("machine", ["sampler::Sampler", "sampler::FlowSampler"])
+@pytest.mark.parametrize(("args", "final", "samples"), [
+    (("--advance", "10"), "sampling", "5"),
+    (("--advance", "5", "--send", "Stop"), "stopped", "2"),
+    (("--send", "Stop"), "stopped", "0"),
+])
+def test_a_do_behaviors_wait_for_time_keeps_to_the_clock_in_the_default_run(machine: str, args: tuple[str, ...],
+                                                                             final: str, samples: str) -> None:
+    document = _fixed_run("--state", machine, *args)
+    assert (document["finalState"], document["outputs"]) == (final, {"samples": samples})
+
+
+def test_a_do_behavior_stands_at_one_of_two_waits_in_its_loop() -> None:
+    assert _fixed_run("--state", "sampler::Beacon", "--advance", "3")["outputs"] == {"lit": "true", "flashes": "2"}
+    prog = program("sampler.sysml")
+    for horizon, lit in ((3, "true"), (4, "false")):
+        all_three(prog, "sampler::Beacon", Script(horizon=horizon), ("finalState", "flashes", "lit"),
+                  {("blinking", "2", lit)})
+
+
+@pytest.mark.parametrize("machine", ["sampler::Sampler", "sampler::FlowSampler"])
+def test_a_send_may_come_before_between_or_after_a_do_behaviors_waits(machine: str) -> None:
+    all_three(program("sampler.sysml"), machine, script("Stop", horizon=5), ("finalState", "samples"),
+              {("stopped", "0"), ("stopped", "1"), ("stopped", "2")})
+
+
+def test_an_objects_own_action_stops_its_sampling_machine_on_the_shared_clock() -> None:
+    run = _fixed_run("--instantiate", "sampler::probe", "--advance", "10")
+    (probe,) = run["objects"]  # type: ignore[misc]
+    assert (probe["finalState"], probe["slots"]["samples"]) == ("stopped", "2")
+    prog = program("sampler.sysml")
+    env = Script(horizon=10)
+    for reduce in (True, False):
+        searched = check_machine(prog, "sampler::probe", env, BOUNDS, part=True, reduce=reduce)
+        assert searched.incomplete is None and not searched.violations
+        assert project(searched, ("probe.run", "samples")) == {("stopped", "2")}
