@@ -14,6 +14,7 @@ from engines.runtime.actions.tokens import BodyRun, Flow, FlowKind, Terminated, 
 from engines.runtime.bus import Message, available, take
 from engines.runtime.clock import wake_time
 from engines.runtime.evaluate import Evaluator, Frame, block_steps
+from engines.runtime.objects import OBJECT_KINDS
 from engines.runtime.operators import MAX_SEQUENCE
 from engines.runtime.trace import Trace
 from engines.runtime.values import (
@@ -35,7 +36,7 @@ from ir.lower import (
     states_a_flow,
     then_after,
 )
-from ir.resolve import lookup
+from ir.resolve import lookup, member_of
 
 
 class StatementRunner(RunCore):
@@ -365,8 +366,26 @@ class StatementRunner(RunCore):
                 obj.values[target] = value
                 self._record(f"this.{target}", value)
                 return
-            raise EvaluationError(f"assignment to {target}: no feature '{target}' in {frame.label}")
+            raise EvaluationError(f"assignment to {target}: no feature '{target}' in {frame.label}"
+                                  + self._on_no_object(frame, target))
         self._write(holder, target, value)
+
+    def _on_no_object(self, frame: Frame, target: str) -> str:
+        """Where `target` is a feature of the part (definition) whose machine or action this is, run on
+        no object of it: what to do instead."""
+        root = frame
+        while root.parent is not None:
+            root = root.parent
+        scope = root.scope
+        owner = scope.owner if scope is not None else None
+        while owner is not None and owner.base_kind in ("action", "state"):
+            owner = owner.owner
+        if scope is None or owner is None or owner.base_kind not in OBJECT_KINDS \
+                or member_of(self.ctx.program.model, owner, target) is None:
+            return ""
+        return (f": {target} is a feature of {owner.kind} {owner.qualified_name}, and {scope.name} runs on no"
+                f" object of it here: run it on one (--on <part>, %state {scope.name} on <part>, or"
+                f" --instantiate <part>)")
 
     def _target_base(self, path: str, frame: Frame, depth: int) -> object:
         expr: s.Expr = s.Name(s.NO_SPAN, path.split(".")[0])

@@ -593,7 +593,7 @@ def test_a_transitions_effects_assertions_are_judged_where_each_ends(n: int, bro
 # the same answers (its wait parked the flow for good after the first sample, and where its tokens
 # stood was left out of the compared state, so check found 0 or 1 alone).
 
-def _fixed_run(*args: str) -> dict[str, object]:
+def _fixed_run(*args: str, code: int = 0) -> dict[str, object]:
     import contextlib
     import io
     import json
@@ -602,9 +602,20 @@ def _fixed_run(*args: str) -> dict[str, object]:
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert main(["run", str(HERE / "sampler.sysml"), *args, "--json"]) == 0
+        assert main(["run", str(HERE / "sampler.sysml"), *args, "--json"]) == code
     document: dict[str, object] = json.loads(out.getvalue())
     return document
+
+
+# Probe's machine writes the part's `samples`: run on no object of Probe, it fails there, and the failure
+# says what to do (it said only "no feature 'samples' in run"); on the part `probe` it samples 5 times by
+# t=10 (its action, which would stop it, runs with --instantiate alone).
+def test_a_part_definitions_machine_run_on_no_object_says_to_name_one() -> None:
+    failed = _fixed_run("--state", "sampler::Probe::run", "--advance", "10", code=1)
+    assert "samples is a feature of part def sampler::Probe" in str(failed["error"])
+    assert "--on <part>" in str(failed["error"])
+    on = _fixed_run("--state", "sampler::Probe::run", "--on", "sampler::probe", "--advance", "10")
+    assert on["outputs"] == {"probe.samples": "5"}
 
 
 @pytest.mark.parametrize("machine", ["sampler::Sampler", "sampler::FlowSampler"])
