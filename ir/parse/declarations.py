@@ -86,7 +86,12 @@ class Declarations(Transformer[Token, Any]):
         return members_of(c)
 
     calc_body = def_body
-    enum_body = def_body
+
+    def enum_body(self, meta: Any, c: list[Any]) -> tuple[s.Member, ...]:
+        # `done;` parses as an action's done node wherever members may stand; in an enumeration it is a
+        # literal named done (no keyword of SysML's, as `start` is none)
+        return tuple(s.Usage(m.span, "enum", m.name) if isinstance(m, s.ControlNode) and m.kind == "done" else m
+                     for m in members_of(c))
 
     def enum_literal(self, meta: Any, c: list[Token]) -> s.Usage:
         return s.Usage(span(meta), "enum", self.name(meta, c))

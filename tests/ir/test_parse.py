@@ -139,6 +139,16 @@ def test_enum_def_with_bare_literals() -> None:
     )
 
 
+# `start`, `done`, `first`, `after`, `deep` are keywords of the notation elsewhere (an action's start and done
+# nodes, a succession's first, a time trigger, deep history) but no reserved words of SysML: an
+# enumeration's literals may be named so (`done;` parsed as a done node, and `first;` was a syntax error)
+def test_enum_literals_may_bear_the_names_of_control_words() -> None:
+    names = ("start", "running", "done", "first", "after", "deep")
+    assert members(f"enum def Phase {{ {' '.join(n + ';' for n in names)} }}") == (
+        s.Definition(NO, "enum", "Phase", None, (), tuple(s.Usage(NO, "enum", n) for n in names)),
+    )
+
+
 def test_bare_literals_belong_to_enum_defs_only() -> None:
     with pytest.raises(SysmlSyntaxError):
         parse("part def P { off; }")

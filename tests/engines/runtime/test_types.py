@@ -106,6 +106,13 @@ def test_an_enumeration_feature_holds_only_its_own_literals() -> None:
     assert _refused("Mode", "1", extra) == "assignment to x: type mismatch: x is a Mode and 1 is an Integer"
 
 
+def test_an_enumerations_literals_named_done_or_first_are_its_own() -> None:
+    # `done` read as the action's done node, `first` a syntax error: both are literals here
+    extra = "enum def Phase { start; running; done; } enum def Rank { first; second; }"
+    assert _assign("Phase", "Phase::done", extra).outputs()["x"] == "Phase::done"
+    assert _assign("Rank", "Rank::first", extra).outputs()["x"] == "Rank::first"
+
+
 def test_a_type_specializing_a_scalar_type_is_checked_as_it() -> None:
     extra = "attribute def Count :> Natural;"
     assert _assign("Count", "2", extra).outputs()["x"] == "2"
