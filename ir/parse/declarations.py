@@ -240,6 +240,9 @@ class Declarations(Transformer[Token, Any]):
     def bare_feature(self, meta: Any, c: list[Any]) -> s.Usage:
         return usage_node(meta, "feature", c[0][1], c[1], c[2])
 
+    def bare_redefinition(self, meta: Any, c: list[Any]) -> s.Usage:
+        return usage_node(meta, "feature", None, c[0], c[1])
+
     def enum_usage(self, meta: Any, c: list[Any]) -> s.Usage:
         return usage_node(meta, "enum", None, c[1], c[2])
 

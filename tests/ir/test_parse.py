@@ -149,6 +149,18 @@ def test_enum_literals_may_bear_the_names_of_control_words() -> None:
     )
 
 
+# `:>> mass = 1750;` with no keyword before it (SysML's DefaultReferenceUsage) redefines the feature, as
+# `attribute :>> mass = 1750;` does (it was a syntax error)
+def test_a_redefinition_needs_no_keyword_before_it() -> None:
+    (part,) = members("part q : P { :>> m = 5; redefines n; }")
+    assert isinstance(part, s.Usage)
+    first, second = part.members
+    assert isinstance(first, s.Usage) and isinstance(second, s.Usage)
+    assert (first.name, first.redefines, first.value, first.value_kind) == (
+        None, ("m",), s.Literal(NO, "integer", "5"), s.FeatureValueKind.BOUND)
+    assert (second.name, second.redefines, second.value) == (None, ("n",), None)
+
+
 def test_bare_literals_belong_to_enum_defs_only() -> None:
     with pytest.raises(SysmlSyntaxError):
         parse("part def P { off; }")

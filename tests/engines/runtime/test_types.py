@@ -113,6 +113,15 @@ def test_an_enumerations_literals_named_done_or_first_are_its_own() -> None:
     assert _assign("Rank", "Rank::first", extra).outputs()["x"] == "Rank::first"
 
 
+def test_a_parameter_redefined_with_no_keyword_before_it_is_bound() -> None:
+    # `:>> d = 4;` binds the performed action's input as `in :>> d = 4;` does (it was a syntax error)
+    run = _run("""package t { private import ScalarValues::*;
+        action def Add { in attribute d : Integer; out attribute r : Integer; assign r := d + 1; }
+        action main { attribute got : Integer := 0; first start; then action step : Add { :>> d = 4; }
+            then action copy { assign got := step.r; } then done; } }""", "t::main")
+    assert run.outputs()["got"] == "5"
+
+
 def test_a_type_specializing_a_scalar_type_is_checked_as_it() -> None:
     extra = "attribute def Count :> Natural;"
     assert _assign("Count", "2", extra).outputs()["x"] == "2"
