@@ -31,7 +31,7 @@ from ir.connections import Connection
 from ir.footprint import chain_path
 from ir.inherit import generals
 from ir.model import Element
-from ir.resolve import lookup
+from ir.resolve import lookup, member_of
 
 if TYPE_CHECKING:
     from engines.runtime.world import Context
@@ -183,6 +183,12 @@ class Evaluator(Calls):
             base = self._eval(e.base, frame, depth + 1)
             if not e.positional and isinstance(e.index, (s.Name, s.Binary, s.Chain)) and self._is_unit(e.index, frame):
                 value = Quantity(base, _unit_text(e.index))
+            elif not e.positional and isinstance(e.index, s.Name) and isinstance(e.base, s.Literal) \
+                    and frame.pin(e.index.name) is not None:
+                # `2 [s]` where a step of that name is in scope: it hides the unit
+                raise EvaluationError(f"{e.base.text} [{e.index.name}]: '{e.index.name}' names the step "
+                                      f"{e.index.name} here, which hides the unit of that name: write "
+                                      f"[SI::{e.index.name}] (or rename the step)")
             else:
                 value = operators.index(base, self._eval(e.index, frame, depth + 1))
             self._line(depth, "eval index", value)
@@ -302,6 +308,8 @@ class Evaluator(Calls):
             return self.element_value(el, frame, depth)
         if name == "this":
             return self.this_of(frame)
+        if frame.declares_step(name):
+            return UNSET  # a step or an accept's payload of a block around, not yet performed or taken
         raise EvaluationError(f"unknown name '{name}' in {frame.label}")
 
     def _live_feature(self, el: Element, frame: Frame) -> tuple[Value] | None:
@@ -421,15 +429,20 @@ class Evaluator(Calls):
             raise EvaluationError(f"unknown name '{base.name}' in {frame.label}")
         if isinstance(base, s.Chain):
             inner = self.this(frame, base.feature) if _is_this(base.base) else self._chain_base(base.base, frame, depth)
-            if isinstance(inner, Frame) and inner.calc is None and base.feature not in inner.values \
-                    and base.feature in inner.pins:
-                return inner.pins[base.feature]  # `leg.inner.v`: a node performed inside leg's performance
+            if inner is _NOT_PERFORMED:
+                return _NOT_PERFORMED  # `outer.inner.x` before outer: no performance of inner either
+            if isinstance(inner, Frame) and inner.calc is None and base.feature not in inner.values:
+                if base.feature in inner.pins:
+                    return inner.pins[base.feature]  # `leg.inner.v`: a node performed inside leg's performance
+                step = member_of(self.ctx.program.model, inner.scope, base.feature) if inner.scope is not None else None
+                if step is not None and step.kind == "action" and isinstance(step.decl, s.Usage):
+                    return _NOT_PERFORMED  # a step of a started performance not yet begun in it
             return self.read_feature(inner, base.feature, base)
         return self._eval(base, frame, depth)
 
     def read_feature(self, base: object, feature: str, e: s.Expr) -> Value:
-        if base is _NOT_PERFORMED:
-            return UNSET
+        if base is _NOT_PERFORMED or base is UNSET:
+            return UNSET  # navigating from no value reaches no value (KerML's feature chains)
         if isinstance(base, Frame) and base.calc is not None:
             calc, bindings, where = base.calc
             named = {name: self._quiet(expr, where) for name, expr in bindings}
@@ -456,7 +469,21 @@ class Evaluator(Calls):
             for name, value in base.fields:
                 if name == feature:
                     return value
+            if feature in self._signal_features(base.type_name):
+                return UNSET  # a feature its sender gave no value (`new Call()`, `--send Call`)
+            raise EvaluationError(f"a {base.type_name} has no feature '{feature}'")
         raise EvaluationError(f"cannot read '{feature}' of {base!r}")
+
+    def _signal_features(self, type_name: str) -> list[str]:
+        """The features a signal's definition declares (none where no definition has that name)."""
+        from engines.runtime.calls import constructor_features
+
+        model = self.ctx.program.model
+        short = type_name.rsplit("::", 1)[-1]
+        for el in model.walk():
+            if el.is_definition and (el.qualified_name == type_name or el.name == short):
+                return [f.name for f in constructor_features(model, el)]
+        return []
 
 
 _NOT_PERFORMED = object()  # a chain's base: a step with no performance yet
@@ -474,8 +501,10 @@ def _naming_no_value(err: EvaluationError, e: s.Binary, left: Value, right: Valu
 
 
 def block_steps(members: tuple[s.Member, ...]) -> frozenset[str]:
-    """The steps a branch or loop body declares: action usages, performed as the block runs."""
-    return frozenset(m.name for m in members if isinstance(m, s.Usage) and m.kind == "action" and m.name)
+    """The steps a branch or loop body declares: action usages, performed as the block runs, and the
+    payloads of its accepts (`accept o : Order;`), which hold no value until a message is taken."""
+    return frozenset([*(m.name for m in members if isinstance(m, s.Usage) and m.kind == "action" and m.name),
+                      *(m.trigger.payload for m in members if isinstance(m, s.Accept) and m.trigger.payload)])
 
 
 def _pinned(frame: Frame, name: str) -> Frame | None:

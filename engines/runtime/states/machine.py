@@ -35,6 +35,7 @@ from engines.runtime.states.moves import MachineMoves
 from engines.runtime.states.units import Front, run_whole
 from engines.runtime.values import ObjectRef, Signal
 from engines.runtime.world import Context
+from ir.errors import close_names
 from ir.model import Element
 from ir.resolve import lookup
 
@@ -129,10 +130,21 @@ class MachineRun(MachineMoves):
                 + (f" (signals it accepts: {', '.join(sorted(self.shape.signals()))})" if self.shape.signals() else ""))
 
     def _named(self, event: EnvEvent) -> EnvEvent:
-        """The event's positional arguments named by its signal definition's features, in order."""
-        if event.kind == EventKind.VALUE or all(k for k, _ in event.args):
+        """The event's positional arguments named by its signal definition's features, in order; an
+        argument naming no feature of the definition refused (`Call(flor=2)` where Call has `floor`)."""
+        if event.kind == EventKind.VALUE:
             return event
         el = lookup(self.program.model, self.element, event.name)
+        if el is not None and el.is_definition:
+            features = [f.name for f in constructor_features(self.program.model, el)]
+            unknown = [k for k, _ in event.args if k and k not in features]
+            if unknown:
+                hint = close_names(unknown[0], features)
+                raise EnvironmentInputError(
+                    f"{event.text()}: {el.name} has no feature '{unknown[0]}' (its features: "
+                    f"{', '.join(features) or 'none'})" + (f"; did you mean '{hint[0]}'?" if hint else ""))
+        if all(k for k, _ in event.args):
+            return event
         if el is None or not el.is_definition:
             raise EnvironmentInputError(f"{event.name}: positional arguments need the signal's definition, "
                                         f"and the model has none named '{event.name}' (write name=value)")

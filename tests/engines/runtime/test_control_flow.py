@@ -127,6 +127,11 @@ ANSWERS = [
     Answer("path_read_race", "dispatch::Settled", {"last": "20"}, outcomes({"last": "20"})),
     Answer("path_read_race", "dispatch::Panel", {"shown": "<unset>"},
            outcomes({"shown": "<unset>"}, {"shown": "7"})),
+    # Two steps deep, before either is performed or with the outer one started and the inner not begun:
+    # no value at every level (the default run failed: "cannot read 'x' of <unset>", "'outer' holds no
+    # feature 'inner'").
+    Answer("path_two_levels", "pmin::Two", {"seen": "<unset>"}, outcomes({"seen": "<unset>"})),
+    Answer("path_two_levels", "pmid::Mid", {"seen": "<unset>"}, outcomes({"seen": "<unset>"})),
     # A message sent to a step is for the accepts within its performance (the desk once waited forever).
     Answer("addressed_steps", "addressed::Desk", {"free": "5", "last": "2"},
            outcomes({"free": "5", "last": "2"}, {"free": "5", "last": "3"})),
@@ -217,3 +222,39 @@ def test_a_message_sent_to_a_step_no_accept_is_within_is_not_taken() -> None:
     assert explored.outcomes and all(o.error is not None and "deadlock" in o.error and "@one" in o.error
                                  for o in explored.outcomes)
 
+
+
+DESK = """package desk {
+    private import ScalarValues::*;
+    attribute def Order { attribute qty : Integer; }
+    action def Desk {
+        attribute units : Integer := 0;
+        attribute orders : Integer := 0;
+        first start;
+        then fork f;
+        then customer; then clerk;
+        action customer { send new Order(qty = 2) to clerk; then send new Order(qty = 3) to clerk; }
+        action clerk {
+            while orders < 2 {
+                accept o : Order;
+                assign orders := orders + 1;
+                assign units := units + o.qty;
+                then assign orders := orders;
+            }
+        }
+        first customer then j; first clerk then j;
+        join j;
+        then done;
+    }
+}"""
+
+
+def test_an_accepts_payload_read_before_a_message_is_taken_holds_no_value() -> None:
+    """Nothing orders `assign units := units + o.qty` after `accept o : Order` in the pass, so it may read
+    `o` before a message is taken: no value there, an operator over it a run error naming `o.qty` (it
+    said "unknown name 'o'", as if the model named nothing); taken first, the units add up to 5."""
+    prog = Program(ir.resolve([ir.parse(DESK, "desk.sysml")]))
+    checked = check(prog, "desk::Desk", Bounds())
+    failures = {v.text for v in checked.violations if v.kind == "fails"}
+    assert failures and all("'o.qty' holds no value here" in f and "unknown name" not in f for f in failures)
+    assert {dict(o.values)["units"] for o in checked.outcomes if o.error is None} == {"5"}

@@ -6,6 +6,9 @@ from fractions import Fraction
 
 import pytest
 
+import ir
+from engines.errors import RunError
+from engines.runtime import Program, Script
 from engines.runtime.states import (
     EnvEvent,
     EnvironmentInputError,
@@ -86,3 +89,58 @@ def test_negative_time_is_refused_with_the_reason() -> None:
 
 def test_a_sent_value_spells_back() -> None:
     assert spell(parse_send("2.5").value) == "2.5"
+
+
+LIFT = """package lift {
+    private import ScalarValues::*;
+    private import SI::*;
+    attribute def Call { attribute floor : Integer; }
+    state def Lift {
+        attribute target : Integer := 0;
+        entry; then idle;
+        state idle;
+        state moving;
+        transition first idle accept c : Call if c.floor > 0 do assign target := c.floor then moving;
+    }
+    state def Beat {
+        attribute beats : Integer := 0;
+        entry; then on;
+        state on {
+            do action pulse {
+                first start;
+                then action s { accept after 2 [s]; }
+                then action count { assign beats := beats + 1; }
+            }
+        }
+    }
+}"""
+
+
+def _lift() -> Program:
+    return Program(ir.resolve([ir.parse(LIFT, "lift.sysml")]))
+
+
+def test_an_event_argument_naming_no_feature_of_its_signal_is_refused_at_the_send() -> None:
+    # it was taken, and the guard failed later on "cannot read 'floor' of Signal(type_name='Call', ...)"
+    with pytest.raises(EnvironmentInputError, match=r"Call has no feature 'flor' \(its features: floor\); "
+                                                    r"did you mean 'floor'\?"):
+        _lift().start_driven("lift::Lift", Script((parse_send("Call(flor=2)"),)))
+
+
+def test_a_signal_sent_without_a_features_value_holds_none_there() -> None:
+    driven = _lift().start_driven("lift::Lift", Script((parse_send("Call"),)))
+    with pytest.raises(RunError, match=r"'c\.floor' holds no value here"):
+        while driven.enabled_moves():
+            driven.apply(driven.enabled_moves()[0])
+
+
+def test_a_step_that_hides_a_unit_is_named_in_the_error() -> None:
+    driven = _lift().start_driven("lift::Beat", Script(horizon=Fraction(5)))
+    with pytest.raises(RunError, match=r"2 \[s\]: 's' names the step s here, which hides the unit of that name: "
+                                       r"write \[SI::s\]"):
+        while True:
+            moves = driven.enabled_moves()
+            if moves:
+                driven.apply(moves[0])
+            elif not driven.let_time_pass():
+                break
