@@ -134,12 +134,17 @@ class Ensemble:
         wake = self.next_wake()
         if wake is None:
             return False
+        self.pass_time_to(wake)
+        return True
+
+    def pass_time_to(self, instant: Fraction) -> None:
+        """The clock at `instant` (the earliest wake, or one before it the environment may send at),
+        each member that keeps rounds per instant told of it."""
         for member in self.members:
             tell = getattr(member, "pass_time_to", None)
             if tell is not None and not member.finished:
-                tell(wake)
-        self._world.clock.advance_to(wake)
-        return True
+                tell(instant)
+        self._world.clock.advance_to(instant)
 
     @property
     def broken_assertions(self) -> tuple[str, ...]:

@@ -25,6 +25,7 @@ from engines.runtime.evaluate import Frame
 from engines.runtime.snapshot import Snapshot
 from engines.runtime.states.environment import EnvEvent, EnvironmentInputError
 from engines.runtime.states.instance_run import InstanceRun
+from engines.runtime.states.instants import send_grid
 from engines.runtime.states.machine import MachineRun
 from engines.runtime.values import spell
 from engines.runtime.world import Context
@@ -45,6 +46,7 @@ class Script:
     horizon: Fraction | None = None
     replay: bool = False  # a witness's: the environment may also stop sending wherever the machine rests
     stops: bool = False  # a witness's whose environment stopped (its alphabet's STOP move)
+    instants: tuple[Fraction, ...] = ()  # a witness's: the instants its environment let time pass to
 
     def __post_init__(self) -> None:
         if self.max_events < 0:
@@ -82,6 +84,9 @@ class Driven(Generic[M]):
         self._start: Callable[[], M] = start
         self.script = script
         self._begin()
+        # the grid of instants a send may come at, between the machine's own (instants.py)
+        self.grid = None if script.replay else send_grid(self.machine.program.model, script.horizon,
+                                                          len(script.events) + script.max_events)
 
     def _begin(self) -> None:
         self.machine: M = self._start()
@@ -149,21 +154,40 @@ class Driven(Generic[M]):
         # the environment first: the fixed policies' run has every scripted event in the pool at the start
         sends = self.environment_moves()
         own = self.machine.enabled_moves()
-        if sends and not own and (wake := self.next_wake()) is not None:
-            # the environment may send before the machine's next timer is due, or after: time passing
-            # is a move here, against the sends (where nothing else could move, it is no choice)
-            own = [Move(MoveKind.CLOCK, ENVIRONMENT, f"time passes to {spell(wake)}s", "clock", spell(wake),
+        if sends and not own and (to := self._time_passes_to()) is not None:
+            # the environment may send now, or later: at the machine's next timer, or at an instant
+            # between (a point of the grid); time passing is a move here, against the sends (where
+            # nothing else could move, it is no choice)
+            own = [Move(MoveKind.CLOCK, ENVIRONMENT, f"time passes to {spell(to)}s", "clock", spell(to),
                         ChoiceKind.DUE_ORDER)]
         return sends + own
 
+    def _time_passes_to(self) -> Fraction | None:
+        """Where time may pass to while the environment may still send: the machine's next wake, or
+        the next instant on the grid of send instants before it (a witness's: the next it names)."""
+        wake = self.next_wake()
+        now, horizon = self.world.clock.now, self.script.horizon
+        point: Fraction | None = None
+        if self.script.replay and horizon is not None:  # with no horizon the check had no grid
+            point = next((t for t in self.script.instants if t > now), None)
+        elif self.grid is not None:
+            point = (now // self.grid + 1) * self.grid
+        if point is None or (horizon is not None and point > horizon) or (wake is not None and point >= wake):
+            return wake
+        return point
+
     def apply(self, move: Move, *, at: bytes | None = None) -> list[str]:
         if move.kind is MoveKind.CLOCK:
-            if self.next_wake() is None or self.machine.enabled_moves():
+            to = self._time_passes_to()
+            if to is None or self.machine.enabled_moves() or spell(to) != move.option:
                 from engines.errors import RunError
 
                 raise RunError(f"{move.label} is not enabled", "clock")
             self.moves_taken.append(move)
-            self.let_time_pass()
+            if to == self.next_wake():
+                self.let_time_pass()
+            else:
+                self.machine.pass_time_to(to)  # no timer is due then: only the clock moves
             return []
         if move.kind is not MoveKind.SEND:
             self.moves_taken.append(move)
@@ -309,5 +333,7 @@ def replay_script(taken: list[str], horizon: str | None = None) -> Script:
     from engines.runtime.states.environment import parse_addressed
 
     events = tuple(parse_addressed(label.removeprefix("send ")) for label in taken if label.startswith("send "))
+    instants = tuple(Fraction(label.removeprefix("time passes to ").removesuffix("s"))
+                     for label in taken if label.startswith("time passes to "))
     return Script(events, replay=True, stops=STOP.label in taken,
-                  horizon=Fraction(horizon) if horizon is not None else None)
+                  horizon=Fraction(horizon) if horizon is not None else None, instants=instants)

@@ -163,6 +163,13 @@ class InstanceRun(Reported):
     def let_time_pass(self) -> bool:
         return self.ensemble.let_time_pass()
 
+    def pass_time_to(self, instant: Fraction) -> None:
+        self.ensemble.pass_time_to(instant)
+
+    @property
+    def program(self) -> LoweredModel:
+        return self.instance.program
+
     def stuck(self) -> str | None:
         return self.ensemble.stuck()
 

@@ -33,6 +33,7 @@ Rules the derivations lean on:
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -654,3 +655,29 @@ def test_an_objects_own_action_stops_its_sampling_machine_on_the_shared_clock() 
         searched = check_machine(prog, "sampler::probe", env, BOUNDS, part=True, reduce=reduce)
         assert searched.incomplete is None and not searched.violations
         assert project(searched, ("probe.run", "samples")) == {("stopped", "2")}
+
+
+# ---------------------------------------------------------------- a send between the machine's own instants
+# The environment may send at any instant up to the horizon, not only where the machine's own time stops
+# (t=0 and its timers' dues): a send then arms timers due at instants no timer of the machine reaches.
+# Stages, one Ping, time up to 7: a Ping at s <= 1 ends in over (dues s+3, s+6 <= 7), at 1 < s <= 4 in
+# second_half, after 4 in first_half. Relay, one Reset, time up to 5.5: at s <= 0.5 the re-armed relay
+# closes at s+3 and trips at s+5 <= 5.5 (tripped, 1 reset); at 0.5 < s <= 2.5 it closes by 5.5 and trips
+# after (closed, 1); at 2.5 < s <= 3 it closes after 5.5 (armed, 1); once closed, Reset is dropped
+# (tripped, 0). The check searched sends at t=0, 3 and 5 alone: it missed second_half and first_half, and
+# (closed, 1), and called its set exhaustive.
+
+def test_a_send_may_come_between_the_machines_own_instants() -> None:
+    prog = program("relay.sysml")
+    all_three(prog, "relay::Stages", script("Ping", horizon=7), ("finalState",),
+              {("over",), ("second_half",), ("first_half",)})
+    all_three(prog, "relay::Relay", script("Reset", horizon=Fraction(11, 2)), ("finalState", "resets"),
+              {("tripped", "1"), ("closed", "1"), ("armed", "1"), ("tripped", "0")})
+
+
+# Two Pings an alphabet may send, time up to 7: a second Ping is dropped by every state but idle, so the
+# outcomes are Stages' three (and idle, where the environment sends none).
+def test_an_alphabets_sends_between_the_machines_instants() -> None:
+    all_three(program("relay.sysml"), "relay::Stages", Script(alphabet=(parse_send("Ping"),), max_events=2,
+                                                                horizon=Fraction(7)),
+              ("finalState",), {("idle",), ("over",), ("second_half",), ("first_half",)})
