@@ -13,7 +13,7 @@ from engines.check.search import check_behavior
 from engines.errors import MoveNotEnabled, RunError
 from engines.explore import explore_behavior
 from engines.framework import Bounds, Result, feature_paths
-from engines.runtime import Program, Script, replay_script
+from engines.runtime import Program, Script, replay_script, time_constants
 from engines.runtime.behavior import Behavior
 from engines.witness import Witness, admit, model_hash, next_move, parse_witness, unmet
 from ir.errors import SysmlError
@@ -53,7 +53,7 @@ def check_machine(program: Program, name: str, script: Script | None = None, bou
     props = resolve_properties(program, _subject(program, subject, part), properties)
     paths = feature_paths(probe, subject, diverge)
     return _horizon(check_behavior(start, subject, bounds, props, paths, reduce, interrupted, progress,
-                                   model=model_hash(program.model)), script)
+                                   model=model_hash(program.model)), script, program)
 
 
 def explore_machine(program: Program, name: str, script: Script | None = None, bounds: Bounds | None = None,
@@ -66,16 +66,22 @@ def explore_machine(program: Program, name: str, script: Script | None = None, b
     paths = feature_paths(probe, subject, diverge)
     features = None if paths is None else (lambda out: {k: v for k, v in out.items() if k in paths})
     return _horizon(explore_behavior(start, subject, bounds, features, interrupted,
-                                     (subject, model_hash(program.model), None)), script)
+                                     (subject, model_hash(program.model), None)), script, program)
 
 
-def _horizon(result: Result, script: Script | None) -> Result:
+def _horizon(result: Result, script: Script | None, program: Program | None = None) -> Result:
     """The witnesses of a search whose environment stopped time at an instant say so (`horizon:`), so
-    that their replay stops time there too."""
+    that their replay stops time there too; where the model gives no grid of send instants (a time
+    trigger's value is no literal: instants.py), the result says what was searched."""
     if script is None or script.horizon is None:
         return result
     spelled = str(script.horizon)
-    return replace(result, witnesses=tuple(replace(w, horizon=spelled) for w in result.witnesses))
+    notes = result.notes
+    if program is not None and (script.events or script.max_events) and time_constants(program.model) is None:
+        notes += ("sends were searched only where the machine's time stops (t=0 and its timers' dues): a time "
+                  "trigger's value is no literal, so no grid of the instants between is known, and an outcome "
+                  "a send between them reaches may be missing",)
+    return replace(result, witnesses=tuple(replace(w, horizon=spelled) for w in result.witnesses), notes=notes)
 
 
 def replay_machine(program: Program, witness: Witness | str, subject: str | None = None,

@@ -9,7 +9,9 @@ from engines.runtime.ensemble import Ensemble
 from engines.runtime.program import Program
 from engines.runtime.schedule import Scheduler, make_scheduler, parse_schedule
 from engines.runtime.states.driven import Script, replay_script
+from engines.runtime.states.instants import time_constants
 from engines.runtime.world import Context
 
 __all__ = ["Actor", "Behavior", "ChoiceKind", "Context", "Ensemble", "Move", "MoveKind", "Program", "Run",
-           "Scheduler", "Script", "Summary", "TokenView", "make_scheduler", "parse_schedule", "replay_script"]
+           "Scheduler", "Script", "Summary", "TokenView", "make_scheduler", "parse_schedule", "replay_script",
+           "time_constants"]

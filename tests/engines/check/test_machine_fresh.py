@@ -681,3 +681,17 @@ def test_an_alphabets_sends_between_the_machines_instants() -> None:
     all_three(program("relay.sysml"), "relay::Stages", Script(alphabet=(parse_send("Ping"),), max_events=2,
                                                                 horizon=Fraction(7)),
               ("finalState",), {("idle",), ("over",), ("second_half",), ("first_half",)})
+
+
+# A delay given by a feature (`accept after d [s]`) gives no grid: the check searches sends where the
+# machine's time stops, and says that an outcome a send between reaches may be missing (a Ping after
+# t=2 leaves the machine in p, which it does not reach); with literal delays it says nothing of the kind.
+def test_a_delay_that_is_no_literal_is_said_to_limit_the_send_instants() -> None:
+    text = (HERE / "relay.sysml").read_text(encoding="utf-8").replace(
+        "accept after 3 [s] then second_half", "accept after wait [s] then second_half").replace(
+        "state def Stages {", "state def Stages {\n        attribute wait : Integer := 3;")
+    prog = Program(ir.resolve([ir.parse(text, "relay.sysml")]))
+    result = check_machine(prog, "relay::Stages", script("Ping", horizon=7), BOUNDS)
+    assert any("no grid of the instants between is known" in note for note in result.notes)
+    plain = check_machine(program("relay.sysml"), "relay::Stages", script("Ping", horizon=7), BOUNDS)
+    assert not plain.notes
