@@ -20,6 +20,7 @@ class Actions(Transformer[Token, Any]):
         return members_of(c)
 
     def first_member(self, meta: Any, c: list[Any]) -> s.FirstMember:
+        c = [x for x in c if not isinstance(x, s.Multiplicity)]  # the ends' multiplicities
         source = c[1]
         if len(c) == 2:
             return s.FirstMember(span(meta), source)
@@ -28,7 +29,7 @@ class Actions(Transformer[Token, Any]):
         return s.FirstMember(span(meta), source, guard, target, c[-1])
 
     def succession_member(self, meta: Any, c: list[Any]) -> s.SuccessionMember:
-        items = c[1:]
+        items = [x for x in c[1:] if not isinstance(x, s.Multiplicity)]  # the ends' multiplicities
         name = None
         if len(items) > 1 and is_token(items[1], "FIRST"):
             name, items = items[0], items[2:]

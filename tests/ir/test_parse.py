@@ -161,6 +161,18 @@ def test_a_redefinition_needs_no_keyword_before_it() -> None:
     assert (second.name, second.redefines, second.value) == (None, ("n",), None)
 
 
+# `succession first [*] pack then [1] seal;`: the ends' multiplicities, as the oracle writes the fan-in of a
+# repeated step (a syntax error before); each end names the step's performances, as one with none does
+@pytest.mark.parametrize("text", ["succession first [*] pack then [1] seal;", "first [*] pack then [1] seal;",
+                                  "succession s first [1] p then [*] pack;"])
+def test_a_successions_ends_may_state_their_multiplicities(text: str) -> None:
+    (action,) = members(f"action a {{ {text} }}")
+    assert isinstance(action, s.Usage)
+    (succession,) = action.members
+    plain = members(f"action a {{ {text.replace('[*] ', '').replace('[1] ', '')} }}")[0]
+    assert isinstance(plain, s.Usage) and succession == plain.members[0]
+
+
 def test_bare_literals_belong_to_enum_defs_only() -> None:
     with pytest.raises(SysmlSyntaxError):
         parse("part def P { off; }")
@@ -331,6 +343,7 @@ def test_shift_reduce_conflicts_are_the_known_ones(caplog: pytest.LogCaptureFixt
         "FIRST * <name : FIRST>",
         "IF * <name : AFTER>",
         "LPAR * <name : AFTER>",
+        "LSQB * <name : FIRST>",
         "SEMICOLON * <name : DECIDE>",
         "SEMICOLON * <name : DONE>",
     ]

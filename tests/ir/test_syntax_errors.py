@@ -36,7 +36,7 @@ MISTAKES = [
         id="stray-closing-brace"),
     pytest.param(
         "action a {\n  succession first a then;\n}", 2, 26,
-        "expected a name after 'succession first a then', found ';'",
+        "expected a name or '[' after 'succession first a then', found ';'",
         id="succession-without-target"),
     pytest.param(
         "state s {\n  transition first idle accept Go work;\n}", 2, 35,

@@ -132,6 +132,8 @@ ANSWERS = [
     # feature 'inner'").
     Answer("path_two_levels", "pmin::Two", {"seen": "<unset>"}, outcomes({"seen": "<unset>"})),
     Answer("path_two_levels", "pmid::Mid", {"seen": "<unset>"}, outcomes({"seen": "<unset>"})),
+    # A repeated step's fan-in with its ends' multiplicities written (a syntax error before).
+    Answer("pack_ends", "pack::Pack", {"boxes": "3", "weight": "12"}, outcomes({"boxes": "3", "weight": "12"})),
     # A message sent to a step is for the accepts within its performance (the desk once waited forever).
     Answer("addressed_steps", "addressed::Desk", {"free": "5", "last": "2"},
            outcomes({"free": "5", "last": "2"}, {"free": "5", "last": "3"})),
