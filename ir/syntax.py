@@ -253,17 +253,19 @@ class FirstMember(Member):
     guard: Expr | None = None
     target: str | None = None
     members: tuple[Member, ...] = ()
+    ends: tuple[Multiplicity | None, Multiplicity | None] = (None, None)  # as written: `first [*] a then [1] b`
 
 
 @dataclass(frozen=True)
 class SuccessionMember(Member):
-    """`succession [name] [first] A [if G] then B;`."""
+    """`succession [name] [first] [m] A [if G] then [m] B;`."""
 
     name: str | None
     source: str
     target: str
     guard: Expr | None = None
     members: tuple[Member, ...] = ()
+    ends: tuple[Multiplicity | None, Multiplicity | None] = (None, None)  # the multiplicities written
 
 
 @dataclass(frozen=True)

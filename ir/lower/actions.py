@@ -192,6 +192,9 @@ class _Lowerer:
                 if not any(e.source == src and e.target == dst for e in edges):
                     edges.append(Edge(src, dst, decl=f))
 
+        for edge in edges:
+            _check_repeated_ends(edge, nodes, el)
+
         # The flow's start first (the one `first X;` names, else every start node), then the steps no
         # succession reaches, which start with it: a `first`-rooted flow is one more part of the
         # performance, beside them (the oracle's "Subactions no succession orders").
@@ -318,6 +321,32 @@ class _Lowerer:
         else:
             statements.extend(rest)
         return Body(tuple(attributes), tuple(statements), flow, performs, bindings, terminate, scope, outputs)
+
+
+def _check_repeated_ends(edge: Edge, nodes: list[Node], el: Element) -> None:
+    """A succession between a repeated step and another step (not the action's start or done) must
+    write the repeated step's end (`succession first [*] pack then [1] seal;`, `then [3] pack;`). KerML
+    leaves an unwritten end open (KERML-29): read as [1..1] the succession cannot hold for a step of
+    several performances, read as [0..*] it orders nothing; the oracle refuses it, and so do we."""
+    decl = edge.decl
+    if isinstance(decl, s.ThenMember):
+        ends: tuple[s.Multiplicity | None, s.Multiplicity | None] = (None, decl.multiplicity)
+    elif isinstance(decl, (s.FirstMember, s.SuccessionMember)):
+        ends = decl.ends
+    else:
+        return  # a flow's, a decision's branch: not a written succession between two steps
+    steps = (NodeKind.ACTION, NodeKind.STATEMENT)
+    source, target = nodes[edge.source], nodes[edge.target]
+    for node, end, other, side in ((source, ends[0], target, "source"), (target, ends[1], source, "target")):
+        if node.multiplicity > 1 and end is None and node.kind is NodeKind.ACTION and other.kind in steps:
+            first, then = (f"[*] {source.name}", f"[1] {target.name}") if side == "source" \
+                else (f"[1] {source.name}", f"[*] {target.name}")
+            raise LoweringError(
+                f"action-step-order-unsatisfiable: the succession from {source.name} to {target.name} writes no"
+                f" multiplicity at the end of {node.name}, a step of {node.multiplicity} performances; KerML"
+                f" leaves that end open (KERML-29): read as [1..1] it cannot hold, read as [0..*] it orders"
+                f" nothing. Write the ends: succession first {first} then {then};",
+                el.path, decl.span.line, decl.span.column)
 
 
 def _scope(node: Node, owner: Element) -> Element:

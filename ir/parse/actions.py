@@ -20,16 +20,18 @@ class Actions(Transformer[Token, Any]):
         return members_of(c)
 
     def first_member(self, meta: Any, c: list[Any]) -> s.FirstMember:
-        c = [x for x in c if not isinstance(x, s.Multiplicity)]  # the ends' multiplicities
+        ends = _ends(c)
+        c = [x for x in c if not isinstance(x, s.Multiplicity)]
         source = c[1]
         if len(c) == 2:
             return s.FirstMember(span(meta), source)
         guard = c[3] if is_token(c[2], "IF") else None
         target = c[-2]
-        return s.FirstMember(span(meta), source, guard, target, c[-1])
+        return s.FirstMember(span(meta), source, guard, target, c[-1], ends)
 
     def succession_member(self, meta: Any, c: list[Any]) -> s.SuccessionMember:
-        items = [x for x in c[1:] if not isinstance(x, s.Multiplicity)]  # the ends' multiplicities
+        ends = _ends(c)
+        items = [x for x in c[1:] if not isinstance(x, s.Multiplicity)]
         name = None
         if len(items) > 1 and is_token(items[1], "FIRST"):
             name, items = items[0], items[2:]
@@ -37,7 +39,7 @@ class Actions(Transformer[Token, Any]):
             items = items[1:]
         source = items[0]
         guard = items[2] if is_token(items[1], "IF") else None
-        return s.SuccessionMember(span(meta), name, source, items[-2], guard, items[-1])
+        return s.SuccessionMember(span(meta), name, source, items[-2], guard, items[-1], ends)
 
     def then_target(self, meta: Any, c: list[Any]) -> s.ThenMember:
         multiplicity = c[1] if isinstance(c[1], s.Multiplicity) else None
@@ -174,3 +176,11 @@ class Actions(Transformer[Token, Any]):
 
     def signal_trigger(self, meta: Any, c: list[Any]) -> s.Trigger:
         return s.Trigger(s.TriggerKind.SIGNAL, signal=c[0], via=self._via(c), span=span(meta))
+
+
+def _ends(c: list[Any]) -> tuple[s.Multiplicity | None, s.Multiplicity | None]:
+    """The multiplicities written at a succession's source end (before `then`) and target end."""
+    at = next(i for i, x in enumerate(c) if is_token(x, "THEN")) if any(is_token(x, "THEN") for x in c) else len(c)
+    before = [x for x in c[:at] if isinstance(x, s.Multiplicity)]
+    after = [x for x in c[at:] if isinstance(x, s.Multiplicity)]
+    return (before[0] if before else None, after[0] if after else None)

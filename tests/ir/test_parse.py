@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -162,15 +163,19 @@ def test_a_redefinition_needs_no_keyword_before_it() -> None:
 
 
 # `succession first [*] pack then [1] seal;`: the ends' multiplicities, as the oracle writes the fan-in of a
-# repeated step (a syntax error before); each end names the step's performances, as one with none does
-@pytest.mark.parametrize("text", ["succession first [*] pack then [1] seal;", "first [*] pack then [1] seal;",
-                                  "succession s first [1] p then [*] pack;"])
-def test_a_successions_ends_may_state_their_multiplicities(text: str) -> None:
+# repeated step (a syntax error before); kept as written at each end, the rest as with none written
+@pytest.mark.parametrize(("text", "ends"), [("succession first [*] pack then [1] seal;", ("*", "1")),
+                                            ("first [*] pack then [1] seal;", ("*", "1")),
+                                            ("succession s first [1] p then [*] pack;", ("1", "*")),
+                                            ("succession first p then [3] pack;", (None, "3"))])
+def test_a_successions_ends_may_state_their_multiplicities(text: str, ends: tuple[str | None, str | None]) -> None:
     (action,) = members(f"action a {{ {text} }}")
     assert isinstance(action, s.Usage)
     (succession,) = action.members
-    plain = members(f"action a {{ {text.replace('[*] ', '').replace('[1] ', '')} }}")[0]
-    assert isinstance(plain, s.Usage) and succession == plain.members[0]
+    assert isinstance(succession, (s.FirstMember, s.SuccessionMember))
+    assert tuple(m.text if m is not None else None for m in succession.ends) == ends
+    plain = members(f"action a {{ {text.replace('[*] ', '').replace('[1] ', '').replace('[3] ', '')} }}")[0]
+    assert isinstance(plain, s.Usage) and replace(succession, ends=(None, None)) == plain.members[0]
 
 
 def test_bare_literals_belong_to_enum_defs_only() -> None:

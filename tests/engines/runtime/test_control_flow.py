@@ -14,6 +14,7 @@ from engines.check import check
 from engines.explore import explore
 from engines.framework import Bounds
 from engines.runtime import Program
+from ir.errors import LoweringError
 from tests.engines.runtime.answers import (
     Answer,
     assert_default_run,
@@ -260,3 +261,16 @@ def test_an_accepts_payload_read_before_a_message_is_taken_holds_no_value() -> N
     failures = {v.text for v in checked.violations if v.kind == "fails"}
     assert failures and all("'o.qty' holds no value here" in f and "unknown name" not in f for f in failures)
     assert {dict(o.values)["units"] for o in checked.outcomes if o.error is None} == {"5"}
+
+
+def test_a_plain_succession_next_to_a_repeated_step_is_refused_with_the_ends_to_write() -> None:
+    """`then action seal` right after `pack[3]`: the end at pack is unwritten, which KerML leaves open
+    (KERML-29) and the oracle refuses ("Repeated action steps and shared writes"); it ran as a fan-in."""
+    plain = (MODELS / "pack_ends.sysml").read_text(encoding="utf-8").replace(
+        "succession first [*] pack then [1] seal;", "succession first pack then seal;")
+    prog = Program(ir.resolve([ir.parse(plain, "pack.sysml")]))
+    with pytest.raises(LoweringError, match=r"action-step-order-unsatisfiable: the succession from pack to seal "
+                                            r"writes no multiplicity at the end of pack, a step of 3 performances"
+                                            r".*Write the ends: succession first \[\*\] pack then \[1\] seal;"):
+        check(prog, "pack::Pack", Bounds())
+    assert check(_program("pack_ends"), "pack::Pack", Bounds()).outcomes  # written, it runs

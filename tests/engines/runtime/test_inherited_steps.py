@@ -16,6 +16,7 @@ from engines.check import check
 from engines.explore import explore
 from engines.framework import Bounds, Verdict
 from engines.runtime import Program
+from ir.errors import LoweringError
 
 PLANT = """
 package plant {
@@ -200,8 +201,10 @@ def test_the_lowered_specialization_has_one_node_per_step_and_the_inherited_succ
 
 def test_a_typed_usage_with_a_body_redefines_the_steps_of_its_type() -> None:
     assert _run(PLANT, "plant::quick") == {"log": "13"}  # work[0]: never performed, finish still follows
-    assert _run(PLANT, "plant::Line")["service.log"] == "1233"  # finish performed twice, after work
-    assert _explored(PLANT, "plant::Line", "service.log") == {"1233"}
+    # finish[2] after the inherited plain `then finish;`: an end of a repeated step left unwritten, which
+    # the oracle refuses ("Repeated action steps and shared writes"); this ran it as a fan-out, 1233
+    with pytest.raises(LoweringError, match="action-step-order-unsatisfiable: the succession from work to finish"):
+        _run(PLANT, "plant::Line")
 
 
 def test_a_typed_step_with_a_step_of_its_own_performs_both() -> None:

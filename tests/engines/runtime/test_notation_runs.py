@@ -113,7 +113,7 @@ package Line {
         attribute extra : Integer = 0;
         first start then fill;
         action fill[batches] { assign filled := filled + 1; }
-        then more;
+        succession first [*] fill then [*] more;  // a repeated step's ends are written (the oracle's rule)
         action more[alias_] { assign extra := extra + 10; }
         then done;
     }

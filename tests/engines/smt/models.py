@@ -578,7 +578,7 @@ MULTIPLE = """package multi {
 		merge again;
 		then a;
 		action a[2] { assign c := c + 1; }
-		then count;
+		succession first [*] a then [1] count;
 		action count { assign i := i + 1; }
 		then d;
 		decide d;
