@@ -541,6 +541,15 @@ class InstanceStepping(_InstanceViews, Driven):
             out.update({prefix + k: v for k, v in self.world.slots(obj).items()})
         return out
 
+    def events(self) -> list[str]:
+        """A machine's (Driven.events), with the performed actions waiting for time among the clock's
+        waiters (`probe.timer waits until t=5.0`)."""
+        lines = super().events()
+        waits = [f"  {self._name(obj)}.{run.element.name} waits until t={spell(wake)}"
+                 for obj, run, _ in self.world.waiting if (wake := run.wake()) is not None]
+        at = next((i for i, line in enumerate(lines) if line.startswith("in flight:")), len(lines))
+        return [*lines[:at], *waits, *lines[at:]]
+
     def waiting_actions(self) -> list[str]:
         """The performed actions still waiting at an accept for a message (`Shop.supervise (token 1@accept)`),
         or for time (`remote.press (token 1@wait, until t=4)`: `--advance` moves the clock)."""

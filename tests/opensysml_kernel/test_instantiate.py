@@ -222,3 +222,38 @@ def test_cli_refuses_what_does_not_fit_an_instance(tmp_path: Path, capsys: pytes
     machine_witness = sorted(witnesses.iterdir())[0]
     assert main(["replay", str(model), "--instantiate", "Plant", "--witness", str(machine_witness)]) == 2
     assert "is a witness of state machine plant::Pinger::pinging: replay it with --state" in capsys.readouterr().err
+
+
+PROBE = """package sampler {
+    private import ScalarValues::*;
+    private import SI::*;
+    attribute def Stop;
+    part def Probe {
+        attribute samples : Integer := 0;
+        exhibit state run {
+            entry; then sampling;
+            state sampling { do action poll { while true { accept after 2 [s]; assign samples := samples + 1; } } }
+            transition first sampling accept Stop then stopped;
+            state stopped;
+        }
+        perform action timer { accept after 5 [s]; then send new Stop() to this; }
+    }
+    part probe : Probe;
+}"""
+
+
+def test_events_lists_every_waiter_on_the_clock_and_advance_stops_at_each() -> None:
+    """A machine's do behavior waiting for time and a performed action waiting for time are both the
+    clock's waiters (the action's was listed by %tokens alone); %advance wakes each in turn, the action's
+    Stop at t=5 ending the sampling after the wakes at 2 and 4."""
+    session = Session()
+    session.submit(PROBE, "probe.sysml")
+    execute(session, "%instantiate sampler::probe")
+    execute(session, "%step")
+    assert list(execute(session, "%events").lines)[-2:] == [
+        "  probe run: do of sampling waits until t=2.0", "  probe.timer waits until t=5.0"]
+    out = list(execute(session, "%advance 10").lines)
+    assert any("time t=2.0: the do behavior of sampling goes on" in line for line in out)
+    assert any("time t=4.0: the do behavior of sampling goes on" in line for line in out)
+    current = list(execute(session, "%current").lines)
+    assert "    stopped" in current and "  samples = 2" in current
