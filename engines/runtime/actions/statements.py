@@ -373,9 +373,7 @@ class StatementRunner(RunCore):
     def _on_no_object(self, frame: Frame, target: str) -> str:
         """Where `target` is a feature of the part (definition) whose machine or action this is, run on
         no object of it: what to do instead."""
-        root = frame
-        while root.parent is not None:
-            root = root.parent
+        *_, root = frame.chain()
         scope = root.scope
         owner = scope.owner if scope is not None else None
         while owner is not None and owner.base_kind in ("action", "state"):

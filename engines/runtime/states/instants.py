@@ -16,16 +16,27 @@ time stops (its timers' dues), and the check says so.
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from fractions import Fraction
 from math import gcd
 
 from ir import syntax as s
 from ir.model import Model
 
+_CONSTANTS: weakref.WeakKeyDictionary[Model, tuple[tuple[Fraction, ...] | None]] = weakref.WeakKeyDictionary()
+
 
 def time_constants(model: Model) -> tuple[Fraction, ...] | None:
     """Every duration or instant the model's time triggers name, in seconds as the clock counts them;
-    None where one of them is not a literal (a feature's value, an expression)."""
+    None where one of them is not a literal (a feature's value, an expression). Walked once per model:
+    every fresh run of a search asks again."""
+    known = _CONSTANTS.get(model)
+    if known is None:
+        known = _CONSTANTS[model] = (_walk(model),)
+    return known[0]
+
+
+def _walk(model: Model) -> tuple[Fraction, ...] | None:
     found: set[Fraction] = set()
     seen: set[int] = set()
     todo: list[object] = [el.decl for el in model.walk() if el.decl is not None]

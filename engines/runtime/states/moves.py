@@ -426,8 +426,9 @@ class MachineMoves(Reported, Dispatch):
     def next_wake(self) -> Fraction | None:
         now = self.ctx.clock.now
         dues = [tm.due for tm in self.timers if tm.transition.source in self.active and tm.due > now]
-        dues.extend(run.wake for state, run in self.dos.items()
-                    if state in self.active and run.wake is not None and run.wake > now)
+        wake = self._do_wake()
+        if wake is not None:
+            dues.append(wake)
         return min(dues) if dues else None
 
     def let_time_pass(self) -> bool:
