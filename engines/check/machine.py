@@ -12,7 +12,7 @@ from engines.check.properties import resolve_properties
 from engines.check.search import check_behavior
 from engines.errors import MoveNotEnabled, RunError
 from engines.explore import explore_behavior
-from engines.framework import Bounds, Result, feature_paths
+from engines.framework import BoundReport, Bounds, Result, Strength, Verdict, feature_paths
 from engines.runtime import Program, Script, replay_script, time_constants
 from engines.runtime.behavior import Behavior
 from engines.witness import Witness, admit, model_hash, next_move, parse_witness, unmet
@@ -76,12 +76,28 @@ def _horizon(result: Result, script: Script | None, program: Program | None = No
     if script is None or script.horizon is None:
         return result
     spelled = str(script.horizon)
-    notes = result.notes
+    result = replace(result, witnesses=tuple(replace(w, horizon=spelled) for w in result.witnesses))
     if program is not None and (script.events or script.max_events) and time_constants(program.model) is None:
-        notes += ("sends were searched only where the machine's time stops (t=0 and its timers' dues): a time "
-                  "trigger's value is no literal, so no grid of the instants between is known, and an outcome "
-                  "a send between them reaches may be missing",)
-    return replace(result, witnesses=tuple(replace(w, horizon=spelled) for w in result.witnesses), notes=notes)
+        return _sends_at_own_instants(result)
+    return result
+
+
+def _sends_at_own_instants(result: Result) -> Result:
+    """A search whose sends came only where the machine's time stops: what it did not find is not shown
+    absent, so an exhaustive answer (or a complete set of outcomes) is one within that bound, named
+    among the bounds as reached; a violation or divergence found stands."""
+    note = ("sends were searched only where the machine's time stops (t=0 and its timers' dues): a time "
+            "trigger's value is no literal, so no grid of the instants between is known, and an outcome "
+            "a send between them reaches may be missing")
+    bound = BoundReport("send instants", "t=0 and the timers' dues", True)
+    lowered = {Verdict.EXHAUSTIVE: Verdict.WITHIN_BOUNDS, Verdict.COMPLETE: Verdict.INCOMPLETE}
+    verdict, strength, incomplete = result.verdict, result.strength, result.incomplete
+    if verdict in lowered:
+        verdict, strength = lowered[verdict], min(strength, Strength.OBSERVED)
+    if verdict is Verdict.INCOMPLETE and incomplete is None:
+        incomplete = "sends only where the machine's time stops"
+    return replace(result, verdict=verdict, strength=strength, bounds=(*result.bounds, bound),
+                   incomplete=incomplete, notes=(*result.notes, note))
 
 
 def replay_machine(program: Program, witness: Witness | str, subject: str | None = None,

@@ -40,7 +40,7 @@ import pytest
 
 import ir
 from engines.check.machine import check_machine, explore_machine, replay_machine, unreproduced_machine
-from engines.framework import Bounds, Result, Verdict
+from engines.framework import Bounds, Result, Strength, Verdict
 from engines.runtime import Program, Script
 from engines.runtime.states import parse_send
 from engines.witness import parse_witness
@@ -693,5 +693,11 @@ def test_a_delay_that_is_no_literal_is_said_to_limit_the_send_instants() -> None
     prog = Program(ir.resolve([ir.parse(text, "relay.sysml")]))
     result = check_machine(prog, "relay::Stages", script("Ping", horizon=7), BOUNDS)
     assert any("no grid of the instants between is known" in note for note in result.notes)
+    # what it did not search is not shown absent: the answer is one within that bound, named as reached
+    assert result.verdict is Verdict.WITHIN_BOUNDS and result.strength is Strength.OBSERVED
+    assert [b.name for b in result.bounds if b.reached] == ["send instants"]
+    explored = explore_machine(prog, "relay::Stages", script("Ping", horizon=7), BOUNDS)
+    assert explored.verdict is Verdict.INCOMPLETE and explored.incomplete is not None
     plain = check_machine(program("relay.sysml"), "relay::Stages", script("Ping", horizon=7), BOUNDS)
-    assert not plain.notes
+    assert not plain.notes and plain.verdict is not Verdict.WITHIN_BOUNDS
+    assert not any(b.reached for b in plain.bounds)
