@@ -415,7 +415,9 @@ def replay(start: Callable[[], Behavior], moves: Sequence[Move]) -> tuple[Behavi
         if move is None:
             raise MoveNotEnabled("the search's schedule", index, wanted.label, [m.label for m in enabled])
         try:
-            run.apply(move)
+            # just listed among the enabled moves: not looked up again; a firing it leaves in progress is
+            # keyed by its step (no state of this replay is compared with another)
+            run.apply(move, at=index.to_bytes(8, "little"))
         except RunError as err:
             error = str(err)
             break

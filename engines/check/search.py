@@ -202,7 +202,7 @@ def _run_search(search: _Search, started: float) -> None:
             # A violated property is claimed and the search goes on from the state: the schedules
             # through it still reach outcomes, which the modeler sees beside the violation.
             violated: list[str] = []
-            for prop in search.properties if run.settled() else ():
+            for prop in search.properties if search.properties and run.settled() else ():
                 holds, error = prop.holds(run)
                 if error is not None:
                     # what cannot be evaluated is neither true nor false there: the question is refused

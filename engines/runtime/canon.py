@@ -33,7 +33,16 @@ class Canon:
         # the features a finished performance can still be read by (ir.liveness); the others of a
         # sealed frame are left out, since no schedule can tell them apart any more
         self.readable = readable
-        self.paths = {ref.id: name for name, ref in world.usage_objects.items()}
+        self._paths: dict[int, str] | None = None
+
+    @property
+    def paths(self) -> dict[int, str]:
+        """The usage naming each object a usage made, by the object's number (built on first need: most
+        keys spell no object)."""
+        paths = self._paths
+        if paths is None:
+            paths = self._paths = {ref.id: name for name, ref in self.world.usage_objects.items()}
+        return paths
 
     def value(self, v: Value) -> str:
         if type(v) is int:

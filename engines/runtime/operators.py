@@ -42,6 +42,7 @@ from ir.library import equal as _library_equal
 CONDITIONAL = frozenset(("and", "or", "implies", "??"))  # the right operand read only where the left does not decide
 _BOOLEAN = frozenset(("and", "&", "or", "|", "xor", "implies"))
 _COMPARE = frozenset(("<", ">", "<=", ">="))
+_INTEGER_RING = frozenset(("+", "-", "*"))
 _MAX_EXPONENT = 100_000  # beyond it an exact power of a base other than 0, 1, -1 takes unbounded time
 MAX_DIGITS = 4_000  # an exact number's digits (under Python's own 4,300-digit limit on spelling an int)
 MAX_SEQUENCE = 1_000_000  # elements of a sequence a range or a concatenation builds
@@ -52,6 +53,9 @@ _LIMIT_BITS = _LIMIT.bit_length()
 
 def binary(op: str, left: Value, right: Value) -> Value:
     """A binary operator on two values (see the module table)."""
+    if type(left) is int and type(right) is int and op in _INTEGER_RING:
+        # two Integers under + - *: what the general path below computes for them, without its tests
+        return bounded(left + right if op == "+" else left - right if op == "-" else left * right, op)
     if op in ("==", "==="):
         return equal(left, right)
     if op in ("!=", "!=="):

@@ -66,6 +66,8 @@ def _rule(model: Model, el: Element | None, type_text: str) -> TypeRule | None:
 
 def checked(rule: TypeRule, feature: str, value: Value, where: str) -> Value:
     """The value as the feature holds it, or a TypeMismatch saying `where` it was refused."""
+    if type(value) is int and rule.name == "Integer" and not rule.enumeration:
+        return value  # an Integer held as an Integer: conforms, and is held as it is
     elements = value.elements if isinstance(value, Sequence) else (value,)
     for v in elements:
         if v is None or v is UNSET:

@@ -80,6 +80,8 @@ Value = Union[bool, int, Fraction, float, str, None, Unset, EnumValue, Quantity,
 
 def spell(value: Value) -> str:
     """The value as the corpus and every output spell it: `1`, `2.0`, `1/3`, `"go"`, `(1, 2)`."""
+    if type(value) is int:
+        return str(value)  # as scalar_text spells an Integer
     if isinstance(value, (bool, int, Fraction, float)):
         return scalar_text(value)
     if isinstance(value, str):

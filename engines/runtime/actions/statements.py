@@ -50,7 +50,8 @@ class StatementRunner(RunCore):
         self.work += 1
         trace = self.ctx.trace
         if isinstance(stmt, s.Assign):
-            trace.at(depth, f"stmt assign {stmt.target}")
+            if trace.enabled:
+                trace.at(depth, f"stmt assign {stmt.target}")
             value = self.evaluator.eval(stmt.value, frame, depth + 1)
             self._assign(stmt.target, value, frame, depth + 1)
             return

@@ -52,11 +52,17 @@ class Bodies(MachineCore):
         return self.frame
 
     def _effect(self, t: Transition, frame: Frame) -> Steps:
-        if t.effect and t.effect_body:
+        if not t.effect:
+            return
+        owner = t.derived.get("owner")
+        if owner is None:
+            owner = t.derived["owner"] = f"transition {t.label()}"
+        assert isinstance(owner, str)
+        if t.effect_body:
             self.ctx.trace.at(0, "stmt action body")
-            yield from self._statement_steps(t.effect, frame, 1, f"transition {t.label()}", t)
-        elif t.effect:
-            yield from self._statement_steps(t.effect, frame, 0, f"transition {t.label()}", t)
+            yield from self._statement_steps(t.effect, frame, 1, owner, t)
+        else:
+            yield from self._statement_steps(t.effect, frame, 0, owner, t)
 
     def _behavior(self, b: Behavior, state: Vertex) -> Steps:
         owner = f"state {state.name}"
@@ -82,7 +88,7 @@ class Bodies(MachineCore):
         `terminate;` among them ends the behavior: chains not yet begun do nothing. The fixed policies
         perform them in the order written, as one unit. A chain's footprint is its statements' own
         (engines/runtime/states/footprints.py `chain_work`)."""
-        chains = _chains(stmts)
+        chains = _chains_of(stmts, what)
         if not self.units or len(chains) < 2:
             self._run(stmts, frame, depth, owner)
             return
@@ -375,6 +381,17 @@ class Bodies(MachineCore):
 def _at(ctx: Context, wake: Fraction) -> Callable[[], bool]:
     """Whether the clock has reached `wake`."""
     return lambda: ctx.clock.now >= wake
+
+
+def _chains_of(stmts: tuple[s.Member, ...], what: Vertex | Transition) -> list[list[s.Member]]:
+    """`_chains` of a behavior of `what` (its effect, entry or exit), made once per behavior (its
+    readers never change it)."""
+    key = f"chains {id(stmts)}"
+    found = what.derived.get(key)
+    if not isinstance(found, tuple) or found[0] is not stmts:
+        found = what.derived[key] = (stmts, _chains(stmts))
+    chains: list[list[s.Member]] = found[1]
+    return chains
 
 
 def _chains(stmts: tuple[s.Member, ...]) -> list[list[s.Member]]:

@@ -30,7 +30,7 @@ class Configuration(Bodies):
     def _enter_path(self, target: Vertex, lca: Vertex, regions: bool = True) -> Steps:
         """Enter `target` and the states between the transition's scope and it (leaving what a region
         held before); then, unless a fork enters more, the other regions of a parallel state passed."""
-        path = [v for v in reversed(target.ancestors()) if v is not lca and lca in v.ancestors()] + [target]
+        path = target.path_from(lca)
         for v in path:
             if v in self.active:
                 continue
@@ -40,8 +40,11 @@ class Configuration(Bodies):
                     if sibling in self.active and sibling is not v:
                         yield from self._exit(sibling)
             yield from self._enter_one(v)
-        yield from self._enter_default(target)
-        if regions:
+        if target.rests:
+            self._rest_in(target)
+        else:
+            yield from self._enter_default(target)
+        if regions and any(v.parallel for v in path[:-1]):  # (else no parallel state passed: nothing more)
             yield from self._enter_other_regions(target, lca)
 
     def _enter_other_regions(self, target: Vertex, lca: Vertex) -> Steps:
@@ -66,7 +69,10 @@ class Configuration(Bodies):
         self.active.add(v)
         if (v.kind is VertexKind.STATE and (not region or not v.substates())) or v.kind is VertexKind.FINAL:
             self.visits.append(v.name)
-        yield from self._perform(v, "enter", "entry", v.entry, region)
+        if v.entry:
+            yield from self._perform(v, "enter", "entry", v.entry, region)
+        elif not region and self.ctx.trace.enabled:
+            self.ctx.trace.flush_left(f"enter: {v.name}")  # as `_perform` says it
         self._entered_now.append(v)
         if v.do:
             b = v.do[0]
@@ -79,7 +85,7 @@ class Configuration(Bodies):
             self.ctx.trace.flush_left(f"{verb}: {v.name} ({kind} action)")
             for b in behaviors:
                 yield from self._behavior(b, v)
-        elif not region:
+        elif not region and self.ctx.trace.enabled:
             self.ctx.trace.flush_left(f"{verb}: {v.name}")
 
     def _enter_default(self, v: Vertex) -> Steps:
@@ -108,12 +114,15 @@ class Configuration(Bodies):
                 return
             # an initial transition to a junction or a choice goes on through it (it never rests there)
             target = yield from self._through_choices(v.initial, self.frame)
-            path = [a for a in reversed(target.ancestors()) if v in a.ancestors()] + [target]
-            for a in path:
+            for a in target.path_from(v):
                 if a not in self.active:
                     yield from self._enter_one(a)
             yield from self._enter_default(target)
             return
+        self._rest_in(v)
+
+    def _rest_in(self, v: Vertex) -> None:
+        """`_enter_default` of a state that `rests`: it completes, unless its do behavior is under way."""
         if v not in self.dos:
             self._completed(v)
 
@@ -126,7 +135,7 @@ class Configuration(Bodies):
     def _completed(self, v: Vertex) -> None:
         if v.is_state and v is not self.shape.machine:
             self.complete.add(v)
-            if self.units and not any(t.trigger is None for t in v.outgoing):
+            if self.units and not v.has_completion:
                 # checked: a completion event no transition could take is dispatched to nothing, so its
                 # move would change nothing but the queue; it is dropped as it arises (see the README)
                 return
@@ -152,8 +161,13 @@ class Configuration(Bodies):
             yield UNIT
         self.dos.pop(v, None)
         # a time trigger counts from its state's entry: leaving the state ends that wait (re-entry arms a new one)
-        self.timers = [tm for tm in self.timers if tm.transition.source is not v]
-        yield from self._perform(v, "exit", "exit", v.exit, v.parent is not None and v.parent.parallel)
+        if self.timers:
+            self.timers = [tm for tm in self.timers if tm.transition.source is not v]
+        region = v.parent is not None and v.parent.parallel
+        if v.exit:
+            yield from self._perform(v, "exit", "exit", v.exit, region)
+        elif not region and self.ctx.trace.enabled:
+            self.ctx.trace.flush_left(f"exit: {v.name}")  # as `_perform` says it
         self.active.discard(v)
         self.complete.discard(v)
 
@@ -295,6 +309,8 @@ class Configuration(Bodies):
     def _check_final(self) -> None:
         """A region whose final state is active is done; a composite all of whose regions are done
         completes; the machine's done ends the performance."""
+        if not self.shape.has_final:
+            return
         machine = self.shape.machine
         for v in [x for x in self.active if x.kind is VertexKind.FINAL]:
             owner = v.parent
@@ -329,11 +345,8 @@ class Configuration(Bodies):
 
     def _lca(self, a: Vertex, b: Vertex) -> Vertex:
         """The innermost state containing both, and neither of them (a transition is external)."""
-        ancestors = a.ancestors()
-        for v in b.ancestors():
-            if v in ancestors:
-                return v
-        return self.shape.machine
+        scope = a.scope_with(b)
+        return scope if scope is not None else self.shape.machine
 
     @staticmethod
     def _region_state(v: Vertex, lca: Vertex) -> Vertex:

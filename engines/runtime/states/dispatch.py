@@ -300,7 +300,7 @@ class Dispatch(Configuration):
             if into_join:
                 run_whole(self._exit(root))
             else:
-                yield Leaving(root)
+                yield _leaving(root)
                 yield from self._exit(root)
         for seg in segments:
             if seg.effect:
@@ -308,7 +308,7 @@ class Dispatch(Configuration):
                     self._unit(f"{seg.label()}(effect)", f.event, waiting)
                 if not into_join:
                     yield UNIT
-            yield from self._effect(seg, payload_frame)
+                yield from self._effect(seg, payload_frame)
         target = final
         shown = target
         if target.kind is VertexKind.CHOICE:
@@ -332,6 +332,15 @@ class Dispatch(Configuration):
         if self.ctx.trace.enabled:
             self.ctx.trace.flush_left(transition_line(source_label, shown.name, f.event))
         self._check_final()
+
+
+def _leaving(state: Vertex) -> Leaving:
+    """`Leaving(state)`, made once per state (a value)."""
+    found = state.derived.get("leaving")
+    if found is None:
+        found = state.derived["leaving"] = Leaving(state)
+    assert isinstance(found, Leaving)
+    return found
 
 
 def _transition_name(t: Transition) -> str:

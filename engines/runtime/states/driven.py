@@ -125,8 +125,9 @@ class Driven(Generic[M]):
 
     def quiescent(self) -> bool:
         """Resting where only an event could move it (see the module docstring)."""
-        return (not self.machine.finished and not self.enabled_moves() and self.next_wake() is None
-                and self.machine.stuck() is None)
+        # a machine that surely moves has a move listed (the environment's sends only add to it)
+        return (not self.machine.finished and not self.machine.surely_moves() and not self.enabled_moves()
+                and self.next_wake() is None and self.machine.stuck() is None)
 
     def environment_moves(self) -> list[Move]:
         if self.sent < len(self.script.events):
@@ -144,7 +145,7 @@ class Driven(Generic[M]):
 
     def _resting(self) -> bool:
         """Nothing of the machine's own can move and no timer is due within the horizon."""
-        return not self.machine.enabled_moves() and self.next_wake() is None
+        return not self.machine.surely_moves() and not self.machine.enabled_moves() and self.next_wake() is None
 
     def enabled_moves(self) -> list[Move]:
         if self.machine.finished:
@@ -176,7 +177,8 @@ class Driven(Generic[M]):
             return wake
         return point
 
-    def apply(self, move: Move, *, at: bytes | None = None) -> list[str]:
+    def apply(self, move: Move, *, at: bytes | None = None, listed: bool = False) -> list[str]:
+        """As the protocol's; `listed` (a rewind's replay): the machine's move is not looked up again."""
         if move.kind is MoveKind.CLOCK:
             to = self._time_passes_to()
             if to is None or self.machine.enabled_moves() or spell(to) != move.option:
@@ -191,7 +193,7 @@ class Driven(Generic[M]):
             return []
         if move.kind is not MoveKind.SEND:
             self.moves_taken.append(move)
-            return self.machine.apply(move, at=at)
+            return self.machine.apply(move, at=at, listed=listed)
         enabled = self.environment_moves()
         if move == STOP and STOP in enabled:
             self.moves_taken.append(move)
@@ -318,12 +320,14 @@ class Driven(Generic[M]):
         self.world.trace.enabled = trace_on
         for move in history:  # type: ignore[attr-defined]
             self._time_passes()
-            self.apply(move)
+            # each move was enabled where it was made, and this fresh run makes the same moves again
+            self.apply(move, listed=True)
         self._time_passes()  # a snapshot is taken where a move is enabled
 
     def _time_passes(self) -> None:
         """Where nothing could move, time passed (no move of its own: not in the history)."""
-        while not self.machine.finished and not self.enabled_moves() and self.let_time_pass():
+        while not self.machine.finished and not self.machine.surely_moves() and not self.enabled_moves() \
+                and self.let_time_pass():
             pass
 
 

@@ -127,15 +127,23 @@ class MachineFootprints:
         # message on the bus into its pool after the move (so it depends on every send they make)
         takes = not machine.shared and machine.ctx.shared_bus
         self.every: Summary = self.status | self.latches | Footprint(accepts=takes)
-        self._transitions: dict[int, Summary] = {}
+        # the caches below depend on the graph and on `takes` alone: shared by every performance of the
+        # machine that takes alike (a check starts it afresh for each replay and each witness)
+        memo = shape.memo.get(("footprints", takes))
+        if not isinstance(memo, _Memo) or memo.graph is not self.graph:
+            memo = _Memo(self.graph)
+            shape.memo[("footprints", takes)] = memo
+        self._transitions: dict[int, Summary] = memo.transitions
+        self._regions: dict[int, Summary] = memo.regions
+        self._units: dict[int, Summary] = memo.units
         # the completion queue: its order is state, but whose completions follow whose is decided by
         # the order of what generated them, which a unit (groups) already answers for
         self._queue = frozenset({self.key("completions"), *(self.key(f"complete:{v.order}") for v in shape.vertices)})
         # the states whose do behavior may wait at an accept: a pool event may be handed to it
         self.accepting = tuple(st.index for st in self.graph.states if st.do is not None and st.do.footprint.accepts)
-        self._dos: dict[int, Summary] = {}
-        self._dispatcher: dict[frozenset[int], Summary] = {}
-        self._triggered: dict[frozenset[int], Summary] = {}
+        self._dos: dict[int, Summary] = memo.dos
+        self._dispatcher: dict[frozenset[int], Summary] = memo.dispatcher
+        self._triggered: dict[frozenset[int], Summary] = memo.triggered
         # the rest of a firing in progress, after all its chains (deferred events back to the pool,
         # messages delivered, timers armed, the final state checked): ordered against the do steps
         # the firing started only, so its units read it and those do steps write it
@@ -352,6 +360,14 @@ class MachineFootprints:
         """A selected reaction and everything it may lead to: its transition fired, and what the
         states it enters may do after (their completions' order follows the firing order, so what
         follows is part of what the firing order can decide); the queue's own order is left out."""
+        if self.machine.finished:
+            return self._firing_unit(t)
+        done = self._units.get(t.index)
+        if done is None:
+            done = self._units[t.index] = self._firing_unit(t)
+        return done
+
+    def _firing_unit(self, t: Transition) -> Summary:
         lca = _lca(t.source, t.target, self.machine.shape.machine)
         after = frozenset(v.order for v in _entered(t, lca))
         return (self.transition(t) | self._reach_orders(after)).without(self._queue)
@@ -359,6 +375,14 @@ class MachineFootprints:
     def region_unit(self, region: Vertex) -> Summary:
         """A region entered with its siblings: its entries and initial transitions, and everything its
         states may do after (the queue's own order left out)."""
+        if self.machine.finished:
+            return self._region_unit(region)
+        done = self._regions.get(region.order)
+        if done is None:
+            done = self._regions[region.order] = self._region_unit(region)
+        return done
+
+    def _region_unit(self, region: Vertex) -> Summary:
         inside = _subtree(region)
         entries = _union([self.graph.states[v.order].footprint for v in inside])
         return (entries | self._reach_orders(frozenset(v.order for v in inside))).without(self._queue)
@@ -415,7 +439,13 @@ class MachineFootprints:
         if isinstance(what, Transition):
             return self.firing_unit(what)
         # a region entered or left: the activity of all it holds besides what its states may do
-        return self.region_unit(what) | Footprint(writes=self._active(_subtree(what)))
+        if self.machine.finished:
+            return self.region_unit(what) | Footprint(writes=self._active(_subtree(what)))
+        done = self._regions.get(-1 - what.order)
+        if done is None:
+            done = self._regions[-1 - what.order] = self.region_unit(what) | Footprint(
+                writes=self._active(_subtree(what)))
+        return done
 
     def _rest(self, what: Vertex | Transition | Chain | None) -> Summary:
         """What a chain does after the chains it started have all ended."""
@@ -500,6 +530,19 @@ class MachineFootprints:
             fired = [self.transition(t) for t in _reachable(shape.vertices, orders)]
             done = self._dispatcher[orders] = _union([self.every, *fired, Footprint(reads=keys, writes=keys)])
         return done
+
+
+class _Memo:
+    """The footprints `MachineFootprints` computes once per machine graph (and way of taking messages)."""
+
+    def __init__(self, graph: StateGraph) -> None:
+        self.graph = graph
+        self.transitions: dict[int, Summary] = {}
+        self.regions: dict[int, Summary] = {}  # a region's unit by its order; its work by -1 - its order
+        self.units: dict[int, Summary] = {}  # a transition's firing unit by its number
+        self.dos: dict[int, Summary] = {}
+        self.dispatcher: dict[frozenset[int], Summary] = {}
+        self.triggered: dict[frozenset[int], Summary] = {}
 
 
 def _timed(v: Vertex) -> bool:

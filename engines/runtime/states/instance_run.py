@@ -114,11 +114,15 @@ class InstanceRun(Reported):
         """A firing in progress in some machine: the environment waits for it to end."""
         return next((m.front for m in self.machines if m.front is not None), None)
 
+    def surely_moves(self) -> bool:
+        """Never answered without listing the moves (see MachineMoves.surely_moves)."""
+        return False
+
     def enabled_moves(self) -> list[Move]:
         return self.ensemble.enabled_moves()
 
-    def apply(self, move: Move, *, at: bytes | None = None) -> list[str]:
-        return self.ensemble.apply(move, at=at)
+    def apply(self, move: Move, *, at: bytes | None = None, listed: bool = False) -> list[str]:
+        return self.ensemble.apply(move, at=at)  # (the ensemble finds the member's move, listed or not)
 
     @property
     def moves_taken(self) -> list[Move]:

@@ -51,6 +51,7 @@ class Transition:
     index: int  # declaration order over the machine
     name: str | None = None
     effect_body: bool = False  # written `do { ... }`: its statements run as one anonymous action
+    derived: dict[str, object] = field(default_factory=dict, init=False, repr=False)  # by the runtime's modules
 
     @property
     def completion(self) -> bool:
@@ -81,6 +82,19 @@ class Vertex:
     # `isRunToCompletion = false` or `runToCompletionScope = self`: its entry cascade (what entering it
     # enters below it) is held, and a dispatch may come between its own entry and that cascade
     held: bool = False
+    # what the runtime derives from the tree alone, once it is built (a shape is never changed after)
+    _lineage: tuple[Vertex, ...] | None = field(default=None, init=False, repr=False)
+    _paths: dict[Vertex, tuple[Vertex, ...]] = field(default_factory=dict, init=False, repr=False)
+    _scopes: dict[Vertex, Vertex | None] = field(default_factory=dict, init=False, repr=False)
+    derived: dict[str, object] = field(default_factory=dict, init=False, repr=False)  # by the runtime's modules
+
+    @property
+    def has_completion(self) -> bool:
+        """Whether a transition out of it has no trigger (its completion event may fire it)."""
+        found = self.derived.get("has completion")
+        if found is None:
+            found = self.derived["has completion"] = any(t.trigger is None for t in self.outgoing)
+        return bool(found)
 
     @property
     def is_state(self) -> bool:
@@ -88,24 +102,57 @@ class Vertex:
 
     @property
     def depth(self) -> int:
-        d, v = 0, self.parent
-        while v is not None:
-            d, v = d + 1, v.parent
-        return d
+        return len(self.ancestors())
 
-    def ancestors(self) -> list[Vertex]:
+    def ancestors(self) -> tuple[Vertex, ...]:
         """Parent first, up to the machine."""
-        out, v = [], self.parent
-        while v is not None:
-            out.append(v)
-            v = v.parent
-        return out
+        lineage = self._lineage
+        if lineage is None:
+            out, v = [], self.parent
+            while v is not None:
+                out.append(v)
+                v = v.parent
+            lineage = self._lineage = tuple(out)
+        return lineage
+
+    def path_from(self, top: Vertex) -> tuple[Vertex, ...]:
+        """The vertices strictly below `top` down to this one, outermost first, this one last (whether
+        or not it is below `top`)."""
+        path = self._paths.get(top)
+        if path is None:
+            path = self._paths[top] = tuple(
+                [v for v in reversed(self.ancestors()) if v is not top and top in v.ancestors()] + [self])
+        return path
+
+    def scope_with(self, other: Vertex) -> Vertex | None:
+        """The innermost vertex containing both this one and `other`, and neither of them (None: none
+        does)."""
+        if other in self._scopes:
+            return self._scopes[other]
+        ancestors = self.ancestors()
+        found = next((v for v in other.ancestors() if v in ancestors), None)
+        self._scopes[other] = found
+        return found
 
     def is_within(self, other: Vertex) -> bool:
         return self is other or other in self.ancestors()
 
-    def substates(self) -> list[Vertex]:
-        return [c for c in self.children if c.is_state]
+    @property
+    def rests(self) -> bool:
+        """Whether entering it enters nothing below it and holds nothing (`Configuration._enter_default`
+        only completes it): a state neither final, held nor parallel, with no substate and no initial."""
+        found = self.derived.get("rests")
+        if found is None:
+            found = self.derived["rests"] = (self.kind is not VertexKind.FINAL and not self.held and not self.parallel
+                                             and not self.substates() and self.initial is None)
+        return bool(found)
+
+    def substates(self) -> tuple[Vertex, ...]:
+        found = self.derived.get("substates")
+        if found is None:
+            found = self.derived["substates"] = tuple(c for c in self.children if c.is_state)
+        assert isinstance(found, tuple)
+        return found
 
     @property
     def composite(self) -> bool:
@@ -120,6 +167,16 @@ class Shape:
     machine: Vertex
     vertices: list[Vertex]
     transitions: list[Transition]
+    # what every performance of the machine derives from its shape alone (footprints.py), computed once
+    memo: dict[object, object] = field(default_factory=dict, repr=False)
+
+    @property
+    def has_final(self) -> bool:
+        """Whether any region has a final state (`done`)."""
+        found = self.memo.get("has final")
+        if found is None:
+            found = self.memo["has final"] = any(v.kind is VertexKind.FINAL for v in self.vertices)
+        return bool(found)
 
     def signals(self) -> set[str]:
         """Every signal or call name some transition's trigger names."""

@@ -11,6 +11,7 @@ goldens spell it."""
 
 from __future__ import annotations
 
+import weakref
 from fractions import Fraction
 
 from engines.errors import RunError
@@ -32,11 +33,11 @@ from engines.runtime.states.environment import (
 )
 from engines.runtime.states.layout import Shape, Transition, Vertex, shape_of
 from engines.runtime.states.moves import MachineMoves
-from engines.runtime.states.units import Front, run_whole
+from engines.runtime.states.units import Alone, Front, run_whole
 from engines.runtime.values import ObjectRef, Signal
 from engines.runtime.world import Context
 from ir.errors import close_names
-from ir.model import Element
+from ir.model import Element, Model
 from ir.resolve import lookup
 
 
@@ -83,14 +84,13 @@ class MachineRun(MachineMoves):
         self.units = units
         self.host.waits_on_clock = units
         self.front: Front | None = None
+        self.alone: Alone | None = None
         self.front_dos: set[Vertex] = set()
         self.applying = False
         self.begun_key: tuple[object, ...] = ()
         # where a firing's units may take more than one order (regions, do steps, a behavior's
         # statements): there a firing in progress is keyed by the state it began in
-        self.concurrent = any(v.parallel or v.do for v in self.shape.vertices) \
-            or any(interleaves(b.statements) for v in self.shape.vertices for b in (*v.entry, *v.exit)) \
-            or any(interleaves(t.effect) for t in self.shape.transitions if t.effect)
+        self.concurrent = _concurrent(self.shape)
         if units:
             self._begin_front(self._start(), "start", ("start",), quiet=on is None)
         elif on is not None:
@@ -254,8 +254,16 @@ class MachineRun(MachineMoves):
             return True
         return moved
 
-    def _declared_names(self) -> set[str]:
-        return {el.name for el in self.program.model.walk() if el.kind.endswith(" def")}
+    def _declared_names(self) -> frozenset[str]:
+        model = self.program.model
+        names = _DECLARED.get(model)
+        if names is None:
+            names = _DECLARED[model] = frozenset(el.name for el in model.walk() if el.kind.endswith(" def"))
+        return names
+
+
+# the names of the definitions a model declares, read once per model (a model is never changed)
+_DECLARED: weakref.WeakKeyDictionary[Model, frozenset[str]] = weakref.WeakKeyDictionary()
 
 def start_machine(program: LoweredModel, name: str, schedule: str = "reverse", performer: str | None = None,
                   max_steps: int | None = None, units: bool = False) -> MachineRun:
@@ -271,3 +279,14 @@ def start_machine(program: LoweredModel, name: str, schedule: str = "reverse", p
         el = program.model.element(matches[0])
         assert el is not None
     return MachineRun(program, el, schedule, performer, max_steps, units=units)
+
+
+def _concurrent(shape: Shape) -> bool:
+    """Whether the machine has a parallel state, a do behavior, or a behavior whose statements may take
+    more than one order (read once per shape)."""
+    found = shape.memo.get("concurrent")
+    if found is None:
+        found = shape.memo["concurrent"] = any(v.parallel or v.do for v in shape.vertices) \
+            or any(interleaves(b.statements) for v in shape.vertices for b in (*v.entry, *v.exit)) \
+            or any(interleaves(t.effect) for t in shape.transitions if t.effect)
+    return bool(found)

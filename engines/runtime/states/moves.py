@@ -42,7 +42,7 @@ from engines.runtime.states.dispatch import Dispatch, firing_text
 from engines.runtime.states.footprints import ENVIRONMENT as _ENVIRONMENT
 from engines.runtime.states.footprints import MachineFootprints, pending_by_region
 from engines.runtime.states.layout import Transition, Vertex, VertexKind
-from engines.runtime.states.units import Chain, Front, Steps, Task, run_whole
+from engines.runtime.states.units import Alone, Chain, Front, Steps, Task, run_whole
 from engines.runtime.world import Context
 from ir import syntax as s
 from ir.graphs import Footprint
@@ -57,6 +57,29 @@ def _completer(state: Vertex) -> int:
     """The actor of a completion event: its region's (the completed state's parent), which persists
     across the region's steps."""
     return _REGIONS + (state.parent.order if state.parent is not None else 0)
+
+
+def _completion_move(state: Vertex) -> Move:
+    """The dispatch of the completion event of `state` where it takes no choice (one per state: a move
+    is a value)."""
+    move = state.derived.get("completion move")
+    if move is None:
+        move = state.derived["completion move"] = Move(MoveKind.DISPATCH, _completer(state),
+                                                       f"completion {state.name}", state.name, None,
+                                                       ChoiceKind.DISPATCH_ORDER)
+    assert isinstance(move, Move)
+    return move
+
+
+def _completion_may_choose(state: Vertex) -> bool:
+    """Whether the completion of `state` may take one of several firings: two completion transitions,
+    or one through a junction."""
+    may = state.derived.get("completion may choose")
+    if may is None:
+        ways = [t for t in state.outgoing if t.trigger is None]
+        may = state.derived["completion may choose"] = len(ways) >= 2 or any(
+            t.target.kind is VertexKind.JUNCTION for t in ways)
+    return bool(may)
 
 
 def _dispatch_move(label: str, at: str, option: str | None, choice: ChoiceKind) -> Move:
@@ -89,6 +112,7 @@ class MachineMoves(Reported, Dispatch):
     stepped: set[Vertex]  # the do behaviors stepped since the last dispatch: the fixed policy's round
     due_batch: list[Timer]  # the timers the clock's last move made due, in the order they were armed
     front: Front | None  # the firing in progress
+    alone: Alone | None  # a firing begun while one chain alone may move (`_begin_front`)
     applying: bool  # inside `apply`: a firing begun now may stay in progress
     begun_key: tuple[object, ...]  # the state a dispatch began in (a firing in progress is keyed by it)
     concurrent: bool  # whether the machine has a parallel state or a do behavior (a firing may be in progress)
@@ -113,6 +137,8 @@ class MachineMoves(Reported, Dispatch):
             return []
         if self.front is not None:
             return self._front_moves()
+        if not self.dos:
+            return self._dispatch_moves()  # no do behavior: nothing fresh, nothing stepped
         fresh: list[Move] = []
         stepped: list[Move] = []
         for state in sorted(self.dos, key=lambda v: v.order):
@@ -127,6 +153,20 @@ class MachineMoves(Reported, Dispatch):
         if not fresh and not dispatches:
             return stepped  # the round is over: the next begins
         return fresh + dispatches + stepped
+
+    def surely_moves(self) -> bool:
+        """True where `enabled_moves()` would list a move and listing it reads nothing (no guard, no
+        wait): a chain of a firing in progress that may go on (no do behavior it started, no held
+        entry), or a completion event due that takes no choice with nothing else under way. False: not
+        known."""
+        if self.finished:
+            return False
+        front = self.front
+        if front is not None:
+            return not self.front_dos and not front.held() and front.any_runnable()
+        if self.dos or not self.completions:
+            return False
+        return not self.units or not _completion_may_choose(self.completions[0])
 
     def _do_moves(self, state: Vertex, run: DoRun) -> list[Move]:
         """A do behavior's step (the fixed policies' round of its flow), then, where its flow has two
@@ -147,8 +187,7 @@ class MachineMoves(Reported, Dispatch):
                 # is open (the oracle's conflicting transitions and junction branches)
                 return [Move(MoveKind.DISPATCH, _completer(state), f"completion {state.name} [{text}]", state.name,
                              text, ChoiceKind.TRANSITION) for text in options]
-            return [Move(MoveKind.DISPATCH, _completer(state), f"completion {state.name}", state.name, None,
-                         ChoiceKind.DISPATCH_ORDER)]
+            return [_completion_move(state)]
         batch = [tm for tm in self.due_batch if tm in self.timers and tm.transition.source in self.active]
         moves = [self._timer_move(tm) for tm in batch]
         if self.pool:
@@ -163,8 +202,7 @@ class MachineMoves(Reported, Dispatch):
     def _completion_choices(self, state: Vertex) -> list[str]:
         """Under check and explore, the firings a completion may take where it may take several (a
         guard the listing cannot read leaves the choice to the dispatch, which raises it)."""
-        ways = [t for t in state.outgoing if t.trigger is None]
-        if not self.units or (len(ways) < 2 and not any(t.target.kind is VertexKind.JUNCTION for t in ways)):
+        if not self.units or not _completion_may_choose(state):
             return []
         try:
             return [firing_text(f) for f in self.completion_options(state)]
@@ -238,6 +276,8 @@ class MachineMoves(Reported, Dispatch):
 
     def _lower_latches(self) -> None:
         """A `when` condition read false again may rise again: its latch is lowered."""
+        if not self.change_seen:
+            return  # no latch was ever raised
         for state in self.active:
             for t in state.outgoing:
                 trig = t.trigger
@@ -280,7 +320,10 @@ class MachineMoves(Reported, Dispatch):
         return out
 
     def _being_left(self, state: Vertex) -> bool:
-        return self.front is not None and self.front.being_left(state)
+        if self.front is not None:
+            return self.front.being_left(state)
+        alone = self.alone
+        return alone is not None and alone.being_left(state)
 
     def _firing(self, steps: Steps, name: str) -> None:
         self.front_dos = set()
@@ -290,8 +333,29 @@ class MachineMoves(Reported, Dispatch):
         self._begin_front(steps, name, self.begun_key, quiet=False)
 
     def _begin_front(self, steps: Steps, name: str, key: tuple[object, ...], quiet: bool) -> None:
-        self.front = Front.begin(steps, name, key, quiet)
+        """As `Front.begin` then `_settle_front`; while one chain alone may move, without a `Front`."""
+        alone = Alone(steps, name)
+        self.front = None
+        self.alone = alone
+        try:
+            if quiet:
+                with self.ctx.trace.quiet():
+                    front = alone.run(self._front_dos_begun, key, quiet)
+            else:
+                front = alone.run(self._front_dos_begun, key, quiet)
+        except BaseException:
+            self.front = alone.front(key, quiet)  # where a Front would have stood when it raised
+            raise
+        finally:
+            self.alone = None
+        if front is None:
+            self.front_dos = set()
+            return
+        self.front = front
         self._settle_front()
+
+    def _front_dos_begun(self) -> bool:
+        return bool(self.front_dos)
 
     def _settle_front(self) -> None:
         """Go on while one chain alone may move (no other chain, no do behavior the firing started
@@ -326,9 +390,12 @@ class MachineMoves(Reported, Dispatch):
 
     # ------------------------------------------------------------ making one happen
 
-    def apply(self, move: Move, *, at: bytes | None = None) -> list[str]:
+    def apply(self, move: Move, *, at: bytes | None = None, listed: bool = False) -> list[str]:
+        """As the protocol's; `listed`: the move is known enabled (a replay of moves this very machine
+        made from its start), not looked up again, and a firing it leaves in progress keyed as without
+        `at`."""
         mark = self.ctx.trace.mark()
-        if at is None and move not in self.enabled_moves():
+        if at is None and not listed and move not in self.enabled_moves():
             raise RunError(f"{move.label} is not enabled" + (": the machine has ended" if self.finished else ""),
                            move.at)
         self.moves_taken.append(move)
@@ -477,24 +544,33 @@ class MachineMoves(Reported, Dispatch):
         canon_frame: list[object] = []
         canon = Canon(self.ctx, readable)
         canon.frame(self.frame, canon_frame, "", set())
-        return (
+        # each part spelled as before; an empty one is the empty tuple its expression would build
+        histories, pool, deferred, timers, dos = self.histories, self.pool, self.deferred, self.timers, self.dos
+        front, broken = self.front, self.host.broken_assertions
+        key: tuple[object, ...] = (
             self.status,
-            tuple(sorted(v.order for v in self.active)),
-            tuple(sorted((h.order, tuple(v.order for v in vs)) for h, vs in self.histories.items())),
-            tuple(_event_key(e, canon) for e in self.pool),
-            tuple(_event_key(e, canon) for e in self.deferred),
-            tuple(v.order for v in self.completions),
-            tuple(sorted(v.order for v in self.complete)),
-            tuple((tm.due - now, tm.transition.index, tm in self.due_batch)
-                  for tm in sorted(self.timers, key=lambda t: t.seq)),
-            tuple(sorted((v.order, r.index, r.started, r.waiting is not None,
-                          r.wake - now if r.wake is not None else None) for v, r in self.dos.items())),
-            tuple(sorted(k for k, v in self.change_seen.items() if v)),
-            tuple(sorted((j.order, tuple(sorted(t.index for t in ts))) for j, ts in self.joined.items())),
+            tuple(sorted([v.order for v in self.active])),
+            tuple(sorted([(h.order, tuple([v.order for v in vs])) for h, vs in histories.items()]))
+            if histories else (),
+            tuple([_event_key(e, canon) for e in pool]) if pool else (),
+            tuple([_event_key(e, canon) for e in deferred]) if deferred else (),
+            tuple([v.order for v in self.completions]),
+            tuple(sorted([v.order for v in self.complete])),
+            tuple([(tm.due - now, tm.transition.index, tm in self.due_batch)
+                   for tm in sorted(timers, key=_timer_seq)]) if timers else (),
+            tuple(sorted([(v.order, r.index, r.started, r.waiting is not None,
+                           r.wake - now if r.wake is not None else None) for v, r in dos.items()])) if dos else (),
+            tuple(sorted([k for k, v in self.change_seen.items() if v])) if self.change_seen else (),
+            tuple(sorted([(j.order, tuple(sorted([t.index for t in ts]))) for j, ts in self.joined.items()]))
+            if self.joined else (),
             tuple(canon_frame),
-            (self.front.key, tuple(self.front.taken)) if self.front is not None else None,
-        ) + ((self.host.broken_assertions,) if self.host.broken_assertions else ()) \
-            + ((repr(self.moves_taken),) if self._paused_mid_statement() else ())
+            (front.key, tuple(front.taken)) if front is not None else None,
+        )
+        if broken:
+            key += (broken,)
+        if dos and self._paused_mid_statement():
+            key += (repr(self.moves_taken),)
+        return key
 
     def _paused_mid_statement(self) -> bool:
         """Whether a do behavior stands inside a statement (a loop's pass, a block, a wait) or inside its
@@ -552,12 +628,7 @@ class MachineMoves(Reported, Dispatch):
         """What each runnable chain of the firing in progress works on (`unit_scope`), by actor."""
         if self.front is None:
             return {}
-        out: dict[int, list[Vertex | Transition | Chain | None]] = {}
-        for task in self.front.runnable():
-            scope = self.unit_scope(Move(MoveKind.UNIT, _UNITS + task.number, ""))
-            if scope:
-                out[_UNITS + task.number] = scope
-        return out
+        return {_UNITS + task.number: _scope_of(task) for task in self.front.runnable()}
 
     def enablers(self, actor: Actor) -> list[int] | None:
         if self.front is not None:
@@ -579,11 +650,7 @@ class MachineMoves(Reported, Dispatch):
         if move.kind is not MoveKind.UNIT or self.front is None:
             return None
         task = next((t for t in self.front.runnable() if _UNITS + t.number == move.actor), None)
-        out: list[Vertex | Transition | Chain | None] = []
-        while task is not None:
-            out.append(task.what)
-            task = task.parent
-        return out or None
+        return _scope_of(task) if task is not None else None
 
     def machine_outputs(self) -> dict[str, str]:
         """The machine's features, then `finalState` (as the corpus spells configurations; `(terminated)`
@@ -662,6 +729,20 @@ def _copy_fields(saved: dict[str, object]) -> dict[str, object]:
     fields["dos"] = {v: replace(r) for v, r in saved["dos"].items()}  # type: ignore[attr-defined]
     fields["joined"] = {j: set(ts) for j, ts in saved["joined"].items()}  # type: ignore[attr-defined]
     return fields
+
+
+def _scope_of(task: Task) -> list[Vertex | Transition | Chain | None]:
+    """What a chain works on, then what each chain it is part of works on (`unit_scope`)."""
+    out: list[Vertex | Transition | Chain | None] = []
+    at: Task | None = task
+    while at is not None:
+        out.append(at.what)
+        at = at.parent
+    return out
+
+
+def _timer_seq(timer: Timer) -> int:
+    return timer.seq
 
 
 def _order_text(order: list[Firing]) -> str:

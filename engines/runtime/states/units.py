@@ -22,7 +22,7 @@ left).
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -141,6 +141,10 @@ class Front:
     def runnable(self) -> list[Task]:
         return [t for t in self.tasks if t.waiting == 0 and (t.leaving is None or not self._kept(t))]
 
+    def any_runnable(self) -> bool:
+        """Whether `runnable()` lists a chain."""
+        return any(t.waiting == 0 and (t.leaving is None or not self._kept(t)) for t in self.tasks)
+
     def _kept(self, task: Task) -> bool:
         """Whether the task stands before leaving a state inside which another chain's transition is
         under way (begun, not ended)."""
@@ -240,3 +244,96 @@ class Front:
         parent.waiting -= 1
         if parent.waiting == 0:
             self._run(parent, unit=False)
+
+
+@dataclass(eq=False, slots=True)
+class _Lone:
+    """A chain of a firing driven by `Alone`: what its `Task` would hold while it alone may move."""
+
+    name: str
+    steps: Steps
+    what: Vertex | Transition | Chain | None
+    number: int
+    taken: int = 0
+    left: Vertex | None = None
+    primed: bool = False
+
+
+class Alone:
+    """A firing begun, driven as `Front` drives it while one chain alone may move (each chain it is part
+    of waits for it alone): the same units in the same order, without a `Front`'s bookkeeping. Where
+    the firing may take another order (a `Par` of several chains, a `Pick`, a `HELD` entry) or `pause`
+    says it may (a do behavior the firing started), it hands over the `Front` that would stand there.
+
+    In one such chain no `Leaving` is ever kept (every other chain under way is one it is part of)."""
+
+    __slots__ = ("made", "stack")
+
+    def __init__(self, steps: Steps, name: str) -> None:
+        self.stack = [_Lone(name, steps, None, 1)]
+        self.made = 1
+
+    def being_left(self, state: Vertex) -> bool:
+        return any(t.left is not None and state.is_within(t.left) for t in self.stack)
+
+    def run(self, pause: Callable[[], bool], key: tuple[object, ...], quiet: bool) -> Front | None:
+        """Go on to the firing's end (None), or to where the `Front` it returns takes over."""
+        stack = self.stack
+        while True:
+            if pause():
+                return self.front(key, quiet)
+            task = stack[-1]
+            task.taken += 1
+            unit = not task.primed
+            while True:
+                try:
+                    item = next(task.steps)
+                except StopIteration:
+                    stack.pop()
+                    if not stack:
+                        return None
+                    task, unit = stack[-1], False
+                    continue
+                if item is UNIT:
+                    if unit:
+                        unit = False
+                        continue
+                    task.primed = True
+                    break
+                if isinstance(item, Leaving):
+                    task.left = item.state
+                    continue
+                task.primed = False
+                if item is HELD:
+                    front = self.front(key, quiet)
+                    front.tasks[0].held = True
+                    return front
+                if isinstance(item, Pick):
+                    front = self.front(key, quiet)
+                    front.tasks[0].pick = item
+                    return front
+                assert isinstance(item, Par)
+                chains = item.chains
+                if not chains:
+                    continue
+                if len(chains) == 1:
+                    self.made += 1
+                    name, steps, what = chains[0]
+                    stack.append(_Lone(name, steps, what, self.made))
+                    break
+                front = self.front(key, quiet)
+                front.tasks[0].waiting = len(chains)
+                front.tasks[0:0] = [front._task(name, steps, front.tasks[0], what) for name, steps, what in chains]
+                return front
+
+    def front(self, key: tuple[object, ...], quiet: bool) -> Front:
+        """The `Front` standing where this firing stands."""
+        front = Front(key, quiet, made=self.made)
+        parent: Task | None = None
+        for lone in self.stack:
+            parent = Task(lone.name, lone.steps, parent, lone.number, lone.what, taken=lone.taken, waiting=1,
+                          primed=lone.primed, left=lone.left)
+            front.tasks.insert(0, parent)
+        if front.tasks:
+            front.tasks[0].waiting = 0
+        return front
