@@ -179,7 +179,10 @@ class _Move:
         body = parent.node.body
         if parent.act in (Act.IF, Act.WHILE, Act.FOR, Act.UNTIL) or (body is not None and body.terminate):
             # a branch or pass: the performance the statement is part of ends; a terminate action
-            # usage (its implicit terminate, or a `terminate;` in its body): the one it is a step of
+            # usage (its implicit terminate, or a `terminate;` in its body): the one it is a step of,
+            # once the usage has completed with its pins (a pin bound out is written back first)
+            if parent.returns:
+                pc = self.end_performance(pc, parent)
             self.terminate(pc, parent.flow)
             return
         self.come_out(pc, parent)
@@ -459,20 +462,40 @@ class _Move:
         if place.locals:
             # reported from its first start on, a feature with no value as unset
             self.set(pc, ("begun", place.index), z3.BoolVal(True))
-        pc = self.start_features(pc, place, place.flow, place.locals)
+        pc = self.start_features(pc, place, place.flow, place.locals, self.give(pc, place))
         for own, pin in place.pinned:
             self.set(pc, ("val", pin), self.st[("val", own)])
             self.set(pc, ("has", pin), self.st[("has", own)])
         if place.children:
             self.go_inside(pc, place, place.children[0])
         else:
+            if place.returns:
+                pc = self.end_performance(pc, place)
             self.follow(pc, place)
 
-    def start_features(self, pc: Any, place: Place, flow: int, indices: tuple[int, ...]) -> Any:
+    def give(self, pc: Any, place: Place) -> dict[int, Any]:
+        """The pins flows and bindings give as the node's performance starts (Place.given), each with
+        the condition under which it was given one."""
+        given: dict[int, Any] = {}
+        for pin, source, by_flow in place.given:
+            held = self.st[("has", source)] if by_flow else z3.BoolVal(True)
+            self.set(z3.And(pc, held), ("val", pin), self.st[("val", source)])
+            self.set(z3.And(pc, held), ("has", pin), self.st[("has", source)])
+            given[pin] = z3.Or(given[pin], held) if pin in given else held
+        return given
+
+    def start_features(self, pc: Any, place: Place, flow: int, indices: tuple[int, ...],
+                       given: dict[int, Any] | None = None) -> Any:
         """The features `place` owns set from their initial values, in order: each reads the ones set
-        before it and the names `flow` sees (a node's body around it, a branch's or pass's statement)."""
+        before it and the names `flow` sees (a node's body around it, a branch's or pass's statement);
+        a pin `given` a value keeps it where it was given one."""
         for index in indices:
             feature = self.net.features[index]
+            if given and index in given:
+                own = z3.And(pc, z3.Not(given[index]))
+                rest = self.start_features(own, place, flow, (index,))
+                pc = z3.Or(z3.And(pc, given[index]), rest)
+                continue
             if feature.decl.value is None:
                 # unset until written, as the interpreter starts it (reading it before fails)
                 self.set(pc, ("has", feature.index), z3.BoolVal(False))

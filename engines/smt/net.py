@@ -19,6 +19,7 @@ from engines.runtime.objects import declared_parts, object_path
 from engines.runtime.types import rule_for
 from engines.runtime.values import SCALAR_TYPES
 from ir import syntax as s
+from ir.connections import Connection, ConnectionKind, End
 from ir.graphs import ActionGraph, Attribute, Node, NodeKind
 from ir.lower.flows import IMPLICIT_TERMINATE
 from ir.model import Element
@@ -181,6 +182,11 @@ class Place:
     absolute: bool = False  # ...or (`accept at`) the instant it waits for
     encloses: bool = True  # ENTER: names its flow does not hold are read around the node (not so for a
     # performed action, unless the usage states statements of its own)
+    # ENTER: its pins given as its performance starts, before its features' own values, in the order
+    # the connections are declared: (pin, what gives it, by a flow): a flow's source pin gives what it
+    # holds once it was written or its node ended with it (else the pin takes its own value); the
+    # feature a binding ties it to gives what it holds
+    given: tuple[tuple[int, int, bool], ...] = ()
 
 
 @dataclass
@@ -408,8 +414,6 @@ class _Builder:
 
     def build(self) -> Net:
         graph = self.program.graph(self.action)
-        if graph.flows or graph.binds or graph.connections:
-            raise NotCovered(self.action.name, "flows or bindings between nodes")
         for attr in graph.attributes:
             if isinstance(attr.decl, s.Usage) and attr.decl.kind == "part":
                 continue  # a part the action declares: its object's features, below
@@ -506,8 +510,6 @@ class _Builder:
         return feature.index
 
     def _flow(self, graph: ActionGraph, parent: int | None, role: str) -> int:
-        if graph.flows or graph.binds or graph.connections:
-            raise NotCovered(graph.name, "flows or bindings between nodes")
         ctx = FlowCtx(len(self.net.flows), graph, parent, role)
         self.net.flows.append(ctx)
         for node in graph.nodes:
@@ -515,7 +517,65 @@ class _Builder:
             self.net.places.append(Place(len(self.net.places), ctx.index, node, Act.FOLLOW, node.name, False))
         for node in graph.nodes:
             self._place(ctx, node)
+        for conn in graph.connections:
+            self._connection(ctx, conn)
         return ctx.index
+
+    def _connection(self, ctx: FlowCtx, conn: Connection) -> None:
+        """A flow between the pins of two nodes of the flow, the source's performance ended before the
+        target's begins on every schedule (so what it delivers is what its pin ended with: no value
+        streams into a performance running beside it), neither performed again; or a binding of a
+        node's pin to a feature around it (read as the node starts, written back as it ends). Any other
+        connection is refused."""
+        graph = ctx.graph
+        where = conn.target.text if conn.target.pin else conn.source.text
+        if conn.kind is ConnectionKind.BIND:
+            pins = [e for e in (conn.source, conn.target) if e.pin]
+            if len(pins) != 1:
+                raise NotCovered(where, "a binding between two pins" if pins else "a binding between features")
+            (pin_end,) = pins
+            feature_end = conn.target if pin_end is conn.source else conn.source
+            place, pin = self._pin_end(ctx, pin_end)
+            if len(feature_end.path) != 1 or self.net.resolve(feature_end.path[0], ctx.index) is None:
+                raise NotCovered(where, f"a binding to '{feature_end.text}', which is no feature around the node")
+            outer = self.net.resolve(feature_end.path[0], ctx.index)
+            assert outer is not None
+            direction = self.net.features[pin].decl.direction
+            if direction != "out":
+                place.given = (*place.given, (pin, outer.index, False))
+            if direction != "in":
+                place.returns = (*place.returns, Return(pin, outer.index, True))
+            return
+        if not (conn.source.pin and conn.target.pin):
+            raise NotCovered(where, "a flow from or to a feature that is no node's pin")
+        source_place, source = self._pin_end(ctx, conn.source)
+        target_place, target = self._pin_end(ctx, conn.target)
+        cyclic = _on_cycles(graph)
+        for p in (source_place, target_place):
+            if p.node.index in cyclic:
+                raise NotCovered(where, f"a flow from or to '{p.node.name}', which a loop may perform again")
+        if source_place.node.index not in _ended_before(graph, self._joinlike(ctx))[target_place.node.index]:
+            raise NotCovered(where, f"a flow from '{source_place.node.name}' to '{target_place.node.name}', which "
+                                    "may be performed at once (its values stream)")
+        if self.net.features[source].sort.kind != self.net.features[target].sort.kind:
+            raise NotCovered(where, "a flow between pins of different types")
+        target_place.given = (*target_place.given, (target, source, True))
+
+    def _pin_end(self, ctx: FlowCtx, end: End) -> tuple[Place, int]:
+        """The node of the flow whose pin a connection's end names (`read.v`), and the pin's feature."""
+        node = next((n for n in ctx.graph.nodes if n.name == end.path[0]), None)
+        if len(end.path) != 2 or node is None:
+            raise NotCovered(end.text, "a connection end that is no pin of a node of its flow")
+        place = self.net.places[ctx.places[node.index]]
+        if place.act is not Act.ENTER or place.performs is not None or place.multiplicity != 1:
+            raise NotCovered(end.text, f"a connection to '{node.name}', whose body is no action of its own")
+        pin = next((i for i in place.locals if self.net.features[i].local == end.path[1]), None)
+        if pin is None:
+            raise NotCovered(end.text, f"a connection end naming no feature of '{node.name}'")
+        return place, pin
+
+    def _joinlike(self, ctx: FlowCtx) -> frozenset[int]:
+        return frozenset(n for n, p in ctx.places.items() if self.net.places[p].joinlike)
 
     def _place(self, ctx: FlowCtx, node: Node) -> None:
         place = self.net.places[ctx.places[node.index]]
@@ -860,8 +920,8 @@ class _Builder:
         place.act = Act.ENTER
         if body.attributes and isinstance(node.decl, s.Usage) and not node.decl.name:
             raise NotCovered(name, "features of an anonymous action")
-        # no flow or binding reaches a pin here (a graph with any is refused above): a parameter of the
-        # node's own body starts as an attribute does, from its value or unset
+        # a parameter of the node's own body starts as an attribute does, from its value or unset, unless
+        # a flow or binding gives it one (Place.given, set once the flow's places are built)
         # a node in an `if` branch is performed at most once; a run reports none of its features
         hidden = self._in_block(ctx)
         place.locals = tuple(self._attribute(a, place.index, name, body.scope, hidden) for a in body.attributes)
@@ -939,6 +999,42 @@ class _Builder:
                     returns.append(Return(index, outer.index, False))
         place.returns = tuple(returns)
         place.children = (self._flow(graph, place.index, "body"),)
+
+
+def _on_cycles(graph: ActionGraph) -> frozenset[int]:
+    """The nodes of a flow on a cycle of its successions (a loop performs them again)."""
+    reach: dict[int, set[int]] = {}
+    for node in graph.nodes:
+        seen: set[int] = set()
+        todo = [e.target for e in graph.outgoing(node.index)]
+        while todo:
+            n = todo.pop()
+            if n not in seen:
+                seen.add(n)
+                todo.extend(e.target for e in graph.outgoing(n))
+        reach[node.index] = seen
+    return frozenset(n for n, seen in reach.items() if n in seen)
+
+
+def _ended_before(graph: ActionGraph, joinlike: frozenset[int]) -> dict[int, frozenset[int]]:
+    """Per node of a flow, the nodes whose performance has ended before it begins on every schedule: a
+    node waiting for every succession reaching it (a join, or many reaching a node) follows all its
+    sources; any other follows one of them, so only what all of them follow. The greatest solution (as
+    for dominators), so that a loop's back edge takes nothing away from what precedes the loop."""
+    everything = frozenset(n.index for n in graph.nodes)
+    out = {n.index: everything if graph.incoming(n.index) else frozenset() for n in graph.nodes}
+    changed = True
+    while changed:
+        changed = False
+        for node in graph.nodes:
+            sources = sorted({e.source for e in graph.incoming(node.index)})
+            if not sources:
+                continue
+            each = [out[src] | {src} for src in sources]
+            found = frozenset().union(*each) if node.index in joinlike else frozenset.intersection(*each)
+            if found != out[node.index]:
+                out[node.index], changed = found, True
+    return out
 
 
 def _walk(expr: s.Expr | None) -> Iterator[s.Expr]:

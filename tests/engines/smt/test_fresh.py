@@ -185,6 +185,28 @@ EXPECTED = {
     # and the second begin: base 0, count 10. So (count, work.base): (0, 0), (10, 0), (0, 10), (20, 10).
     ("crowds", "crowds::Shift"): done({"count": "0", "work.base": "0"}, {"count": "10", "work.base": "0"},
                                       {"count": "0", "work.base": "10"}, {"count": "20", "work.base": "10"}),
+    # flows: a flow's target takes, as it starts, what its source's pin holds (written, or ended with);
+    # each source here ends before its target begins. Line (raw 7): read.v = 8 reaches scale.x; scale
+    # reads gain 2 or (the tuner first) 3: y 16 or 24, handed to store.z and stored.
+    ("flows", "flows::Line"): done(*({"gain": "3", "raw": "7", "read.v": "8", "scale.x": "8", "scale.y": y,
+                                      "store.z": y, "stored": y} for y in ("16", "24"))),
+    # Handover: the succession flow hands 4 to report (total 4); probe never writes p, so audit keeps its
+    # own q = 100: total 104; flip sets skip false on every schedule.
+    ("flows", "flows::Handover"): done({"audit.q": "100", "measure.m": "4", "probe.p": "<unset>", "report.n": "4",
+                                        "skip": "false", "total": "104"}),
+    # Tank (level 10): adjust reads level in as it starts and writes l + 5 back as it ends; drain (-3)
+    # before its start: 7 -> 12; between: 7 overwritten by 15; after: 15 - 3 = 12 with adjust.l 15.
+    ("flows", "flows::Tank"): done({"adjust.l": "12", "level": "12"}, {"adjust.l": "15", "level": "15"},
+                                   {"adjust.l": "15", "level": "12"}),
+    # Fuse: both pins given after the join (x 2, y 3: y's own x + 1 not taken): r = 23.
+    ("flows", "flows::Fuse"): done({"fuser.x": "2", "fuser.y": "3", "left.v": "2", "r": "23", "right.v": "3"}),
+    # Calibrate: src ends with its own v = 3, delivered to the sink after two passes: got 30.
+    ("flows", "flows::Calibrate"): done({"got": "30", "i": "2", "sink.w": "3", "src.v": "3"}),
+    # Station: run copies raw in as it starts (1, or 10 after bump): offset o = raw + 2 flows to triple,
+    # scaled = 3 * (raw + 2) = 9 or 36, written back as run ends; raw ends 10 either way.
+    ("flows", "flows::Station"): done(*({"raw": "10", "run.offset.o": o, "run.raw": r, "run.scaled": sc,
+                                         "run.triple.p": o, "scaled": sc}
+                                        for r, o, sc in (("1", "3", "9"), ("10", "12", "36")))),
 }
 
 
@@ -583,3 +605,12 @@ def test_a_calc_usage_is_invoked_where_its_result_is_read() -> None:
     outcomes = smt_outcomes(prog, "payroll::Payroll")
     assert outcomes == explore_outcomes(prog, "payroll::Payroll")
     assert sorted(dict(v)["paid"] for v, _ in outcomes) == ["13", "8"]
+
+
+# A flow between steps performed at once streams each value written into the running target: no
+# outcome of smt's reads it, so the question is refused before any query, naming the two steps.
+def test_a_flow_between_steps_performed_at_once_is_refused() -> None:
+    answer = solve(model("flows"), "flows::Stream", "outcomes", solver_seconds=SECONDS)
+    assert answer.verdict == "not covered"
+    assert "a flow from 'produce' to 'consume', which may be performed at once" in answer.reason
+
