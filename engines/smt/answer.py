@@ -123,6 +123,14 @@ def solve(program: Program, subject: str, kind: str, properties: Sequence[str] =
         answer = _holds(base, un, program, subject, props, started)
         if induction and kind == "holds":
             answer = _induct(answer, un, program, action, props, assumptions, started)
+        if kind == "holds" and properties and answer.reason is None and features:
+            # as the check engine does: the features compared between schedules are asked of too, so
+            # a property that holds does not hide a final value the schedule decides
+            if un.free:
+                un = Unrolled(net, program, subject, k, inputs, ("", "B"), timeout_ms, safe, deadline)
+                _assumptions(un, program, action, assumptions)
+            answer = _with_sensitivity(answer, _sensitive(base, un, program, subject, features, started, interrupted),
+                                       started)
         return answer
     except NotCovered as refused:
         return _with(base, reason=str(refused), started=started)
@@ -370,6 +378,26 @@ def _sensitive(base: Answer, un: Any, program: Program, subject: str, features: 
         return _with(base, started=started, verdict=f"no sensitivity found within {un.k} moves",
                      strength=Strength.BOUNDED, reached=True)
     return _with(base, started=started, verdict="not sensitive", strength=Strength.PROVED)
+
+
+def _with_sensitivity(held: Answer, asked: Answer, started: float) -> Answer:
+    """A property's answer with the sensitivity of the compared features beside it: each divergence
+    found (its witnesses after the property's), the sensitivity then the verdict unless a property is
+    violated; a sensitivity query stopped (interrupted) stops the answer."""
+    if asked.reason is not None:
+        return _with(held, started=started, verdict="not covered", strength=Strength.NOT_COVERED,
+                     reason=asked.reason)
+    if not asked.divergent:
+        return held
+    offset = len(held.witnesses)
+    divergent = tuple((feature, tuple((value, index + offset) for value, index in values))
+                      for feature, values in asked.divergent)
+    verdict, strength = (held.verdict, held.strength) if held.violations else (asked.verdict, asked.strength)
+    # what the properties' query showed stays said where the sensitivity decides the verdict
+    said = () if held.violations else (f"the properties: {held.verdict}",)
+    return _with(held, started=started, verdict=verdict, strength=strength,
+                 witnesses=(*held.witnesses, *asked.witnesses), divergent=divergent,
+                 notes=(*held.notes, *said, *asked.notes))
 
 
 def _outcomes(base: Answer, un: Any, program: Program, subject: str, started: float) -> Answer:

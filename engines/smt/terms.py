@@ -76,9 +76,25 @@ class Enums:
     def _get(self, enum: str, literals: tuple[str, ...]) -> tuple[Any, dict[str, Any]]:
         known = self.sorts.get(enum)
         if known is None:
-            made, consts = z3.EnumSort(f"enum_{enum}", [f"{enum}_{x}" for x in literals])
-            known = self.sorts[enum] = (made, dict(zip(literals, consts, strict=True)))
+            known = self.sorts[enum] = _enum_sort(enum, literals)
         return known
+
+
+# The solver's context declares a sort's name once: every query of the process (the two copies of a
+# sensitivity query, a property's and a sensitivity's, another model's) takes the one made for an
+# enumeration's literals; one of the same name with other literals gets a name of its own.
+_ENUM_SORTS: dict[tuple[str, tuple[str, ...]], tuple[Any, dict[str, Any]]] = {}
+
+
+def _enum_sort(enum: str, literals: tuple[str, ...]) -> tuple[Any, dict[str, Any]]:
+    key = (enum, literals)
+    known = _ENUM_SORTS.get(key)
+    if known is None:
+        clashes = sum(1 for name, _ in _ENUM_SORTS if name == enum)
+        suffix = f"_{clashes}" if clashes else ""
+        made, consts = z3.EnumSort(f"enum_{enum}{suffix}", [f"{enum}{suffix}_{x}" for x in literals])
+        known = _ENUM_SORTS[key] = (made, dict(zip(literals, consts, strict=True)))
+    return known
 
 
 def variable(name: str, sort: Sort, enums: Enums) -> Any:

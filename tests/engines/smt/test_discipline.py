@@ -120,6 +120,16 @@ def test_an_enumeration_input_chosen_by_the_solver() -> None:
     _replays(prog, "modes::Drive", answer.witnesses[0].text())
 
 
+# A sensitivity query's two copies of the run share the free inputs: the enumeration's solver sort is
+# one for both copies (and for every query of the process), so an enumeration in the model refuses
+# nothing there. speed is decided by the input alone: not sensitive.
+def test_an_enumeration_input_in_a_sensitivity_query() -> None:
+    answer = solve(program(models.MODES), "modes::Drive", "sensitive", diverge=("speed",))
+    assert answer.verdict == "not sensitive", answer.reason
+    assert [name for name, _ in answer.inputs] == ["mode"]
+
+
+
 def test_a_construct_not_covered_is_refused_naming_node_and_construct() -> None:
     answer = solve(program(models.CALLS), "calls::Use", "holds")
     assert answer.verdict == "not covered" and answer.strength is Strength.NOT_COVERED

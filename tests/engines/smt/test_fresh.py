@@ -291,8 +291,23 @@ def test_smt_lists_each_outcome_once() -> None:
 # assuming failUntil <= 1 proved; assuming failUntil == 2 still violated (every round's guard first).
 def test_retry_bound_is_proved_for_every_input() -> None:
     answer = solve(model("retry"), "retry::Retry", "holds", properties=("retry::AtMostThree",),
-                   inputs=("failUntil",), solver_seconds=SECONDS)
+                   inputs=("failUntil",), diverge=(), solver_seconds=SECONDS)
     assert answer.verdict == "proved"
+
+
+# As the check engine does, a property's question compares the features between schedules too (every
+# attribute, where none is named): the property holds, and tries still ends 2 or 3 for one input (with
+# failUntil 1: the second round's guard reads 1 or 2), so the answer is sensitive, the proof said beside.
+def test_a_property_that_holds_does_not_hide_a_sensitive_feature() -> None:
+    answer = solve(model("retry"), "retry::Retry", "holds", properties=("retry::AtMostThree",),
+                   inputs=("failUntil",), diverge=("tries",), solver_seconds=SECONDS)
+    assert answer.verdict == "sensitive", answer.reason
+    assert "the properties: proved" in answer.notes
+    ((feature, values),) = answer.divergent
+    assert feature == "tries" and len({v for v, _ in values}) == 2
+    prog = model("retry")
+    for witness in answer.witnesses:
+        assert unreproduced(prog, replay_run(prog, "retry::Retry", witness.text()), witness) is None
 
 
 def test_giving_up_needs_a_large_enough_input() -> None:
@@ -300,12 +315,12 @@ def test_giving_up_needs_a_large_enough_input() -> None:
     answer = solve(prog, "retry::Retry", "holds", properties=("retry::NeverGaveUp",), inputs=("failUntil",),
                    solver_seconds=SECONDS)
     assert answer.verdict == "violated"
-    (witness,) = answer.witnesses
+    witness = answer.witnesses[0]  # the violation's (the sensitivity's of tries follow it)
     ((name, value),) = witness.inputs
     assert name == "failUntil" and int(value) >= 2
     replayed(prog, "retry::Retry", answer)
     reliable = solve(prog, "retry::Retry", "holds", properties=("retry::NeverGaveUp",), inputs=("failUntil",),
-                     assumptions=("retry::Reliable",), solver_seconds=SECONDS)
+                     assumptions=("retry::Reliable",), diverge=(), solver_seconds=SECONDS)
     assert reliable.verdict == "proved"
     edge = solve(prog, "retry::Retry", "holds", properties=("retry::NeverGaveUp",), inputs=("failUntil",),
                  assumptions=("retry::Exactly2",), solver_seconds=SECONDS)

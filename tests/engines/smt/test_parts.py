@@ -33,5 +33,10 @@ def test_the_actions_own_part_is_reported_from_the_start() -> None:
 
 def test_a_property_over_a_parts_feature_is_proved() -> None:
     answer = solve(program(models.PARTS), "plant::Drain", "holds", properties=("plant::NotNegative",),
-                   solver_seconds=SECONDS)
+                   diverge=(), solver_seconds=SECONDS)
     assert answer.verdict == "proved"
+    # the action's own features compared too (as check does): seen reads the lost update, 0 or 1
+    beside = solve(program(models.PARTS), "plant::Drain", "holds", properties=("plant::NotNegative",),
+                   solver_seconds=SECONDS)
+    assert beside.verdict == "sensitive" and "the properties: proved" in beside.notes
+    assert [(f, sorted(v for v, _ in values)) for f, values in beside.divergent] == [("seen", ["0", "1"])]
