@@ -162,6 +162,12 @@ def _answer(result: Result) -> str:
     return result.said
 
 
+def _run_with_no_value(solver: Result, search: Result) -> list[str]:
+    """The solver's free inputs the search's outcomes show with no value."""
+    return [i.name for i in solver.inputs
+            if any(dict(o.values).get(i.name) == "<unset>" for o in search.outcomes)]
+
+
 def answers_table(results: list[Result]) -> Table:
     """Every engine's answer in one table: engine, verdict, strength."""
     return Table(("engine", "verdict", "strength"), tuple((r.engine, _answer(r), r.strength.word) for r in results))
@@ -178,6 +184,14 @@ def solver_comparison(results: list[Result]) -> tuple[list[str], bool]:
             lines.append(f"  not compared: {solver.engine} did not decide ({solver.said})")
             continue
         for other in searched:
+            unset = _run_with_no_value(solver, other)
+            if unset:
+                # the two answer for different inputs: the solver for every value of the domain, the search
+                # for the feature as the model leaves it, with none (a value no domain holds)
+                lines.append(f"  not compared: {solver.engine} answered for every value of {', '.join(unset)} in its "
+                             f"domain, {other.engine} ran {'it' if len(unset) == 1 else 'them'} with no value "
+                             "(give a value in the model to compare them)")
+                continue
             found = {f"a violation ({other.violations[0].text})"} if other.violations else set()
             wrong = ""
             if other.verdict is Verdict.VIOLATION and solver.verdict in _HOLDS:

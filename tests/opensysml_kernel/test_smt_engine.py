@@ -116,6 +116,37 @@ def test_check_holds_on_the_models_input_where_smt_ranges_over_every_one(
     assert "  agree: check and smt (proved)" in lines
 
 
+# A feature the model leaves with no value: check runs it so (opt ?? -1 is -1, the requirement false),
+# smt frees it into Natural by default (x = opt >= 0 for every value: proved). The two answered for
+# different inputs: under --engine all that is said, not flagged as a disagreement of the engines.
+PICK = """package nv {
+    private import ScalarValues::*;
+    action def Pick {
+        attribute opt : Natural;
+        attribute x : Integer := 0;
+        first start;
+        then action pick { assign x := opt ?? -1; }
+        then done;
+    }
+    requirement XNonNeg { x >= 0 }
+}
+"""
+
+
+def test_all_says_when_smt_freed_a_feature_check_ran_with_no_value(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model = _write(tmp_path, "pick.sysml", PICK)
+    main(["check", model, "--action", "Pick", "--engine", "all", "--property", "XNonNeg"])
+    lines = capsys.readouterr().out.splitlines()
+    assert "  not compared: smt answered for every value of opt in its domain, check ran it with no value " \
+           "(give a value in the model to compare them)" in lines
+    assert not any(line.startswith("✗ disagreement") for line in lines)
+    # with a value in the model, the same pair is compared (and agrees: x = 3)
+    valued = _write(tmp_path, "valued.sysml", PICK.replace("opt : Natural;", "opt : Natural := 3;"))
+    main(["check", valued, "--action", "Pick", "--engine", "all", "--property", "XNonNeg"])
+    assert "  agree: check and smt (proved)" in capsys.readouterr().out.splitlines()
+
+
 def test_session_witness_replayed_with_replay_last(session: Session) -> None:
     session.submit(VALVE)
     for line in ("%engine smt", "%check-property ValveInRange", "%check-input demand",
