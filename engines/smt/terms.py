@@ -20,6 +20,7 @@ from ir.model import Element
 
 INT64 = 2 ** 63
 LIMIT = 10 ** MAX_DIGITS  # the interpreter's NumberTooLarge bound on an exact result
+MAX_POWER = 16  # the largest literal exponent a power is encoded with (a product of that many factors)
 ROOT = 10 ** (MAX_DIGITS // 2)  # a factor of a product past LIMIT is at least this large (or this small)
 
 
@@ -300,6 +301,26 @@ class Translator:
         left, right = self._unify(left, right, "??")
         return Term(z3.If(left.unset, right.value, left.value), left.kind), z3.And(left.unset, err_r)
 
+    def _power(self, e: s.Binary, base: Term, exponent: Term, err: Any) -> tuple[Term, Any]:
+        """An Integer raised to an integer literal (`x ** 2`, `n ^ -1`) as the interpreter computes it:
+        a product of the base, an Integer for an exponent >= 0, else the Rational reciprocal (a zero base
+        a run error). Too large where the base is large enough that the interpreter might refuse the
+        result (`10 ** (MAX_DIGITS / n - 1)`, a little wider than its own estimate: a refusal it does
+        not make is a replay that disagrees, never a proof). Any other power is refused."""
+        literal = e.right.operand if isinstance(e.right, s.Unary) and e.right.op == "-" else e.right
+        if base.kind != "int" or exponent.kind != "int" or not isinstance(literal, s.Literal) \
+                or literal.kind != "integer" or int(literal.text) > MAX_POWER:
+            raise self.refuse(f"'{e.op}' other than an Integer raised to an integer literal of at most {MAX_POWER}")
+        n = int(literal.text)
+        product: Any = z3.IntVal(1) if n == 0 else base.value
+        for _ in range(n - 1):
+            product = product * base.value
+        large = z3.BoolVal(False) if n < 2 else z3.Or(base.value >= 10 ** (MAX_DIGITS // n - 1),
+                                                        base.value <= -(10 ** (MAX_DIGITS // n - 1)))
+        if literal is e.right or n == 0:
+            return Term(product, "int"), z3.Or(err, large)
+        return Term(z3.RealVal(1) / z3.ToReal(product), "real"), z3.Or(err, large, base.value == 0)
+
     def _need(self, term: Term, kind: str, op: str) -> None:
         if term.kind != kind:
             raise self.refuse(f"'{op}' over {term.kind}")
@@ -370,6 +391,8 @@ class Translator:
             past = z3.If(rhs > 0, z3.Or(large, small), z3.Or(z3.Or(lhs <= rhs * LIMIT, lhs >= -rhs * LIMIT),
                                                               z3.And(lhs != 0, lhs >= rhs / LIMIT, lhs <= -rhs / LIMIT)))
             return Term(lhs / rhs, "real"), z3.Or(err, rhs == 0, z3.And(rhs != 0, past))
+        if op in ("**", "^"):
+            return self._power(e, left, right, err)
         if op == "%":
             if left.kind != "int" or right.kind != "int":
                 raise self.refuse("'%' over a Rational")

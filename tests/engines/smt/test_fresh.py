@@ -188,6 +188,12 @@ EXPECTED = {
     # flows: a flow's target takes, as it starts, what its source's pin holds (written, or ended with);
     # each source here ends before its target begins. Line (raw 7): read.v = 8 reaches scale.x; scale
     # reads gain 2 or (the tuner first) 3: y 16 or 24, handed to store.z and stored.
+    # powers (x = 3): the square and cube read x before c zeroes it (9, 27) or after (0, 0); d's x ** -1
+    # reads 3 (1/3) or, after c, 0: a run error (0 raised to a negative power), inv left 0.0.
+    ("powers", "pw::Powers"): sorted(
+        ((tuple(sorted({"cube": cube, "inv": inv, "sq": sq, "x": "0"}.items())),
+          None if inv == "1/3" else "division by zero: 0 raised to a negative power")
+         for cube in ("0", "27") for sq in ("0", "9") for inv in ("1/3", "0.0")), key=repr),
     ("flows", "flows::Line"): done(*({"gain": "3", "raw": "7", "read.v": "8", "scale.x": "8", "scale.y": y,
                                       "store.z": y, "stored": y} for y in ("16", "24"))),
     # Handover: the succession flow hands 4 to report (total 4); probe never writes p, so audit keeps its
@@ -628,4 +634,18 @@ def test_a_flow_between_steps_performed_at_once_is_refused() -> None:
     answer = solve(model("flows"), "flows::Stream", "outcomes", solver_seconds=SECONDS)
     assert answer.verdict == "not covered"
     assert "a flow from 'produce' to 'consume', which may be performed at once" in answer.reason
+
+
+# An Integer raised to an integer literal is a product of the base: (x - 1) ** 2 written out is never
+# negative for any x (proved), and reaches 100 or more for x >= 11 or x <= -9 (violated, the witness's
+# input one of those).
+def test_a_power_of_a_free_input() -> None:
+    prog = model("powers")
+    proved = solve(prog, "pw::Square", "holds", properties=("pw::NonNegY",), diverge=(), solver_seconds=SECONDS)
+    assert proved.verdict == "proved", proved.reason
+    found = solve(prog, "pw::Square", "holds", properties=("pw::BelowHundred",), diverge=(), solver_seconds=SECONDS)
+    assert found.verdict == "violated", found.reason
+    ((name, value),) = found.witnesses[0].inputs
+    assert name == "x" and (int(value) - 1) ** 2 >= 100
+    replayed(prog, "pw::Square", found)
 
