@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from ir.parse.declarations import Declarations
 from ir.parse.driver import Driver, driver
 from ir.parse.expressions import Expressions
 from ir.parse.states import States
+from ir.reserved import reserved_as_name
 from ir.syntax_messages import explain
 
 GRAMMAR = Path(__file__).parent.parent / "grammar.lark"
@@ -170,4 +172,26 @@ def _nesting_error(node: Tree[Token], text: str, path: str) -> SysmlSyntaxError:
 
 def _syntax_error(err: UnexpectedInput, text: str, path: str) -> SysmlSyntaxError:
     why = explain(err, text, parser())
+    earlier = _reserved_feature_before(text, why.line)
+    if earlier is not None:
+        # a feature named by a reserved word parses where it is declared, and its use in an expression
+        # later is where the grammar fails: the name is the cause, and said so where it is written
+        line, column, word = earlier
+        message = (f"'{word}' is a SysML v2 reserved word and cannot be a name; write the name quoted "
+                   f"('{word}') or choose another (the text fails to parse at line {why.line}, where it is read)")
+        return SysmlSyntaxError(path, line, column, message, text, ())
     return SysmlSyntaxError(path, why.line, why.column, why.message, text, why.expected)
+
+
+_FEATURE_DECLARED = re.compile(r"\b(?:attribute|item|ref|part|port)\s+([A-Za-z_]\w*)\s*(?=[:;=\[{])")
+
+
+def _reserved_feature_before(text: str, line: int) -> tuple[int, int, str] | None:
+    """The first feature declared (`attribute state : Integer`) with a name this tool refuses as a
+    reserved word, on a line up to `line` and outside a line comment: (line, column, word)."""
+    for number, written in enumerate(text.splitlines()[:line], start=1):
+        code = written.split("//", 1)[0]
+        for found in _FEATURE_DECLARED.finditer(code):
+            if reserved_as_name(found.group(1)):
+                return number, found.start(1) + 1, found.group(1)
+    return None

@@ -50,6 +50,24 @@ def test_reserved_words_are_refused_wherever_a_name_stands(text: str) -> None:
         parse(text)
 
 
+# A feature named by a reserved word parses where it is declared; reading it in an expression later is
+# where the grammar fails (`state == 2` reads `state` as the keyword). The error names the cause, where
+# it is written, and the line that failed; a quoted name or an unrelated error elsewhere is no such case.
+def test_a_reserved_name_read_later_is_reported_where_it_is_declared() -> None:
+    text = ("package r {\n  action def A {\n    attribute state : Integer := 0;\n"
+            "    then action w { assign x := 2; }\n  }\n  requirement Two { state == 2 }\n}")
+    with pytest.raises(SysmlSyntaxError) as caught:
+        parse(text, "r.sysml")
+    err = caught.value
+    assert (err.line, err.column) == (3, 15)
+    assert err.message.startswith("'state' is a SysML v2 reserved word and cannot be a name")
+    assert "fails to parse at line 6" in err.message
+    quoted = text.replace("attribute state", "attribute 'state'")
+    with pytest.raises(SysmlSyntaxError) as other:
+        parse(quoted, "r.sysml")
+    assert "reserved word" not in other.value.message and other.value.line == 6
+
+
 def test_a_quoted_reserved_word_is_a_name() -> None:
     usage = only("attribute 'connect' : Integer = 1;")
     assert isinstance(usage, s.Usage) and usage.name == "connect"
