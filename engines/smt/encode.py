@@ -10,7 +10,7 @@ place whose token is still inside, which the slots do not hold)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -508,31 +508,61 @@ class _Move:
 
     def start_performance(self, pc: Any, place: Place) -> Any:
         """A performed action's features started as the interpreter starts them: every binding (read
-        around the node, checked against its type), then each other feature in order."""
-        where = place.node.name
-        order = [i for i, st in enumerate(place.starts) if st.how == "bound"] + \
-            [i for i, st in enumerate(place.starts) if st.how != "bound"]
+        around the node, checked against its type), then what flows and bindings give its parameters
+        (checked against their types), then each other feature in order."""
         ready: set[int] = set()
-        for i in order:
-            start, feature = place.starts[i], self.net.features[place.locals[i]]
+        for i, start in enumerate(place.starts):
             if start.how == "bound":
-                assert start.expr is not None
-                term, err = self.b.translate(self.st, place.flow, start.expr, where)
-                pc = self.fail(pc, err, f"binding of {feature.local}")
-                pc = self.store(pc, feature, term)
-            elif start.how == "value":
-                assert start.expr is not None
-                term, err = self.b.translate(self.st, place.flow, start.expr, where, owner=place.index,
-                                             ready=frozenset(ready))
-                pc = self.fail(pc, err, f"initial value of {feature.local}")
-                pc = self.store(pc, feature, term)
-            elif start.how == "same":
-                assert start.same is not None
-                self.set(pc, ("val", feature.index), self.st[("val", start.same)])
-                self.set(pc, ("has", feature.index), self.st[("has", start.same)])
+                pc = self.start_one(pc, place, i, ready)
+                ready.add(place.locals[i])
+        pc, given = self.give_checked(pc, place)
+        ready |= given.keys()
+        for i, start in enumerate(place.starts):
+            if start.how == "bound":
+                continue
+            index = place.locals[i]
+            if index in given:
+                rest = self.start_one(z3.And(pc, z3.Not(given[index])), place, i, ready)
+                pc = z3.Or(z3.And(pc, given[index]), rest)
             else:
-                self.set(pc, ("has", feature.index), z3.BoolVal(False))
-            ready.add(feature.index)
+                pc = self.start_one(pc, place, i, ready)
+            ready.add(index)
+        return pc
+
+    def give_checked(self, pc: Any, place: Place) -> tuple[Any, dict[int, Any]]:
+        """`give` for a performed action's parameters, each value given checked against the parameter's
+        declared type as the interpreter checks a binding (a mismatch a run error)."""
+        given: dict[int, Any] = {}
+        for pin, source, by_flow in place.given:
+            held = self.st[("has", source)] if by_flow else z3.BoolVal(True)
+            feature, origin = self.net.features[pin], self.net.features[source]
+            value = Term(self.st[("val", source)], kind_of(origin.sort), unset=z3.Not(self.st[("has", source)]))
+            stored = self.store(z3.And(pc, held), feature, value)
+            pc = z3.Or(z3.And(pc, z3.Not(held)), stored)
+            given[pin] = z3.Or(given[pin], held) if pin in given else held
+        return pc, given
+
+    def start_one(self, pc: Any, place: Place, i: int, ready: Collection[int]) -> Any:
+        """One feature of a performed action started by its `Start`."""
+        start, feature = place.starts[i], self.net.features[place.locals[i]]
+        where = place.node.name
+        if start.how == "bound":
+            assert start.expr is not None
+            term, err = self.b.translate(self.st, place.flow, start.expr, where)
+            pc = self.fail(pc, err, f"binding of {feature.local}")
+            return self.store(pc, feature, term)
+        if start.how == "value":
+            assert start.expr is not None
+            term, err = self.b.translate(self.st, place.flow, start.expr, where, owner=place.index,
+                                         ready=frozenset(ready))
+            pc = self.fail(pc, err, f"initial value of {feature.local}")
+            return self.store(pc, feature, term)
+        if start.how == "same":
+            assert start.same is not None
+            self.set(pc, ("val", feature.index), self.st[("val", start.same)])
+            self.set(pc, ("has", feature.index), self.st[("has", start.same)])
+            return pc
+        self.set(pc, ("has", feature.index), z3.BoolVal(False))
         return pc
 
     def end_performance(self, pc: Any, place: Place) -> Any:

@@ -527,12 +527,14 @@ class _Builder:
         streams into a performance running beside it), neither performed again; or a binding of a
         node's pin to a feature around it (read as the node starts, written back as it ends). Any other
         connection is refused."""
-        graph = ctx.graph
         where = conn.target.text if conn.target.pin else conn.source.text
+        if conn.kind is ConnectionKind.BIND and conn.source.pin and conn.target.pin:
+            self._pins_bound(ctx, conn, where)
+            return
         if conn.kind is ConnectionKind.BIND:
             pins = [e for e in (conn.source, conn.target) if e.pin]
-            if len(pins) != 1:
-                raise NotCovered(where, "a binding between two pins" if pins else "a binding between features")
+            if not pins:
+                raise NotCovered(where, "a binding between features")
             (pin_end,) = pins
             feature_end = conn.target if pin_end is conn.source else conn.source
             place, pin = self._pin_end(ctx, pin_end)
@@ -550,16 +552,37 @@ class _Builder:
             raise NotCovered(where, "a flow from or to a feature that is no node's pin")
         source_place, source = self._pin_end(ctx, conn.source)
         target_place, target = self._pin_end(ctx, conn.target)
-        cyclic = _on_cycles(graph)
-        for p in (source_place, target_place):
-            if p.node.index in cyclic:
-                raise NotCovered(where, f"a flow from or to '{p.node.name}', which a loop may perform again")
-        if source_place.node.index not in _ended_before(graph, self._joinlike(ctx))[target_place.node.index]:
+        if not self._ordered(ctx, source_place, target_place, "a flow", where):
             raise NotCovered(where, f"a flow from '{source_place.node.name}' to '{target_place.node.name}', which "
                                     "may be performed at once (its values stream)")
-        if self.net.features[source].sort.kind != self.net.features[target].sort.kind:
-            raise NotCovered(where, "a flow between pins of different types")
-        target_place.given = (*target_place.given, (target, source, True))
+        self._deliver(source, target_place, target, where)
+
+    def _pins_bound(self, ctx: FlowCtx, conn: Connection, where: str) -> None:
+        """Two pins bound of steps one of which has ended before the other begins: the later one's pin
+        (unless an `out`) starts with what the earlier one's holds, its writes reaching no ended one."""
+        (one, a), (two, b) = self._pin_end(ctx, conn.source), self._pin_end(ctx, conn.target)
+        if self._ordered(ctx, one, two, "a binding", where):
+            earlier, later, pin = a, two, b
+        elif self._ordered(ctx, two, one, "a binding", where):
+            earlier, later, pin = b, one, a
+        else:
+            raise NotCovered(where, f"a binding between pins of '{one.node.name}' and '{two.node.name}', which "
+                                    "may be performed at once")
+        if self.net.features[pin].decl.direction != "out":
+            self._deliver(earlier, later, pin, where)
+
+    def _ordered(self, ctx: FlowCtx, first: Place, then: Place, what: str, where: str) -> bool:
+        """Whether `first`'s performance has ended before `then`'s begins on every schedule; a step a
+        loop may perform again is refused."""
+        for p in (first, then):
+            if p.node.index in _on_cycles(ctx.graph):
+                raise NotCovered(where, f"{what} from or to '{p.node.name}', which a loop may perform again")
+        return first.node.index in _ended_before(ctx.graph, self._joinlike(ctx))[then.node.index]
+
+    def _deliver(self, source: int, place: Place, pin: int, where: str) -> None:
+        if self.net.features[source].sort.kind != self.net.features[pin].sort.kind:
+            raise NotCovered(where, "a connection between pins of different types")
+        place.given = (*place.given, (pin, source, True))
 
     def _pin_end(self, ctx: FlowCtx, end: End) -> tuple[Place, int]:
         """The node of the flow whose pin a connection's end names (`read.v`), and the pin's feature."""
@@ -567,7 +590,7 @@ class _Builder:
         if len(end.path) != 2 or node is None:
             raise NotCovered(end.text, "a connection end that is no pin of a node of its flow")
         place = self.net.places[ctx.places[node.index]]
-        if place.act is not Act.ENTER or place.performs is not None or place.multiplicity != 1:
+        if place.act is not Act.ENTER or place.multiplicity != 1:
             raise NotCovered(end.text, f"a connection to '{node.name}', whose body is no action of its own")
         pin = next((i for i in place.locals if self.net.features[i].local == end.path[1]), None)
         if pin is None:

@@ -205,6 +205,8 @@ EXPECTED = {
     ("flows", "flows::Tank"): done({"adjust.l": "12", "level": "12"}, {"adjust.l": "15", "level": "15"},
                                    {"adjust.l": "15", "level": "12"}),
     # Fuse: both pins given after the join (x 2, y 3: y's own x + 1 not taken): r = 23.
+    # Relay: a's v = base + 1 reads 6 or (raise first) 7; b starts with it: res 14 or 16.
+    ("flows", "flows::Relay"): done(*({"a.v": v, "b.w": v, "base": "7", "res": r} for v, r in (("7", "14"), ("8", "16")))),
     ("flows", "flows::Fuse"): done({"fuser.x": "2", "fuser.y": "3", "left.v": "2", "r": "23", "right.v": "3"}),
     # Calibrate: src ends with its own v = 3, delivered to the sink after two passes: got 30.
     ("flows", "flows::Calibrate"): done({"got": "30", "i": "2", "sink.w": "3", "src.v": "3"}),
@@ -648,4 +650,18 @@ def test_a_power_of_a_free_input() -> None:
     ((name, value),) = found.witnesses[0].inputs
     assert name == "x" and (int(value) - 1) ** 2 >= 100
     replayed(prog, "pw::Square", found)
+
+
+# flows::Meter: sense starts with offset 0 (skew after its start) or -5; its reading 3 or -2 flows into
+# grade's Natural x as grade starts: 3 grades to level 30 (written back), -2 is refused by the binding's
+# type check, the run failing there with level still 0. Both engines, smt's witnesses replayed.
+def test_a_flow_into_a_performed_actions_parameter_is_type_checked() -> None:
+    prog = model("flows")
+    expected = sorted([
+        ((("grade.level", "30"), ("grade.x", "3"), ("level", "30"), ("offset", "-5"), ("sense.offset", "0"),
+          ("sense.v", "3")), None),
+        ((("level", "0"), ("offset", "-5"), ("sense.offset", "-5"), ("sense.v", "-2")),
+         "binding of x: type mismatch: x is a Natural and -2 is an Integer")], key=repr)
+    assert smt_outcomes(prog, "flows::Meter") == expected
+    assert explore_outcomes(prog, "flows::Meter") == expected
 
