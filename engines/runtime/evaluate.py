@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import weakref
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engines.errors import EvaluationError, NumberTooLarge
 from engines.runtime import operators
@@ -146,18 +147,12 @@ class Evaluator(Calls):
 
     def _eval(self, e: s.Expr, frame: Frame, depth: int) -> Value:
         if not self.ctx.trace.enabled:
-            # Untraced (a check's or explore's runs): the common expressions without their trace lines.
-            if isinstance(e, s.Name):
-                return self.read_name(e.name, frame, depth, e)
-            if isinstance(e, s.Literal):
-                return self.literal(e)
-            if isinstance(e, s.Binary) and e.op not in operators.CONDITIONAL:
-                left = self._eval(e.left, frame, depth + 1)
-                right = self._eval(e.right, frame, depth + 1)
-                try:
-                    return operators.binary(e.op, left, right)
-                except EvaluationError as err:
-                    raise _naming_no_value(err, e, left, right) from None
+            # Untraced (a check's or explore's runs): the common expressions compiled, without their trace lines.
+            fast = _FAST.get(id(e), _unseen)
+            if fast is _unseen:
+                fast = _fast(e)
+            if fast is not None:
+                return fast(self, e, frame, depth)
         if isinstance(e, s.Literal):
             value = self.literal(e)
             text = f'"{e.text}"' if e.kind == "string" else e.text
@@ -487,6 +482,71 @@ class Evaluator(Calls):
 
 
 _NOT_PERFORMED = object()  # a chain's base: a step with no performance yet
+
+# An expression's untraced evaluation as a function (the evaluator, the node, the frame, the depth), by the
+# node's id while the node lives (its weak reference drops the entry before the id can name another node;
+# the functions hold no node); None where `_eval` reads it by its general cases.
+_Fast = Callable[["Evaluator", Any, Frame, int], Value]  # the node: of the kind it was compiled for
+_FAST: dict[int, _Fast | None] = {}
+_HELD: dict[int, weakref.ref[s.Expr]] = {}
+
+
+def _unseen(ev: Evaluator, e: s.Expr, frame: Frame, depth: int) -> Value:
+    raise AssertionError("a marker, never called")
+
+
+def _fast(e: s.Expr) -> _Fast | None:
+    """`_eval` untraced of a feature's name, a literal, and an operator that reads both its operands,
+    made once per node: what `_eval` computes, its errors the same."""
+    key = id(e)
+    found = _FAST.get(key, _unseen)
+    if found is not _unseen:
+        return found
+    fast = _compile(e)
+    _FAST[key] = fast
+    _HELD[key] = weakref.ref(e, lambda _, key=key: _forget(key))  # type: ignore[misc]
+    return fast
+
+
+def _forget(key: int) -> None:
+    _FAST.pop(key, None)
+    _HELD.pop(key, None)
+
+
+def _compile(e: s.Expr) -> _Fast | None:
+    if isinstance(e, s.Name):
+        return _name
+    if isinstance(e, s.Literal):
+        if e.kind in ("integer", "real") and len(e.text) > operators.MAX_DIGITS:
+            return None  # refused where it is read, by `literal`
+        value = Evaluator.literal(e)
+        return lambda ev, e, frame, depth: value
+    if isinstance(e, s.Binary) and e.op not in operators.CONDITIONAL:
+        left, right = _operand(e.left), _operand(e.right)
+
+        def binary(ev: Evaluator, e: s.Binary, frame: Frame, depth: int) -> Value:
+            a = left(ev, e.left, frame, depth + 1)
+            b = right(ev, e.right, frame, depth + 1)
+            try:
+                return operators.binary(e.op, a, b)
+            except EvaluationError as err:
+                raise _naming_no_value(err, e, a, b) from None
+        return binary
+    return None
+
+
+def _name(ev: Evaluator, e: s.Name, frame: Frame, depth: int) -> Value:
+    return ev.read_name(e.name, frame, depth, e)
+
+
+def _operand(e: s.Expr) -> _Fast:
+    """An operand's untraced evaluation: compiled, else `_eval`'s."""
+    fast = _fast(e)
+    return fast if fast is not None else _general
+
+
+def _general(ev: Evaluator, e: s.Expr, frame: Frame, depth: int) -> Value:
+    return ev._eval(e, frame, depth)
 
 
 def _naming_no_value(err: EvaluationError, e: s.Binary, left: Value, right: Value) -> EvaluationError:

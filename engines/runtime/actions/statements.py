@@ -47,14 +47,11 @@ class StatementRunner(RunCore):
             yield from self.statement(stmt, frame, depth, owner)
 
     def statement(self, stmt: s.Member, frame: Frame, depth: int, owner: str) -> BodyRun:
+        if isinstance(stmt, s.Assign):
+            self.assign_statement(stmt, frame, depth)
+            return
         self.work += 1
         trace = self.ctx.trace
-        if isinstance(stmt, s.Assign):
-            if trace.enabled:
-                trace.at(depth, f"stmt assign {stmt.target}")
-            value = self.evaluator.eval(stmt.value, frame, depth + 1)
-            self._assign(stmt.target, value, frame, depth + 1)
-            return
         if isinstance(stmt, s.If):
             trace.at(depth, "stmt if")
             cond = self._condition("if", stmt.condition, frame, depth + 1)
@@ -129,6 +126,15 @@ class StatementRunner(RunCore):
         if isinstance(stmt, s.ThenMember) and stmt.member is not None:
             yield from self.statement(stmt.member, frame, depth, owner)
             return
+
+    def assign_statement(self, stmt: s.Assign, frame: Frame, depth: int) -> None:
+        """`assign target := value`, which never waits: what `statement` runs for it."""
+        self.work += 1
+        trace = self.ctx.trace
+        if trace.enabled:
+            trace.at(depth, f"stmt assign {stmt.target}")
+        value = self.evaluator.eval(stmt.value, frame, depth + 1)
+        self._assign(stmt.target, value, frame, depth + 1)
 
     def _condition(self, keyword: str, expr: s.Expr, frame: Frame, depth: int) -> bool:
         """A statement's condition, which must be a Boolean."""

@@ -4,7 +4,7 @@ round, and the messages they send, taken into the pool."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from fractions import Fraction
 
@@ -14,7 +14,7 @@ from engines.runtime.actions.tokens import BodyRun, Flow, FlowKind, Terminated, 
 from engines.runtime.evaluate import Frame
 from engines.runtime.states.core import DoRun, Event, MachineCore, MachineError, signal_name
 from engines.runtime.states.layout import Behavior, Transition, Vertex
-from engines.runtime.states.units import UNIT, Chain, Par, Steps
+from engines.runtime.states.units import UNIT, Chain, Par, Step, Steps
 from engines.runtime.values import Signal, Value, spell
 from engines.runtime.world import Context
 from ir import syntax as s
@@ -51,18 +51,18 @@ class Bodies(MachineCore):
                          block=True)
         return self.frame
 
-    def _effect(self, t: Transition, frame: Frame) -> Steps:
+    def _effect(self, t: Transition, frame: Frame) -> Iterable[Step]:
+        """The effect's steps, as `_statement_steps` gives them (its callers `yield from` them at once)."""
         if not t.effect:
-            return
+            return ()
         owner = t.derived.get("owner")
         if owner is None:
             owner = t.derived["owner"] = f"transition {t.label()}"
         assert isinstance(owner, str)
         if t.effect_body:
             self.ctx.trace.at(0, "stmt action body")
-            yield from self._statement_steps(t.effect, frame, 1, owner, t)
-        else:
-            yield from self._statement_steps(t.effect, frame, 0, owner, t)
+            return self._statement_steps(t.effect, frame, 1, owner, t)
+        return self._statement_steps(t.effect, frame, 0, owner, t)
 
     def _behavior(self, b: Behavior, state: Vertex) -> Steps:
         owner = f"state {state.name}"
@@ -79,7 +79,7 @@ class Bodies(MachineCore):
             self._judge_behavior(b.usage)  # a typed usage run as itself is judged as its performance ends
 
     def _statement_steps(self, stmts: tuple[s.Member, ...], frame: Frame, depth: int, owner: str,
-                         what: Vertex | Transition) -> Steps:
+                         what: Vertex | Transition) -> Iterable[Step]:
         """An entry, exit or effect given as statements. Under check and explore its statements are
         unordered, as an action body's are (the oracle's "Direct statements of one body ..."): each is
         a chain of a firing's units, an `if` reads its guard as one unit and its branch's statements
@@ -87,12 +87,15 @@ class Bodies(MachineCore):
         a declaration (a local usage, an accept naming its payload) starts once it has ended. A
         `terminate;` among them ends the behavior: chains not yet begun do nothing. The fixed policies
         perform them in the order written, as one unit. A chain's footprint is its statements' own
-        (engines/runtime/states/footprints.py `chain_work`)."""
-        chains = _chains_of(stmts, what)
+        (engines/runtime/states/footprints.py `chain_work`).
+
+        Performed at once where it is one unit (its callers `yield from` what it returns at once, so
+        the same work is done at the same point as by a generator), else the generator of its chains."""
+        chains, assigns = chains_of(stmts, what)
         if not self.units or len(chains) < 2:
-            self._run(stmts, frame, depth, owner)
-            return
-        yield from self._unordered(chains, frame, depth, owner, [False], what)
+            self._run(stmts, frame, depth, owner, assigns)
+            return ()
+        return self._unordered(chains, frame, depth, owner, [False], what)
 
     def _unordered(self, chains: list[list[s.Member]], frame: Frame, depth: int, owner: str,
                    ended: list[bool], what: Vertex | Transition) -> Steps:
@@ -237,12 +240,19 @@ class Bodies(MachineCore):
                 return tuple(effective_members(self.program.model, performs)) + own
         return own
 
-    def _run(self, stmts: tuple[s.Member, ...], frame: Frame, depth: int, owner: str) -> None:
+    def _run(self, stmts: tuple[s.Member, ...], frame: Frame, depth: int, owner: str, assigns: bool = False) -> None:
         """An entry, exit or effect given as statements; a `terminate;` among them ends that behavior's
         performance (as it ends the node holding it in an action, and as `then terminate;` ends a
-        behavior given as a flow), not the machine."""
+        behavior given as a flow), not the machine. `assigns`: every statement is an `assign` (none
+        waits: each is run as `statement` runs it, without a generator)."""
         try:
-            self._drain(self.host.statements(stmts, frame, depth, owner), owner)
+            if assigns:
+                host = self.host
+                for stmt in stmts:
+                    host.assign_statement(stmt, frame, depth)  # type: ignore[arg-type]
+                self._deliver()
+            else:
+                self._drain(self.host.statements(stmts, frame, depth, owner), owner)
         except Terminated:
             self._deliver()
 
@@ -383,15 +393,14 @@ def _at(ctx: Context, wake: Fraction) -> Callable[[], bool]:
     return lambda: ctx.clock.now >= wake
 
 
-def _chains_of(stmts: tuple[s.Member, ...], what: Vertex | Transition) -> list[list[s.Member]]:
-    """`_chains` of a behavior of `what` (its effect, entry or exit), made once per behavior (its
-    readers never change it)."""
+def chains_of(stmts: tuple[s.Member, ...], what: Vertex | Transition) -> tuple[list[list[s.Member]], bool]:
+    """`_chains` of a behavior of `what` (its effect, entry or exit), and whether its statements are all
+    `assign`s; made once per behavior (its readers never change it)."""
     key = f"chains {id(stmts)}"
     found = what.derived.get(key)
     if not isinstance(found, tuple) or found[0] is not stmts:
-        found = what.derived[key] = (stmts, _chains(stmts))
-    chains: list[list[s.Member]] = found[1]
-    return chains
+        found = what.derived[key] = (stmts, _chains(stmts), all(type(m) is s.Assign for m in stmts))
+    return found[1], found[2]
 
 
 def _chains(stmts: tuple[s.Member, ...]) -> list[list[s.Member]]:

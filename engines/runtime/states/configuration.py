@@ -66,13 +66,28 @@ class Configuration(Bodies):
             yield UNIT  # a region with no entry of its own does nothing another chain could see
             if v in self.active:
                 return  # entered meanwhile by another chain (a fork's branches share their way down)
+        if v.entry:
+            self._arrive_in(v, region)
+            yield from self._perform(v, "enter", "entry", v.entry, region)
+            self._begin_in(v)
+        else:
+            self._enter_plain(v, region)
+
+    def _enter_plain(self, v: Vertex, region: bool) -> None:
+        """What `_enter_one` does after its unit for a state with no entry behavior (nothing in it is a
+        unit of its own)."""
+        self._arrive_in(v, region)
+        if not region and self.ctx.trace.enabled:
+            self.ctx.trace.flush_left(f"enter: {v.name}")  # as `_perform` says it
+        self._begin_in(v)
+
+    def _arrive_in(self, v: Vertex, region: bool) -> None:
         self.active.add(v)
         if (v.kind is VertexKind.STATE and (not region or not v.substates())) or v.kind is VertexKind.FINAL:
             self.visits.append(v.name)
-        if v.entry:
-            yield from self._perform(v, "enter", "entry", v.entry, region)
-        elif not region and self.ctx.trace.enabled:
-            self.ctx.trace.flush_left(f"enter: {v.name}")  # as `_perform` says it
+
+    def _begin_in(self, v: Vertex) -> None:
+        """A state entered (its entry behavior performed): its timers to arm, its do behavior begun."""
         self._entered_now.append(v)
         if v.do:
             b = v.do[0]
@@ -159,15 +174,28 @@ class Configuration(Bodies):
                 yield from self._exit(c)
         if v.exit:
             yield UNIT
+            self._stop(v)
+            yield from self._perform(v, "exit", "exit", v.exit, v.parent is not None and v.parent.parallel)
+            self._left(v)
+        else:
+            self._exit_plain(v)
+
+    def _exit_plain(self, v: Vertex) -> None:
+        """What `_exit` does last, for a state with no exit behavior (or all it does, for a state with
+        no substate active and none: nothing in it is a unit of its own)."""
+        self._stop(v)
+        if self.ctx.trace.enabled and not (v.parent is not None and v.parent.parallel):
+            self.ctx.trace.flush_left(f"exit: {v.name}")  # as `_perform` says it
+        self._left(v)
+
+    def _stop(self, v: Vertex) -> None:
+        """A state being left: its do behavior ends, and its timers."""
         self.dos.pop(v, None)
         # a time trigger counts from its state's entry: leaving the state ends that wait (re-entry arms a new one)
         if self.timers:
             self.timers = [tm for tm in self.timers if tm.transition.source is not v]
-        region = v.parent is not None and v.parent.parallel
-        if v.exit:
-            yield from self._perform(v, "exit", "exit", v.exit, region)
-        elif not region and self.ctx.trace.enabled:
-            self.ctx.trace.flush_left(f"exit: {v.name}")  # as `_perform` says it
+
+    def _left(self, v: Vertex) -> None:
         self.active.discard(v)
         self.complete.discard(v)
 
@@ -261,10 +289,7 @@ class Configuration(Bodies):
             yield UNIT
         yield from self._effect(out, self.frame)
         yield from self._enter_path(out.target, lca)
-        self._arm_timers()
-        shown = root.name if root is not None else join.name
-        self.ctx.trace.flush_left(transition_line(shown, out.target.name, None))
-        self._check_final()
+        self._fired(root.name if root is not None else join.name, out.target.name, None)
 
     def _fire_join(self, join: Vertex) -> Steps:
         """The segments into a join fire together: each source left and its effect run, then the
@@ -305,6 +330,14 @@ class Configuration(Bodies):
                     raise MachineError(f"transition {t.label()}: {bad}") from None
                 self.timer_seq += 1
                 self.timers.append(Timer(due, self.timer_seq, t))
+
+    def _fired(self, source: str, target: str, event: Event | None) -> None:
+        """A transition's firing ended: the timers of the states it entered armed, its line, and the
+        final states it reached."""
+        self._arm_timers()
+        if self.ctx.trace.enabled:
+            self.ctx.trace.flush_left(transition_line(source, target, event))
+        self._check_final()
 
     def _check_final(self) -> None:
         """A region whose final state is active is done; a composite all of whose regions are done

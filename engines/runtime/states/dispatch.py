@@ -9,6 +9,7 @@ from fractions import Fraction
 
 from engines.runtime.actions.tokens import Terminated
 from engines.runtime.bus import Message
+from engines.runtime.states.bodies import chains_of
 from engines.runtime.states.configuration import Configuration
 from engines.runtime.states.core import Event, Firing, MachineError, transition_line, transition_text
 from engines.runtime.states.layout import PSEUDO, Transition, Vertex, VertexKind
@@ -128,6 +129,11 @@ class Dispatch(Configuration):
             self._firing(self._fire([chosen]), "completion")
             return
         for t in state.outgoing:
+            if _plain(t):  # (a completion transition out of a state, into no join: as below, its route empty)
+                if self._guard(t):
+                    self._fire_plain(t)
+                    return
+                continue
             if t.trigger is not None:
                 continue
             if t.source.kind in PSEUDO:
@@ -142,6 +148,23 @@ class Dispatch(Configuration):
                 continue
             self._firing(self._fire([Firing(t, None, route)]), "completion")
             return
+
+    def _fire_plain(self, t: Transition) -> None:
+        """A completion transition `_plain` admits, fired as `_firing(_fire(...))` fires it, without
+        the generators: its one chain never hands over (no Par, no Pick, no held entry, no do behavior
+        begun), so every driver runs it whole, its units one after another in the order written."""
+        self.front_dos = set()  # as `_firing`
+        source, target = t.source, t.target
+        # as `_fire_chain`, with the route empty, the scope the parent of both, the source a leaf
+        if not self.finished and source in self.active and not self._being_left(source) and self._guard(t):
+            self._exit_plain(source)
+            steps = self._effect(t, self.frame)
+            assert steps == ()  # one chain of statements: performed at once
+            if target not in self.active:
+                self._enter_plain(target, False)
+            self._rest_in(target)
+            self._fired(source.name, target.name, None)
+        self._fired_all()
 
     def _dispatch(self, event: Event, firings: list[Firing] | None = None) -> None:
         """Take `event` to completion: the firings selected for it (or given: one order of them), else a
@@ -258,6 +281,11 @@ class Dispatch(Configuration):
         chains = tuple((_transition_name(f.transition), self._fire_chain(firings, i), f.transition)
                        for i, f in enumerate(firings))
         yield Par(chains)
+        self._fired_all()
+
+    def _fired_all(self) -> None:
+        """The selected transitions fired: the deferred events back to the pool, the messages sent
+        delivered."""
         if self.finished:
             return
         self._requeue_deferred()
@@ -268,18 +296,9 @@ class Dispatch(Configuration):
         if self.finished or f.transition.source not in self.active or self._being_left(f.transition.source):
             return  # its source left, or being left, by a transition fired before it
         waiting = [f"{self._exit_label(g.transition.source)}(exit)" for g in firings[i + 1:]
-                   if g.transition.source in self.active]
-        yield from self._fire_one(f, waiting)
-
-    def _unit(self, label: str, event: Event | None, waiting: list[str]) -> None:
-        if waiting:
-            what = event.label() if event is not None else "completion"
-            self.ctx.trace.flush_left(f"choice on {what}: next {', '.join([label, *waiting])} "
-                                      f"(unordered; took {label} first)")
-
-    def _fire_one(self, f: Firing, waiting: list[str] | None = None) -> Steps:
+                   if g.transition.source in self.active] if len(firings) > i + 1 else []
+        # the firing itself, in this chain's own generator (one layer less for each of its steps to pass)
         t = f.transition
-        waiting = waiting or []
         payload_frame = self._payload_frame(t, f.event)
         if not self._guard(t, frame=payload_frame):
             return
@@ -328,10 +347,13 @@ class Dispatch(Configuration):
             raise Terminated()
         else:
             yield from self._enter_path(target, lca)
-        self._arm_timers()
-        if self.ctx.trace.enabled:
-            self.ctx.trace.flush_left(transition_line(source_label, shown.name, f.event))
-        self._check_final()
+        self._fired(source_label, shown.name, f.event)
+
+    def _unit(self, label: str, event: Event | None, waiting: list[str]) -> None:
+        if waiting:
+            what = event.label() if event is not None else "completion"
+            self.ctx.trace.flush_left(f"choice on {what}: next {', '.join([label, *waiting])} "
+                                      f"(unordered; took {label} first)")
 
 
 def _leaving(state: Vertex) -> Leaving:
@@ -341,6 +363,22 @@ def _leaving(state: Vertex) -> Leaving:
         found = state.derived["leaving"] = Leaving(state)
     assert isinstance(found, Leaving)
     return found
+
+
+def _plain(t: Transition) -> bool:
+    """Whether `_fire_plain` fires `t` (read once per transition): a completion transition between two
+    states of one region of no parallel state, out of a leaf with no exit behavior, into a state that
+    rests with no entry and no do behavior, its effect (if any) one chain of statements."""
+    found = t.derived.get("plain")
+    if found is None:
+        source, target = t.source, t.target
+        scope = source.scope_with(target)
+        found = t.derived["plain"] = (
+            t.trigger is None and source.kind is VertexKind.STATE and not source.children and not source.exit
+            and target.kind is VertexKind.STATE and target.rests and not target.entry and not target.do
+            and scope is not None and scope is source.parent and scope is target.parent and not scope.parallel
+            and len(chains_of(t.effect, t)[0]) < 2)
+    return bool(found)
 
 
 def _transition_name(t: Transition) -> str:

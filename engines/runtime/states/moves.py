@@ -455,7 +455,7 @@ class MachineMoves(Reported, Dispatch):
     def _take(self, move: Move) -> None:
         label = move.label
         if label.startswith("completion "):
-            state = next(v for v in self.completions if v.name == move.at)
+            state = _named(self.completions, move.at)
             self.completions.remove(state)
             if state in self.active:
                 self._dispatch_completion(state, move.option)
@@ -739,6 +739,14 @@ def _scope_of(task: Task) -> list[Vertex | Transition | Chain | None]:
         out.append(at.what)
         at = at.parent
     return out
+
+
+def _named(states: list[Vertex], name: str) -> Vertex:
+    """The first of `states` named `name` (one there is)."""
+    for v in states:
+        if v.name == name:
+            return v
+    raise StopIteration  # as `next` over none raised
 
 
 def _timer_seq(timer: Timer) -> int:
