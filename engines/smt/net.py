@@ -8,7 +8,7 @@ query exists (`NotCovered`). This module needs no solver."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from fractions import Fraction
@@ -372,23 +372,59 @@ def _literal_sort(collection: s.SequenceExpr, where: str) -> Sort:
     return _LITERAL_SORTS[kinds.pop()]
 
 
+_KINDS = {"integer": "int", "real": "real", "boolean": "bool", "string": "str"}
+_ARITHMETIC = frozenset({"+", "-", "*", "%"})
+_TRUTH = frozenset({"and", "or", "xor", "implies", "&", "|", "not", "==", "!=", "===", "!==", "<", ">", "<=", ">="})
+
+
+def _value_sort(expr: s.Expr | None, known: Callable[[str], Sort | None]) -> Sort | None:
+    """The kind of value an expression gives as the interpreter computes it, where its form shows it: a
+    literal's, a feature's by its name, an operator's over those (`/` a Rational, a comparison a
+    Boolean); None where it does not (a call, a chain, a conditional)."""
+    if isinstance(expr, s.Literal):
+        kind = _KINDS.get(expr.kind)
+        return Sort(kind) if kind is not None else None
+    if isinstance(expr, s.Name):
+        found = known(expr.name)
+        return Sort(found.kind) if found is not None and found.kind != "enum" else found
+    if isinstance(expr, s.Unary):
+        inner = _value_sort(expr.operand, known)
+        if expr.op == "not":
+            return Sort("bool") if inner is not None and inner.kind == "bool" else None
+        return Sort(inner.kind) if inner is not None and inner.kind in ("int", "real") else None
+    if isinstance(expr, s.Binary):
+        left, right = _value_sort(expr.left, known), _value_sort(expr.right, known)
+        if left is None or right is None:
+            return None
+        if expr.op in _TRUTH:
+            return Sort("bool")
+        if expr.op == "+" and left.kind == right.kind == "str":
+            return Sort("str")
+        if {left.kind, right.kind} <= {"int", "real"}:
+            if expr.op == "/":
+                return Sort("real")
+            if expr.op in _ARITHMETIC:
+                return Sort("int" if left.kind == right.kind == "int" else "real")
+    return None
+
+
 _NUMERIC = {"Integer": ("int", None), "Natural": ("int", 0), "Positive": ("int", 1), "Real": ("real", None),
             "Rational": ("real", None), "Boolean": ("bool", None), "String": ("str", None)}
 
 
-def sort_of(program: Program, scope: Element | None, attr: Attribute, where: str) -> Sort:
-    """The domain a declared type gives a feature, or NotCovered naming the type."""
+def sort_of(program: Program, scope: Element | None, attr: Attribute, where: str,
+            known: Callable[[str], Sort | None] = lambda name: None) -> Sort:
+    """The domain a declared type gives a feature, or NotCovered naming the type; an untyped feature's
+    the kind of the value it starts with, where its expression shows it (`known`: the sort of a
+    feature read by its name there)."""
     text = attr.type_text
     if not text:
-        # an untyped feature holds what it is given: its literal's kind is its sort (a write of
-        # another kind is refused where it is written)
-        literal = attr.value
-        if isinstance(literal, s.Unary) and literal.op == "-":
-            literal = literal.operand
-        kinds = {"integer": "int", "real": "real", "boolean": "bool", "string": "str"}
-        if isinstance(literal, s.Literal) and literal.kind in kinds:
-            return Sort(kinds[literal.kind])
-        raise NotCovered(where, f"feature '{attr.name}' with no declared type")
+        # an untyped feature holds what it is given: its value's kind is its sort (a write of another
+        # kind is refused where it is written)
+        found = _value_sort(attr.value, known)
+        if found is None:
+            raise NotCovered(where, f"feature '{attr.name}' with no declared type")
+        return found
     rule = rule_for(program.model, scope, text, program.type_rules)
     if rule is None:
         raise NotCovered(where, f"feature '{attr.name}' of type {text}")
@@ -400,10 +436,10 @@ def sort_of(program: Program, scope: Element | None, attr: Attribute, where: str
         if not literals:
             raise NotCovered(where, f"enumeration {text} with no literal")
         return Sort("enum", enum=rule.name, literals=literals, type_text=text)
-    found = _NUMERIC.get(rule.name)
-    if found is None:
+    numeric = _NUMERIC.get(rule.name)
+    if numeric is None:
         raise NotCovered(where, f"feature '{attr.name}' of type {text}")
-    return Sort(found[0], found[1], type_text=text)
+    return Sort(numeric[0], numeric[1], type_text=text)
 
 
 class _Builder:
@@ -502,12 +538,20 @@ class _Builder:
                    hidden: bool = False) -> int:
         if attr.is_item:
             raise NotCovered(where, f"item '{attr.name}'")
-        sort = sort_of(self.program, scope, attr, where)
+        sort = sort_of(self.program, scope, attr, where, lambda name: self._sort_read(name, owner))
         prefix = "" if owner is None else self.net.pin_path(self.net.places[owner]) + "."
         feature = Feature(len(self.net.features), prefix + attr.name, attr.name, sort, owner, attr,
                           constant=self.program.is_constant(scope, attr.name), hidden=hidden)
         self.net.features.append(feature)
         return feature.index
+
+    def _sort_read(self, name: str, owner: int | None) -> Sort | None:
+        """The sort of the feature a name in a feature's value reads (`owner`'s, or the action's)."""
+        if owner is None:
+            found = next((f for f in self.net.features if f.of_action and f.local == name), None)
+        else:
+            found = self.net.resolve(name, self.net.places[owner].flow)
+        return found.sort if found is not None else None
 
     def _flow(self, graph: ActionGraph, parent: int | None, role: str) -> int:
         ctx = FlowCtx(len(self.net.flows), graph, parent, role)

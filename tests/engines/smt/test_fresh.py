@@ -207,6 +207,8 @@ EXPECTED = {
     # Fuse: both pins given after the join (x 2, y 3: y's own x + 1 not taken): r = 23.
     # Relay: a's v = base + 1 reads 6 or (raise first) 7; b starts with it: res 14 or 16.
     ("flows", "flows::Relay"): done(*({"a.v": v, "b.w": v, "base": "7", "res": r} for v, r in (("7", "14"), ("8", "16")))),
+    ("untyped", "ut::Mix"): done(*({"a.k": k, "base": "10", "big": "true", "half": "2.0", "next": "5", "out1": o}
+                                   for k, o in (("12", "17"), ("30", "35")))),
     ("flows", "flows::Fuse"): done({"fuser.x": "2", "fuser.y": "3", "left.v": "2", "r": "23", "right.v": "3"}),
     # Calibrate: src ends with its own v = 3, delivered to the sink after two passes: got 30.
     ("flows", "flows::Calibrate"): done({"got": "30", "i": "2", "sink.w": "3", "src.v": "3"}),
