@@ -18,7 +18,7 @@ import z3
 
 from engines.runtime.calls import CALCULATIONS
 from engines.smt.net import Act, Feature, Matcher, Net, NotCovered, Place, Sort
-from engines.smt.terms import INT64, Enums, Term, Translator, kind_of, variable
+from engines.smt.terms import INT64, LIBRARY_SCALAR, Enums, Term, Translator, kind_of, variable
 from ir import syntax as s
 from ir.graphs import NodeKind
 from ir.model import Element
@@ -885,6 +885,8 @@ class Builder:
 
         def calc(scope: Element | None, name: str) -> Element | None:
             el = lookup(net.program.model, scope or net.action, name)
+            if el is not None and el.library and el.qualified_name in LIBRARY_SCALAR:
+                return el  # abs, max, min of a numeric package: Translator._library
             if el is None or el.library or el.base_kind not in CALCULATIONS:
                 return None
             return el

@@ -20,6 +20,12 @@ from ir.model import Element
 
 INT64 = 2 ** 63
 LIMIT = 10 ** MAX_DIGITS  # the interpreter's NumberTooLarge bound on an exact result
+# the library's scalar functions encoded: by qualified name, the operation and whether its parameters
+# are Integers (ir/library.py states them per numeric package)
+LIBRARY_SCALAR: dict[str, tuple[str, bool]] = {
+    f"{package}::{operation}": (operation, package == "IntegerFunctions")
+    for package in ("IntegerFunctions", "RationalFunctions", "RealFunctions", "NumericalFunctions")
+    for operation in ("abs", "max", "min")}
 MAX_POWER = 16  # the largest literal exponent a power is encoded with (a product of that many factors)
 ROOT = 10 ** (MAX_DIGITS // 2)  # a factor of a product past LIMIT is at least this large (or this small)
 
@@ -241,6 +247,8 @@ class Translator:
             and not e.arrow else None
         if calc is None:
             raise self.refuse("an invocation")
+        if calc.library:
+            return self._library(e, calc)
         if len(self.inlining) >= MAX_CALC_DEPTH:
             raise self.refuse(f"calculations nested more than {MAX_CALC_DEPTH} deep ({calc.name}), where the "
                               "interpreter stops with a run error")
@@ -288,6 +296,35 @@ class Translator:
         if concrete and z3.is_false(z3.simplify(inner_err)):
             self.memo[key] = value
         return value, z3.Or(z3.Or(errs) if errs else z3.BoolVal(False), inner_err)
+
+    def _library(self, e: s.Call, function: Element) -> tuple[Term, Any]:
+        """`abs(x)`, `max(x, y)`, `min(x, y)` of a numeric package, as the library computes them over the
+        arguments read in order: one with no value a run error; an IntegerFunctions' argument that is
+        no Integer, arguments of two kinds (whose result's kind the values decide), named arguments or
+        another count refused."""
+        name = function.qualified_name
+        operation, integral = LIBRARY_SCALAR[name]
+        if e.named or len(e.args) != (1 if operation == "abs" else 2):
+            raise self.refuse(f"{name} invoked other than with its {1 if operation == 'abs' else 2} positional "
+                              "argument(s)")
+        terms: list[Term] = []
+        errs: list[Any] = []
+        for arg in e.args:
+            term, err = self.eval(arg)
+            if term.kind not in ("int", "real") or (integral and term.kind != "int"):
+                raise self.refuse(f"{name} over {term.kind}")
+            # an argument with no value is no value for the parameter: a run error
+            errs.append(z3.Or(err, term.unset) if term.unset is not None else err)
+            terms.append(term)
+        if len({t.kind for t in terms}) != 1:
+            raise self.refuse(f"{name} over an Integer and a Rational")
+        a = terms[0].value
+        if operation == "abs":
+            value = z3.If(a < 0, -a, a)
+        else:
+            b = terms[1].value
+            value = z3.If(b > a, b, a) if operation == "max" else z3.If(b < a, b, a)
+        return Term(value, terms[0].kind), z3.Or(errs)
 
     def _coalesce(self, e: s.Binary) -> tuple[Term, Any]:
         """`a ?? b`: b where a is null (the literal, or a feature read that has no value), else a; b is

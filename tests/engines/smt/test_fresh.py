@@ -209,6 +209,11 @@ EXPECTED = {
     ("flows", "flows::Relay"): done(*({"a.v": v, "b.w": v, "base": "7", "res": r} for v, r in (("7", "14"), ("8", "16")))),
     ("untyped", "ut::Mix"): done(*({"a.k": k, "base": "10", "big": "true", "half": "2.0", "next": "5", "out1": o}
                                    for k, o in (("12", "17"), ("30", "35")))),
+    # library: err = |setpoint - level| reads setpoint 40 (15) or, retargeted first, 120 (65); drive,
+    # after measure, clamps setpoint - level to 0..100: 0 (40) or 65 (120). Retarget before measure: (65,
+    # 65); between measure and drive: (15, 65); after drive: (15, 0).
+    ("library", "lib::Clamp"): done(*({"demand": d, "err": e, "level": "55", "setpoint": "120"}
+                                      for e, d in (("15", "0"), ("15", "65"), ("65", "65")))),
     ("flows", "flows::Fuse"): done({"fuser.x": "2", "fuser.y": "3", "left.v": "2", "r": "23", "right.v": "3"}),
     # Calibrate: src ends with its own v = 3, delivered to the sink after two passes: got 30.
     ("flows", "flows::Calibrate"): done({"got": "30", "i": "2", "sink.w": "3", "src.v": "3"}),
@@ -666,4 +671,22 @@ def test_a_flow_into_a_performed_actions_parameter_is_type_checked() -> None:
          "binding of x: type mismatch: x is a Natural and -2 is an Integer")], key=repr)
     assert smt_outcomes(prog, "flows::Meter") == expected
     assert explore_outcomes(prog, "flows::Meter") == expected
+
+
+# The library's max and min clamp the demand to 0..100 whatever the level: proved for every Integer level;
+# without the min, a level far enough below the setpoint breaks it (violated: with the setpoint retargeted
+# to 120 first, any level below 20; the witness's level is one).
+def test_the_librarys_max_and_min_over_a_free_input() -> None:
+    prog = model("library")
+    proved = solve(prog, "lib::Clamp", "holds", properties=("lib::InRange",), inputs=("level",), diverge=(),
+                   solver_seconds=SECONDS)
+    assert proved.verdict == "proved", proved.reason
+    open_top = program((FRESH / "library.sysml").read_text().replace("min(max(setpoint - level, 0), 100)",
+                                                                     "max(setpoint - level, 0)"))
+    found = solve(open_top, "lib::Clamp", "holds", properties=("lib::InRange",), inputs=("level",), diverge=(),
+                  solver_seconds=SECONDS)
+    assert found.verdict == "violated", found.reason
+    ((name, value),) = found.witnesses[0].inputs
+    assert name == "level" and int(value) < 20
+    replayed(open_top, "lib::Clamp", found)
 
