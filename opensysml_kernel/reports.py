@@ -386,9 +386,17 @@ def comparison(checks: Sequence[Check]) -> tuple[list[str], bool]:
     return lines, disagree
 
 
+def _searched_every_schedule(result: EngineResult) -> bool:
+    """Whether a search ran to the end: complete, exhaustive or divergent, or a violation found by a
+    search that went on past it (a violated property ends no schedule) and stopped at no bound."""
+    if result.verdict in (Verdict.COMPLETE, Verdict.EXHAUSTIVE, Verdict.DIVERGENT):
+        return True
+    return result.verdict is Verdict.VIOLATION and result.incomplete is None and not any(b.reached for b in result.bounds)
+
+
 def final_state_comparison(checks: Sequence[Check]) -> tuple[list[str], bool]:
     """Whether the searches that ran to the end reach the same final states."""
-    done = [c for c in checks if c.result.verdict in (Verdict.COMPLETE, Verdict.EXHAUSTIVE, Verdict.DIVERGENT)]
+    done = [c for c in checks if _searched_every_schedule(c.result)]
     if len(done) < 2:
         left = [c.result.engine for c in checks if c not in done]
         return [f"  not compared: {', '.join(left)} did not search every schedule"], False

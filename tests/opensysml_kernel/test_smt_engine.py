@@ -141,6 +141,8 @@ def test_all_says_when_smt_freed_a_feature_check_ran_with_no_value(
     assert "  not compared: smt answered for every value of opt in its domain, check ran it with no value " \
            "(give a value in the model to compare them)" in lines
     assert not any(line.startswith("✗ disagreement") for line in lines)
+    # check's violation is no stop: it searched every schedule, so its final states are compared with explore's
+    assert "  agree: check and explore reach the same 1 final state" in lines
     # with a value in the model, the same pair is compared (and agrees: x = 3)
     valued = _write(tmp_path, "valued.sysml", PICK.replace("opt : Natural;", "opt : Natural := 3;"))
     main(["check", valued, "--action", "Pick", "--engine", "all", "--property", "XNonNeg"])
