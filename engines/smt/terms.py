@@ -246,7 +246,9 @@ class Translator:
         calc = self.calcs(self.scope, e.callee.name) if self.calcs is not None and isinstance(e.callee, s.Name) \
             and not e.arrow else None
         if calc is None:
-            raise self.refuse("an invocation")
+            named = f" of '{e.callee.name}'" if isinstance(e.callee, s.Name) else ""
+            raise self.refuse(f"an invocation{named}, which names no calculation of the model and none of the "
+                              "library functions encoded (abs, max, min of an imported numeric package)")
         if calc.library:
             return self._library(e, calc)
         if len(self.inlining) >= MAX_CALC_DEPTH:
