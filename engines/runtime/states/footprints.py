@@ -84,6 +84,7 @@ What the reducer asks besides a move's footprint:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from engines.runtime.behavior import Actor, Move, MoveKind, Summary, dependent
@@ -360,12 +361,7 @@ class MachineFootprints:
         """A selected reaction and everything it may lead to: its transition fired, and what the
         states it enters may do after (their completions' order follows the firing order, so what
         follows is part of what the firing order can decide); the queue's own order is left out."""
-        if self.machine.finished:
-            return self._firing_unit(t)
-        done = self._units.get(t.index)
-        if done is None:
-            done = self._units[t.index] = self._firing_unit(t)
-        return done
+        return self._kept(self._units, t.index, lambda: self._firing_unit(t))
 
     def _firing_unit(self, t: Transition) -> Summary:
         lca = _lca(t.source, t.target, self.machine.shape.machine)
@@ -375,11 +371,16 @@ class MachineFootprints:
     def region_unit(self, region: Vertex) -> Summary:
         """A region entered with its siblings: its entries and initial transitions, and everything its
         states may do after (the queue's own order left out)."""
+        return self._kept(self._regions, region.order, lambda: self._region_unit(region))
+
+    def _kept(self, cache: dict[int, Summary], key: int, make: Callable[[], Summary]) -> Summary:
+        """A footprint that depends on the graph alone, made once per machine shape (never once the
+        machine has ended: an ended machine's footprints are not its shape's)."""
         if self.machine.finished:
-            return self._region_unit(region)
-        done = self._regions.get(region.order)
+            return make()
+        done = cache.get(key)
         if done is None:
-            done = self._regions[region.order] = self._region_unit(region)
+            done = cache[key] = make()
         return done
 
     def _region_unit(self, region: Vertex) -> Summary:
