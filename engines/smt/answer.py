@@ -100,9 +100,13 @@ def solve(program: Program, subject: str, kind: str, properties: Sequence[str] =
             if kind == "sensitive" and name not in {f.name for f in net.features}:
                 raise NotCovered(action.name, f"the feature '{name}', which the action does not hold")
         timeout_ms = int((solver_seconds or DEFAULT_SOLVER_SECONDS) * 1000)
-        un = Unrolled(net, program, subject, k, inputs, ("",), timeout_ms, safe, deadline)
+
+        def unrolled(copies: tuple[str, ...]) -> Unrolled:
+            return Unrolled(net, program, subject, k, inputs, copies, timeout_ms, safe, deadline)
+
+        un = unrolled(("",))
         if un.free and kind == "sensitive":  # two schedules must share the inputs: two copies
-            un = Unrolled(net, program, subject, k, inputs, ("", "B"), timeout_ms, safe, deadline)
+            un = unrolled(("", "B"))
         props = _properties(un, program, action, properties)
         assumed = _assumptions(un, program, action, assumptions)
         free = tuple((f.local, domain_text(f.sort)) for f in un.free)
@@ -126,8 +130,8 @@ def solve(program: Program, subject: str, kind: str, properties: Sequence[str] =
         if kind == "holds" and properties and answer.reason is None and features:
             # as the check engine does: the features compared between schedules are asked of too, so
             # a property that holds does not hide a final value the schedule decides
-            if un.free:
-                un = Unrolled(net, program, subject, k, inputs, ("", "B"), timeout_ms, safe, deadline)
+            if un.free:  # as above: two copies sharing the inputs
+                un = unrolled(("", "B"))
                 _assumptions(un, program, action, assumptions)
             answer = _with_sensitivity(answer, _sensitive(base, un, program, subject, features, started, interrupted),
                                        started)

@@ -462,7 +462,8 @@ class _Move:
         if place.locals:
             # reported from its first start on, a feature with no value as unset
             self.set(pc, ("begun", place.index), z3.BoolVal(True))
-        pc = self.start_features(pc, place, place.flow, place.locals, self.give(pc, place))
+        pc, given = self.give(pc, place)
+        pc = self.start_features(pc, place, place.flow, place.locals, given)
         for own, pin in place.pinned:
             self.set(pc, ("val", pin), self.st[("val", own)])
             self.set(pc, ("has", pin), self.st[("has", own)])
@@ -473,16 +474,23 @@ class _Move:
                 pc = self.end_performance(pc, place)
             self.follow(pc, place)
 
-    def give(self, pc: Any, place: Place) -> dict[int, Any]:
+    def give(self, pc: Any, place: Place, checked: bool = False) -> tuple[Any, dict[int, Any]]:
         """The pins flows and bindings give as the node's performance starts (Place.given), each with
-        the condition under which it was given one."""
+        the condition under which it was given one; `checked` (a performed action's parameters): each
+        value checked against the parameter's declared type as the interpreter checks a binding (a
+        mismatch a run error), else copied as it is."""
         given: dict[int, Any] = {}
         for pin, source, by_flow in place.given:
             held = self.st[("has", source)] if by_flow else z3.BoolVal(True)
-            self.set(z3.And(pc, held), ("val", pin), self.st[("val", source)])
-            self.set(z3.And(pc, held), ("has", pin), self.st[("has", source)])
+            if checked:
+                value = Term(self.st[("val", source)], kind_of(self.net.features[source].sort),
+                             unset=z3.Not(self.st[("has", source)]))
+                pc = z3.Or(z3.And(pc, z3.Not(held)), self.store(z3.And(pc, held), self.net.features[pin], value))
+            else:
+                self.set(z3.And(pc, held), ("val", pin), self.st[("val", source)])
+                self.set(z3.And(pc, held), ("has", pin), self.st[("has", source)])
             given[pin] = z3.Or(given[pin], held) if pin in given else held
-        return given
+        return pc, given
 
     def start_features(self, pc: Any, place: Place, flow: int, indices: tuple[int, ...],
                        given: dict[int, Any] | None = None) -> Any:
@@ -515,7 +523,7 @@ class _Move:
             if start.how == "bound":
                 pc = self.start_one(pc, place, i, ready)
                 ready.add(place.locals[i])
-        pc, given = self.give_checked(pc, place)
+        pc, given = self.give(pc, place, checked=True)
         ready |= given.keys()
         for i, start in enumerate(place.starts):
             if start.how == "bound":
@@ -528,19 +536,6 @@ class _Move:
                 pc = self.start_one(pc, place, i, ready)
             ready.add(index)
         return pc
-
-    def give_checked(self, pc: Any, place: Place) -> tuple[Any, dict[int, Any]]:
-        """`give` for a performed action's parameters, each value given checked against the parameter's
-        declared type as the interpreter checks a binding (a mismatch a run error)."""
-        given: dict[int, Any] = {}
-        for pin, source, by_flow in place.given:
-            held = self.st[("has", source)] if by_flow else z3.BoolVal(True)
-            feature, origin = self.net.features[pin], self.net.features[source]
-            value = Term(self.st[("val", source)], kind_of(origin.sort), unset=z3.Not(self.st[("has", source)]))
-            stored = self.store(z3.And(pc, held), feature, value)
-            pc = z3.Or(z3.And(pc, z3.Not(held)), stored)
-            given[pin] = z3.Or(given[pin], held) if pin in given else held
-        return pc, given
 
     def start_one(self, pc: Any, place: Place, i: int, ready: Collection[int]) -> Any:
         """One feature of a performed action started by its `Start`."""

@@ -79,23 +79,17 @@ def _prefix(a: Region, b: Region) -> Region:
     return tuple(shared)
 
 
-def _on_cycle(net: Net, place: Place) -> bool:
-    """The place's own successions lead back to it."""
-    graph = net.flows[place.flow].graph
-    return any(graph.reaches(e.target, place.node.index, -1) for e in graph.outgoing(place.node.index))
-
-
 def fork_on_cycle(net: Net) -> Place | None:
     """A fork that its own successions lead back to (its population may grow each round)."""
-    return next((p for p in net.places if p.act is Act.FORK and _on_cycle(net, p)), None)
+    return next((p for p in net.places if p.act is Act.FORK and net.on_cycle(p)), None)
 
 
 def send_on_cycle(net: Net) -> Place | None:
     """A send its own flow leads back to, or one inside a loop's pass or a node on a cycle (each round
     may add a message)."""
     for place in net.places:
-        if place.act is Act.SEND and (_on_cycle(net, place) or any(
-                owner.act in (Act.WHILE, Act.FOR, Act.UNTIL) or _on_cycle(net, owner)
+        if place.act is Act.SEND and (net.on_cycle(place) or any(
+                owner.act in (Act.WHILE, Act.FOR, Act.UNTIL) or net.on_cycle(owner)
                 for owner in net.owners(place.flow))):
             return place
     return None

@@ -223,6 +223,11 @@ class Net:
         index = self.flows[flow].places[node]
         return [index, *self.places[index].members]
 
+    def on_cycle(self, place: Place) -> bool:
+        """The place's own successions lead back to it (a loop performs it again)."""
+        graph = self.flows[place.flow].graph
+        return any(graph.reaches(e.target, place.node.index, -1) for e in graph.outgoing(place.node.index))
+
     def flow_places(self, flow: int) -> list[int]:
         """Every place a token of the flow may stand at (at_node over its nodes)."""
         return [p for node in self.flows[flow].places for p in self.at_node(flow, node)]
@@ -447,6 +452,7 @@ class _Builder:
         self.program = program
         self.action = action
         self.net = Net(program, action, [], [], [])
+        self._before: dict[int, dict[int, frozenset[int]]] = {}  # per flow: _ended_before, once asked
 
     def build(self) -> Net:
         graph = self.program.graph(self.action)
@@ -582,10 +588,9 @@ class _Builder:
             (pin_end,) = pins
             feature_end = conn.target if pin_end is conn.source else conn.source
             place, pin = self._pin_end(ctx, pin_end)
-            if len(feature_end.path) != 1 or self.net.resolve(feature_end.path[0], ctx.index) is None:
+            outer = self.net.resolve(feature_end.path[0], ctx.index) if len(feature_end.path) == 1 else None
+            if outer is None:
                 raise NotCovered(where, f"a binding to '{feature_end.text}', which is no feature around the node")
-            outer = self.net.resolve(feature_end.path[0], ctx.index)
-            assert outer is not None
             direction = self.net.features[pin].decl.direction
             if direction != "out":
                 place.given = (*place.given, (pin, outer.index, False))
@@ -619,9 +624,13 @@ class _Builder:
         """Whether `first`'s performance has ended before `then`'s begins on every schedule; a step a
         loop may perform again is refused."""
         for p in (first, then):
-            if p.node.index in _on_cycles(ctx.graph):
+            if self.net.on_cycle(p):
                 raise NotCovered(where, f"{what} from or to '{p.node.name}', which a loop may perform again")
-        return first.node.index in _ended_before(ctx.graph, self._joinlike(ctx))[then.node.index]
+        before = self._before.get(ctx.index)
+        if before is None:
+            joinlike = frozenset(n for n, p in ctx.places.items() if self.net.places[p].joinlike)
+            before = self._before[ctx.index] = _ended_before(ctx.graph, joinlike)
+        return first.node.index in before[then.node.index]
 
     def _deliver(self, source: int, place: Place, pin: int, where: str) -> None:
         if self.net.features[source].sort.kind != self.net.features[pin].sort.kind:
@@ -640,9 +649,6 @@ class _Builder:
         if pin is None:
             raise NotCovered(end.text, f"a connection end naming no feature of '{node.name}'")
         return place, pin
-
-    def _joinlike(self, ctx: FlowCtx) -> frozenset[int]:
-        return frozenset(n for n, p in ctx.places.items() if self.net.places[p].joinlike)
 
     def _place(self, ctx: FlowCtx, node: Node) -> None:
         place = self.net.places[ctx.places[node.index]]
@@ -1066,21 +1072,6 @@ class _Builder:
                     returns.append(Return(index, outer.index, False))
         place.returns = tuple(returns)
         place.children = (self._flow(graph, place.index, "body"),)
-
-
-def _on_cycles(graph: ActionGraph) -> frozenset[int]:
-    """The nodes of a flow on a cycle of its successions (a loop performs them again)."""
-    reach: dict[int, set[int]] = {}
-    for node in graph.nodes:
-        seen: set[int] = set()
-        todo = [e.target for e in graph.outgoing(node.index)]
-        while todo:
-            n = todo.pop()
-            if n not in seen:
-                seen.add(n)
-                todo.extend(e.target for e in graph.outgoing(n))
-        reach[node.index] = seen
-    return frozenset(n for n, seen in reach.items() if n in seen)
 
 
 def _ended_before(graph: ActionGraph, joinlike: frozenset[int]) -> dict[int, frozenset[int]]:

@@ -16,16 +16,16 @@ from engines.runtime.limits import MAX_CALC_DEPTH
 from engines.runtime.operators import MAX_DIGITS
 from engines.smt.net import NotCovered, Sort
 from ir import syntax as s
+from ir.library import FUNCTIONS, Function
 from ir.model import Element
 
 INT64 = 2 ** 63
 LIMIT = 10 ** MAX_DIGITS  # the interpreter's NumberTooLarge bound on an exact result
-# the library's scalar functions encoded: by qualified name, the operation and whether its parameters
-# are Integers (ir/library.py states them per numeric package)
-LIBRARY_SCALAR: dict[str, tuple[str, bool]] = {
-    f"{package}::{operation}": (operation, package == "IntegerFunctions")
-    for package in ("IntegerFunctions", "RationalFunctions", "RealFunctions", "NumericalFunctions")
-    for operation in ("abs", "max", "min")}
+# the library's scalar functions encoded, by qualified name: abs, max and min of each numeric package
+# (ir/library.py states their signatures)
+LIBRARY_SCALAR: dict[str, Function] = {
+    f.qualified_name: f for f in FUNCTIONS if f.name in ("abs", "max", "min")
+    and all(p.type in ("Integer", "Rational", "Real", "NumericalValue") and not p.many for p in f.params)}
 MAX_POWER = 16  # the largest literal exponent a power is encoded with (a product of that many factors)
 ROOT = 10 ** (MAX_DIGITS // 2)  # a factor of a product past LIMIT is at least this large (or this small)
 
@@ -305,15 +305,14 @@ class Translator:
         no Integer, arguments of two kinds (whose result's kind the values decide), named arguments or
         another count refused."""
         name = function.qualified_name
-        operation, integral = LIBRARY_SCALAR[name]
-        if e.named or len(e.args) != (1 if operation == "abs" else 2):
-            raise self.refuse(f"{name} invoked other than with its {1 if operation == 'abs' else 2} positional "
-                              "argument(s)")
+        library = LIBRARY_SCALAR[name]
+        if e.named or len(e.args) != len(library.params):
+            raise self.refuse(f"{name} invoked other than with its {len(library.params)} positional argument(s)")
         terms: list[Term] = []
         errs: list[Any] = []
-        for arg in e.args:
+        for arg, param in zip(e.args, library.params, strict=True):
             term, err = self.eval(arg)
-            if term.kind not in ("int", "real") or (integral and term.kind != "int"):
+            if term.kind not in ("int", "real") or (param.type == "Integer" and term.kind != "int"):
                 raise self.refuse(f"{name} over {term.kind}")
             # an argument with no value is no value for the parameter: a run error
             errs.append(z3.Or(err, term.unset) if term.unset is not None else err)
@@ -321,11 +320,11 @@ class Translator:
         if len({t.kind for t in terms}) != 1:
             raise self.refuse(f"{name} over an Integer and a Rational")
         a = terms[0].value
-        if operation == "abs":
+        if library.name == "abs":
             value = z3.If(a < 0, -a, a)
         else:
             b = terms[1].value
-            value = z3.If(b > a, b, a) if operation == "max" else z3.If(b < a, b, a)
+            value = z3.If(b > a, b, a) if library.name == "max" else z3.If(b < a, b, a)
         return Term(value, terms[0].kind), z3.Or(errs)
 
     def _coalesce(self, e: s.Binary) -> tuple[Term, Any]:

@@ -13,7 +13,7 @@ from engines.runtime.actions.statements import waits_or_chains
 from engines.runtime.actions.tokens import BodyRun, Flow, FlowKind, Terminated, Wait
 from engines.runtime.evaluate import Frame
 from engines.runtime.states.core import DoRun, Event, MachineCore, MachineError, signal_name
-from engines.runtime.states.layout import Behavior, Transition, Vertex
+from engines.runtime.states.layout import Behavior, Transition, Vertex, derive
 from engines.runtime.states.units import UNIT, Chain, Par, Step, Steps
 from engines.runtime.values import Signal, Value, spell
 from engines.runtime.world import Context
@@ -55,10 +55,7 @@ class Bodies(MachineCore):
         """The effect's steps, as `_statement_steps` gives them (its callers `yield from` them at once)."""
         if not t.effect:
             return ()
-        owner = t.derived.get("owner")
-        if owner is None:
-            owner = t.derived["owner"] = f"transition {t.label()}"
-        assert isinstance(owner, str)
+        owner = derive(t, "owner", lambda: f"transition {t.label()}")
         if t.effect_body:
             self.ctx.trace.at(0, "stmt action body")
             return self._statement_steps(t.effect, frame, 1, owner, t)
@@ -396,11 +393,8 @@ def _at(ctx: Context, wake: Fraction) -> Callable[[], bool]:
 def chains_of(stmts: tuple[s.Member, ...], what: Vertex | Transition) -> tuple[list[list[s.Member]], bool]:
     """`_chains` of a behavior of `what` (its effect, entry or exit), and whether its statements are all
     `assign`s; made once per behavior (its readers never change it)."""
-    key = f"chains {id(stmts)}"
-    found = what.derived.get(key)
-    if not isinstance(found, tuple) or found[0] is not stmts:
-        found = what.derived[key] = (stmts, _chains(stmts), all(type(m) is s.Assign for m in stmts))
-    return found[1], found[2]
+    # keyed by the statements' identity: each is a behavior `what` holds for its life
+    return derive(what, f"chains {id(stmts)}", lambda: (_chains(stmts), all(type(m) is s.Assign for m in stmts)))
 
 
 def _chains(stmts: tuple[s.Member, ...]) -> list[list[s.Member]]:

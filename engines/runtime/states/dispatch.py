@@ -12,7 +12,7 @@ from engines.runtime.bus import Message
 from engines.runtime.states.bodies import chains_of
 from engines.runtime.states.configuration import Configuration
 from engines.runtime.states.core import Event, Firing, MachineError, transition_line, transition_text
-from engines.runtime.states.layout import PSEUDO, Transition, Vertex, VertexKind
+from engines.runtime.states.layout import PSEUDO, Transition, Vertex, VertexKind, derive
 from engines.runtime.states.units import UNIT, Leaving, Par, Steps, run_whole
 from ir import syntax as s
 
@@ -358,27 +358,21 @@ class Dispatch(Configuration):
 
 def _leaving(state: Vertex) -> Leaving:
     """`Leaving(state)`, made once per state (a value)."""
-    found = state.derived.get("leaving")
-    if found is None:
-        found = state.derived["leaving"] = Leaving(state)
-    assert isinstance(found, Leaving)
-    return found
+    return derive(state, "leaving", lambda: Leaving(state))
 
 
 def _plain(t: Transition) -> bool:
     """Whether `_fire_plain` fires `t` (read once per transition): a completion transition between two
     states of one region of no parallel state, out of a leaf with no exit behavior, into a state that
     rests with no entry and no do behavior, its effect (if any) one chain of statements."""
-    found = t.derived.get("plain")
-    if found is None:
+    def judged() -> bool:
         source, target = t.source, t.target
         scope = source.scope_with(target)
-        found = t.derived["plain"] = (
-            t.trigger is None and source.kind is VertexKind.STATE and not source.children and not source.exit
-            and target.kind is VertexKind.STATE and target.rests and not target.entry and not target.do
-            and scope is not None and scope is source.parent and scope is target.parent and not scope.parallel
-            and len(chains_of(t.effect, t)[0]) < 2)
-    return bool(found)
+        return (t.trigger is None and source.kind is VertexKind.STATE and not source.children and not source.exit
+                and target.kind is VertexKind.STATE and target.rests and not target.entry and not target.do
+                and scope is not None and scope is source.parent and scope is target.parent and not scope.parallel
+                and len(chains_of(t.effect, t)[0]) < 2)
+    return derive(t, "plain", judged)
 
 
 def _transition_name(t: Transition) -> str:

@@ -4,8 +4,10 @@ vertices (a parallel state's regions are its children), each with the transition
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import TypeVar, cast
 
 from ir import syntax as s
 from ir.graphs import Behavior as GraphBehavior
@@ -61,6 +63,19 @@ class Transition:
         return f"{self.source.name}->{self.target.name}"
 
 
+_T = TypeVar("_T")
+_ABSENT = object()
+
+
+def derive(holder: Transition | Vertex, key: str, make: Callable[[], _T]) -> _T:
+    """What a module of the runtime derives of a transition or a vertex from the tree alone, made once
+    (a shape is never changed after it is built) and kept in its `derived`."""
+    found = holder.derived.get(key, _ABSENT)
+    if found is _ABSENT:
+        found = holder.derived[key] = make()
+    return cast(_T, found)
+
+
 @dataclass(eq=False)
 class Vertex:
     """A state (simple, composite or parallel), a final state or a pseudostate."""
@@ -91,10 +106,7 @@ class Vertex:
     @property
     def has_completion(self) -> bool:
         """Whether a transition out of it has no trigger (its completion event may fire it)."""
-        found = self.derived.get("has completion")
-        if found is None:
-            found = self.derived["has completion"] = any(t.trigger is None for t in self.outgoing)
-        return bool(found)
+        return derive(self, "has completion", lambda: any(t.trigger is None for t in self.outgoing))
 
     @property
     def is_state(self) -> bool:
@@ -141,18 +153,11 @@ class Vertex:
     def rests(self) -> bool:
         """Whether entering it enters nothing below it and holds nothing (`Configuration._enter_default`
         only completes it): a state neither final, held nor parallel, with no substate and no initial."""
-        found = self.derived.get("rests")
-        if found is None:
-            found = self.derived["rests"] = (self.kind is not VertexKind.FINAL and not self.held and not self.parallel
-                                             and not self.substates() and self.initial is None)
-        return bool(found)
+        return derive(self, "rests", lambda: self.kind is not VertexKind.FINAL and not self.held
+                      and not self.parallel and not self.substates() and self.initial is None)
 
     def substates(self) -> tuple[Vertex, ...]:
-        found = self.derived.get("substates")
-        if found is None:
-            found = self.derived["substates"] = tuple(c for c in self.children if c.is_state)
-        assert isinstance(found, tuple)
-        return found
+        return derive(self, "substates", lambda: tuple(c for c in self.children if c.is_state))
 
     @property
     def composite(self) -> bool:

@@ -41,7 +41,7 @@ from engines.runtime.states.core import DoRun, Event, Firing, Timer
 from engines.runtime.states.dispatch import Dispatch, firing_text
 from engines.runtime.states.footprints import ENVIRONMENT as _ENVIRONMENT
 from engines.runtime.states.footprints import MachineFootprints, pending_by_region
-from engines.runtime.states.layout import Transition, Vertex, VertexKind
+from engines.runtime.states.layout import Transition, Vertex, VertexKind, derive
 from engines.runtime.states.units import Alone, Chain, Front, Steps, Task, run_whole
 from engines.runtime.world import Context
 from ir import syntax as s
@@ -62,24 +62,18 @@ def _completer(state: Vertex) -> int:
 def _completion_move(state: Vertex) -> Move:
     """The dispatch of the completion event of `state` where it takes no choice (one per state: a move
     is a value)."""
-    move = state.derived.get("completion move")
-    if move is None:
-        move = state.derived["completion move"] = Move(MoveKind.DISPATCH, _completer(state),
-                                                       f"completion {state.name}", state.name, None,
-                                                       ChoiceKind.DISPATCH_ORDER)
-    assert isinstance(move, Move)
-    return move
+    return derive(state, "completion move", lambda: Move(MoveKind.DISPATCH, _completer(state),
+                                                         f"completion {state.name}", state.name, None,
+                                                         ChoiceKind.DISPATCH_ORDER))
 
 
 def _completion_may_choose(state: Vertex) -> bool:
     """Whether the completion of `state` may take one of several firings: two completion transitions,
     or one through a junction."""
-    may = state.derived.get("completion may choose")
-    if may is None:
+    def judged() -> bool:
         ways = [t for t in state.outgoing if t.trigger is None]
-        may = state.derived["completion may choose"] = len(ways) >= 2 or any(
-            t.target.kind is VertexKind.JUNCTION for t in ways)
-    return bool(may)
+        return len(ways) >= 2 or any(t.target.kind is VertexKind.JUNCTION for t in ways)
+    return derive(state, "completion may choose", judged)
 
 
 def _dispatch_move(label: str, at: str, option: str | None, choice: ChoiceKind) -> Move:
