@@ -1,5 +1,7 @@
 """The explicit-state check: depth-first over the runtime, one move a step, snapshots to backtrack,
-a visited set of fingerprints keeping the shallowest depth searched, persistent sets to reduce.
+a visited set of fingerprints keeping the shallowest depth searched, persistent sets to reduce. The
+states it counts (and bounds) are the settled ones, where properties are judged: a point partway
+through a machine's firing is visited like any other but counted as a step of the firing.
 
 It answers whether any schedule violates a property, deadlocks or fails, and which features end
 with different values on different schedules; every such claim comes with a witness that has been
@@ -190,7 +192,9 @@ def _run_search(search: _Search, started: float) -> None:
                 if not only:
                     return None
             else:
-                if seen is None:
+                if seen is None and run.settled():
+                    # a state is one a property is judged at: a point partway through a machine's
+                    # firing (which units run first) is a step of that firing, not a state of it
                     search.states += 1
                 search.visited[key] = (depth, asleep)
             if depth > search.deepest:

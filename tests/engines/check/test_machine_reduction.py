@@ -6,6 +6,8 @@ dependence (tests/engines/check/machine_dependence/)."""
 
 from __future__ import annotations
 
+from math import factorial
+
 import pytest
 
 import ir
@@ -83,3 +85,38 @@ def test_every_machine_case_reduced_reaches_the_unreduced_final_states(case: Cas
     assert reduced.verdict is full.verdict
     assert {(v.kind, v.text) for v in reduced.violations} == {(v.kind, v.text) for v in full.violations}
     assert reduced.stats.states <= full.stats.states
+
+
+def _regions(mode: str, n: int, k: int) -> str:
+    """A parallel state of n regions, each k completion transitions in a row: each writing its own
+    attribute (`indep`) or all one counter (`shared`), as ../shared/bench/gen_states.py's families."""
+    own = mode == "indep"
+    attrs = "".join(f"attribute x{i} : Integer := 0; " for i in range(1, n + 1)) if own else "attribute c : Integer := 0; "
+    regions = []
+    for i in range(1, n + 1):
+        states = " ".join(f"state r{i}s{j};" for j in range(k + 1))
+        effect = f"x{i} := x{i} + 1" if own else f"c := c * 2 + {i}"
+        moves = " ".join(f"transition first r{i}s{j} do assign {effect} then r{i}s{j + 1};" for j in range(k))
+        regions.append(f"state r{i} {{ entry; then r{i}s0; {states} {moves} }}")
+    return (f"package p {{ private import ScalarValues::*; state def M parallel {{ {attrs}"
+            f"{' '.join(regions)} }} }}")
+
+
+@pytest.mark.parametrize(("n", "k"), [(2, 2), (3, 2), (4, 3)])
+def test_states_are_those_between_firings(n: int, k: int) -> None:
+    """A state is one a property is judged at: independent regions are one interleaving, the state the
+    entry leaves and one after each of the n*k completions; on a shared counter, at most one state per
+    point of the tree the n! entry orders draw (n*k + 1 each), fewer where two orders meet again. The
+    points partway through the entry's draw of orders are searched but are no states."""
+    program = Program(ir.resolve([ir.parse(_regions("indep", n, k), "indep")]))
+    independent = check_machine(program, "p::M", Script(), Bounds(), diverge=("x1",))
+    assert independent.stats.states == n * k + 1
+    program = Program(ir.resolve([ir.parse(_regions("shared", n, k), "shared")]))
+    shared = check_machine(program, "p::M", Script(), Bounds(), diverge=("c",))
+    tree = factorial(n) * (n * k + 1)
+    values = {v for o in shared.outcomes for key, v in o.values if key == "c"}
+    if len(values) == factorial(n):  # every order its own value: nothing meets again
+        assert shared.stats.states == tree
+    else:
+        assert shared.stats.states < tree
+    assert n < 4 or len(values) < factorial(n)  # 4 regions: orders that meet again (18 values of 24)
