@@ -77,12 +77,14 @@ def ending_of(un: Unrolled, model: Any, copy: str = "", step: int | None = None)
     st: State = un.last(copy) if step is None else un.copies[copy][0][step]
     values: dict[str, str] = {}
     for f in un.net.features:
-        if f.hidden:
-            continue
+        if f.hidden or f.slot:
+            continue  # a signal payload's features are no output of the run: its object's number is
         if f.part is not None and not z3.is_true(model.eval(st[("made", f.part)], model_completion=True)):
             continue  # the run has not made the part's object yet: it reports none of its features
         has = z3.is_true(model.eval(st[("has", f.index)], model_completion=True))
-        if has and f.payload:
+        if has and f.instance:
+            values[f.name] = f"instance#{python_value(model, st[('val', f.index)], f)}"  # as the run spells it
+        elif has and f.payload:
             # a payload is held as the message carried it: an Integer, or a Rational (4.0) when sent as one
             value = python_value(model, st[("val", f.index)], f)
             if isinstance(value, (int, Fraction)) and not isinstance(value, bool):

@@ -17,7 +17,7 @@ from typing import Any
 import z3
 
 from engines.runtime.calls import CALCULATIONS
-from engines.smt.net import Act, Feature, Matcher, Net, NotCovered, Place, Sort
+from engines.smt.net import Act, Feature, Matcher, Net, NotCovered, Place, Sort, signal_arguments
 from engines.smt.terms import INT64, LIBRARY_SCALAR, Enums, Term, Translator, kind_of, variable
 from ir import syntax as s
 from ir.graphs import NodeKind
@@ -324,9 +324,24 @@ class _Move:
         """The payload put on the bus behind the messages already there (past its slots: overflow)."""
         stmt = place.statement
         assert isinstance(stmt, s.Send)
-        written = {part: slot_zero(part) for part in self.b.slot_parts}
+        written = {part: self.b.slot_zero(part) for part in self.b.slot_parts}
         if place.signal is not None:
             tag = self.b.tag_of("signal:" + place.signal)
+            fields = self.net.signal_fields.get(place.signal, ())
+            given = signal_arguments(stmt.payload, fields)
+            assert not isinstance(given, str)  # refused when the net was built
+            for (field, sort), expr in zip(fields, given, strict=True):
+                # the arguments read in order as the interpreter constructs the signal's object
+                term, err = self.b.translate(self.st, place.flow, expr, place.node.name)
+                pc = self.fail(pc, err, "send")
+                if term.kind != sort.kind and not (sort.kind == "real" and term.kind == "int"):
+                    raise NotCovered(place.node.name, f"a send of {place.signal} giving '{field}' a {term.kind} value")
+                value = z3.ToReal(term.value) if sort.kind == "real" and term.kind == "int" else term.value
+                written[f"sf:{place.signal}.{field}"] = value
+            if "objs" in self.st:
+                # the object the construction makes: numbered in the order the run makes objects
+                written["obj"] = self.st["objs"]
+                self.set(pc, "objs", self.st["objs"] + 1)
         else:
             term, err = self.b.translate(self.st, place.flow, stmt.payload, place.node.name)
             pc = self.fail(pc, err, "send")
@@ -361,7 +376,18 @@ class _Move:
             first = z3.And(before[("occ", i)], self.b.takes(before, place, i), z3.Not(earlier))
             taken_by.append(first)
             earlier = z3.Or(earlier, first)
-        if place.locals:
+        if place.locals and self.net.features[place.locals[0]].instance:
+            for i, first in enumerate(taken_by):
+                here = z3.And(pc, first)
+                for index in place.locals:
+                    feature = self.net.features[index]
+                    value = before.get(("obj", i) if feature.instance else (feature.slot, i))
+                    if value is None:
+                        break  # no send puts this signal on the bus: the accept never takes one
+                    self.set(here, ("val", index), value)
+                    self.set(here, ("has", index), z3.BoolVal(True))
+                    self.set(here, ("frac", index), z3.BoolVal(False))
+        elif place.locals:
             feature = self.net.features[place.locals[0]]
             for i, first in enumerate(taken_by):
                 here = z3.And(pc, first)
@@ -688,6 +714,7 @@ class Builder:
         self.errors: list[ErrorSite] = []
         self.site_ids: dict[tuple[int, int], int] = {}
         self.choices = self._choices()
+        self.field_sorts: dict[str, Sort] = {}  # a signal feature's slot part -> its domain
         self.slot_parts = self._slot_parts()
         self.keys = self._keys()
         # a place no run can hold two tokens at (net.move_bound): its counts are Booleans
@@ -731,12 +758,28 @@ class Builder:
             probe[("val", f.index)] = variable(f"probe{f.index}", f.sort, self.enums)
             probe[("has", f.index)] = z3.Bool(f"probe_has{f.index}")
         kinds = set()
+        fields: list[str] = []
         for place in sends:
             if place.signal is None:
                 assert isinstance(place.statement, s.Send)
                 kinds.add(self.translate(probe, place.flow, place.statement.payload, place.node.name)[0].kind)
-        parts = ["tag"] + [SLOT_VALUE[kind] for kind in TAGS if kind in kinds]
+            else:
+                for field, sort in self.net.signal_fields.get(place.signal, ()):
+                    part = f"sf:{place.signal}.{field}"
+                    if part not in fields:
+                        fields.append(part)
+                        self.field_sorts[part] = sort
+        parts = ["tag"] + [SLOT_VALUE[kind] for kind in TAGS if kind in kinds] + fields
+        if self.net.numbers_objects:
+            parts.append("obj")  # the number of the signal's object, which an accept's payload reports
         return tuple(parts + (["to"] if self.net.receivers else []))
+
+    def slot_zero(self, part: str) -> Any:
+        """`slot_zero`, for a signal's feature the zero of its domain, for an object's number 0."""
+        if part == "obj":
+            return z3.IntVal(0)
+        sort = self.field_sorts.get(part)
+        return default_of(sort, self.enums) if sort is not None else slot_zero(part)
 
     def _keys(self) -> list[Any]:
         keys: list[Any] = ["err", "ovf"]
@@ -765,6 +808,8 @@ class Builder:
         keys.extend(("made", part.index) for part in self.net.parts)
         if self.net.clocked:
             keys.append("now")
+        if self.net.numbers_objects:
+            keys.append("objs")  # the number the next object the run makes gets
         if self.net.messages:
             for i in range(self.net.bus_slots()):
                 keys.extend((part, i) for part in (*self.slot_parts, "occ"))
@@ -776,6 +821,8 @@ class Builder:
             return z3.BitVec(name, ERR_BITS)
         if key == "now":
             return z3.Real(name)
+        if key == "objs":
+            return z3.Int(name)
         if key[0] in ("tag", "to"):
             return z3.BitVec(name, TAG_BITS)
         if key[0] == "int":
@@ -786,8 +833,10 @@ class Builder:
             return z3.String(name)
         if key[0] in ("cnt", "via"):
             return z3.Bool(name) if key in self.safe else z3.BitVec(name, COUNT_BITS)
-        if key[0] in ("pass", "lo", "n", "grp"):
+        if key[0] in ("pass", "lo", "n", "grp", "obj"):
             return z3.Int(name)
+        if key[0] in self.field_sorts:
+            return variable(name, self.field_sorts[key[0]], self.enums)
         if key == "ovf" or key[0] in ("in", "has", "started", "begun", "frac", "flag", "made", "occ", "armed"):
             return z3.Bool(name)
         feature = self.net.features[key[1]]
@@ -835,7 +884,11 @@ class Builder:
                 pin = net.pin(name, flow)
                 if pin is None:
                     part = net.part_feature(name)
-                    return None if part is None else Term(st[("val", part.index)], kind_of(part.sort))
+                    if part is None:
+                        return payload(name)  # a signal payload's feature by the payload's name (`sp.celsius`)
+                    return Term(st[("val", part.index)], kind_of(part.sort))
+                if pin.instance:
+                    raise NotCovered(where, f"the signal '{name}' read whole (its features are encoded, not the object)")
                 return Term(st[("val", pin.index)], kind_of(pin.sort), z3.Not(st[("has", pin.index)]))
             if owner is not None and ready is not None:
                 place = net.places[owner]
@@ -868,6 +921,8 @@ class Builder:
             if not held:
                 return None
             f = held[0]
+            if f.instance:
+                raise NotCovered(where, f"the signal '{name}' read whole (its features are encoded, not the object)")
             return Term(st[("val", f.index)], kind_of(f.sort), z3.Not(st[("has", f.index)]))
 
         def literal(name: str) -> tuple[str, str] | None:
@@ -1125,9 +1180,11 @@ class Builder:
         out.extend(st[("made", part.index)] == z3.BoolVal(part.declared) for part in self.net.parts)
         if "now" in st:
             out.append(st["now"] == 0)
+        if "objs" in st:
+            out.append(st["objs"] == self.net.first_object)
         if self.net.messages:
             for i in range(self.net.bus_slots()):
-                out.extend(st[(part, i)] == slot_zero(part) for part in (*self.slot_parts, "occ"))
+                out.extend(st[(part, i)] == self.slot_zero(part) for part in (*self.slot_parts, "occ"))
         for f in self.net.features:
             if ("frac", f.index) in st:
                 out.append(st[("frac", f.index)] == z3.BoolVal(False))

@@ -8,7 +8,7 @@ query exists (`NotCovered`). This module needs no solver."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from fractions import Fraction
@@ -84,6 +84,8 @@ class Feature:
     payload: bool = False  # an accept's payload: read by its bare name from around it, the latest held
     constant: bool = False  # declared `constant`: an assignment to it is a run error
     part: int | None = None  # a feature of a part's object (Net.parts): reported once the run has made it
+    instance: bool = False  # an accept's payload of a signal: the number of the object the send made
+    slot: str = ""  # a signal payload's feature: the bus slot part its value comes in (no output of the run)
 
     @property
     def of_action(self) -> bool:
@@ -202,6 +204,16 @@ class Net:
     # an untyped feature bound to literals (`attribute steps = (1.0, 2.0, 3.5);`): no state of its own,
     # walked by a `for` as the literals themselves, reported as the run spells it
     fixed: dict[str, tuple[s.SequenceExpr, str]] = field(default_factory=dict)
+    # the features of each signal sent or accepted that has some (`attribute def SetPoint { attribute
+    # celsius : Integer; }`), in the order a construction binds them, each with its domain
+    signal_fields: dict[str, tuple[tuple[str, Sort], ...]] = field(default_factory=dict)
+    first_object: int = 1  # the number the interpreter gives the first object the run makes
+
+    @property
+    def numbers_objects(self) -> bool:
+        """Some accept holds a signal's payload, which the run reports by its object's number: the state
+        counts the objects the sends make (`instance#2` is the second)."""
+        return any(f.instance for f in self.features)
 
     @property
     def clocked(self) -> bool:
@@ -468,6 +480,13 @@ class _Builder:
         self._flow(graph, None, "root")
         for place in self.net.places:
             self._parts_touched(place)
+        if self.net.numbers_objects:
+            if self.net.parts:
+                payload = next(f for f in self.net.features if f.instance)
+                raise NotCovered(self.action.name, f"the signal payload '{payload.name}' where parts are made too "
+                                                   "(the numbers of the objects both make)")
+            run = self.program.start_action(self.action.qualified_name, fine=True)
+            self.net.first_object = run.ctx.next_object_id
         return self.net
 
     def _parts_touched(self, place: Place) -> None:
@@ -556,7 +575,10 @@ class _Builder:
         if owner is None:
             found = next((f for f in self.net.features if f.of_action and f.local == name), None)
         else:
-            found = self.net.resolve(name, self.net.places[owner].flow)
+            # the node's own features declared before it (`in x : Real; out result = x * 2.0;`), else
+            # what the node reads around it
+            found = next((f for f in self.net.features if f.owner == owner and f.local == name), None) \
+                or self.net.resolve(name, self.net.places[owner].flow)
         return found.sort if found is not None else None
 
     def _flow(self, graph: ActionGraph, parent: int | None, role: str) -> int:
@@ -800,22 +822,49 @@ class _Builder:
             self.net.signals.append(place.signal)
 
     def signal_of(self, payload: s.Expr, where: str) -> str | None:
-        """The definition a sent signal instantiates (`Go()`, `new Go()`: no feature values), or None for
-        a value the expression computes."""
+        """The definition a sent signal instantiates (`Go()`, `new Go()`, `SetPoint(22, urgent = true)`: its
+        features given by the arguments), or None for a value the expression computes."""
         name = None
-        if isinstance(payload, s.New) and not payload.args and not payload.named:
+        if isinstance(payload, s.New):
             name = payload.type_name
-        elif isinstance(payload, s.Call) and isinstance(payload.callee, s.Name) and not payload.args \
-                and not payload.named:
+        elif isinstance(payload, s.Call) and isinstance(payload.callee, s.Name):
             name = payload.callee.name
+            el = lookup(self.program.model, self.action, name)
+            if el is None or el.kind not in ("item def", "attribute def", "part def", "occurrence def"):
+                return None  # a calculation's invocation: the value it computes is sent
         if name is None:
             return None
         el = lookup(self.program.model, self.action, name)
         if el is None or el.kind not in ("item def", "attribute def", "part def", "occurrence def"):
             raise NotCovered(where, f"a send of {name}()")
-        if any(m.kind in ("attribute", "item", "part") for m in el.members.values()):
-            raise NotCovered(where, f"a signal {name} with features")
+        fields = self._signal_fields(el, where)
+        given = signal_arguments(payload, fields)
+        if isinstance(given, str):
+            raise NotCovered(where, f"a send of {el.name} {given}")
         return el.name  # the interpreter matches a signal by its definition's short name
+
+    def _signal_fields(self, el: Element, where: str) -> tuple[tuple[str, Sort], ...]:
+        """The features a construction of the signal binds, each with its domain (Net.signal_fields)."""
+        from engines.runtime.calls import constructor_features
+
+        known = self.net.signal_fields.get(el.name)
+        if known is not None:
+            return known
+        fields: list[tuple[str, Sort]] = []
+        for member in constructor_features(self.program.model, el):
+            decl = member.decl
+            assert isinstance(decl, s.Usage)
+            if decl.kind != "attribute" or decl.value is not None:
+                raise NotCovered(where, f"the signal {el.name}'s {decl.kind} '{member.name}'"
+                                 + (" with a value of its own" if decl.value is not None else ""))
+            attr = Attribute(member.name, decl.types[0] if decl.types else "", None, None, None)
+            sort = sort_of(self.program, member.owner, attr, where)
+            if sort.kind == "enum" or sort.low is not None:
+                # a Natural's or an enumeration's argument is checked as the object is made: not encoded
+                raise NotCovered(where, f"the signal {el.name}'s feature '{member.name}' of type {attr.type_text}")
+            fields.append((member.name, sort))
+        self.net.signal_fields[el.name] = tuple(fields)
+        return self.net.signal_fields[el.name]
 
     def _accept(self, ctx: FlowCtx, place: Place, accept: s.Accept) -> None:
         name = place.node.name
@@ -839,7 +888,7 @@ class _Builder:
         place.matcher, sort = self._matcher(trigger, name)
         if trigger.payload is None:
             return
-        if sort is None:
+        if sort is None and place.matcher.kind != "signal":
             raise NotCovered(name, f"the payload '{trigger.payload}' of a signal")
         hidden = self._in_block(ctx)  # a run reports no payload an accept in a branch or loop body took
         if hidden:
@@ -849,13 +898,32 @@ class _Builder:
             prefix = "" if owner is None else self.net.pin_path(owner) + "."
         else:
             prefix = self.net.pin_path(place) + "."
-        attr = Attribute(trigger.payload, sort.type_text, None, None, None)
-        feature = Feature(len(self.net.features), prefix + trigger.payload, trigger.payload, sort, place.index, attr,
-                          hidden=hidden, payload=True)
+        if sort is None:
+            # a signal: its object reported by number, its features read by path (`sp.celsius`), each
+            # as it came in the message's slot
+            if hidden:
+                raise NotCovered(name, f"the signal payload '{trigger.payload}' of an accept in a branch or loop body")
+            el = lookup(self.program.model, self.action, trigger.signal or "")
+            assert el is not None
+            fields = self._signal_fields(el, name)
+            number = self._payload(place, prefix + trigger.payload, trigger.payload, Sort("int"), hidden, name,
+                                   instance=True)
+            parts = [self._payload(place, f"{prefix}{trigger.payload}.{field}", f"{trigger.payload}.{field}", fsort,
+                                   hidden, name, slot=f"sf:{el.name}.{field}") for field, fsort in fields]
+            place.locals = (number, *parts)
+            return
+        place.locals = (self._payload(place, prefix + trigger.payload, trigger.payload, sort, hidden, name),)
+
+    def _payload(self, place: Place, path: str, local: str, sort: Sort, hidden: bool, where: str,
+                 instance: bool = False, slot: str = "") -> int:
+        """An accept's payload (or one feature of a signal's) as a feature of the net."""
+        attr = Attribute(local, sort.type_text, None, None, None)
+        feature = Feature(len(self.net.features), path, local, sort, place.index, attr, hidden=hidden, payload=True,
+                          instance=instance, slot=slot)
         if any(f.name == feature.name for f in self.net.features):
-            raise NotCovered(name, f"the payload '{trigger.payload}', a name another feature reports")
+            raise NotCovered(where, f"the payload '{local}', a name another feature reports")
         self.net.features.append(feature)
-        place.locals = (feature.index,)
+        return feature.index
 
     def _duration(self, trigger: s.Trigger, where: str, place: Place) -> Fraction:
         """An `accept after`'s wait (or an `accept at`'s instant) in seconds, as the interpreter counts it
@@ -1117,6 +1185,28 @@ def _chains(expr: s.Expr | None) -> Iterator[s.Chain]:
 def names_read(expr: s.Expr | None) -> Iterator[str]:
     """The plain names an expression reads (what decides whether a feature with no value is an input)."""
     return (e.name for e in _walk(expr) if isinstance(e, s.Name))
+
+
+def signal_arguments(payload: s.Expr, fields: Sequence[tuple[str, Sort]]) -> tuple[s.Expr, ...] | str:
+    """The expressions a send's construction of a signal gives its features, in their order (as
+    engines/runtime/calls.construct binds them: positional first, then by name), or why the encoding
+    does not cover it: a feature left with no value or its default."""
+    args: tuple[s.Expr, ...] = ()
+    named: tuple[tuple[str, s.Expr], ...] = ()
+    if isinstance(payload, (s.New, s.Call)):
+        args, named = payload.args, payload.named
+    names = [name for name, _ in fields]
+    if len(args) > len(names):
+        return f"with {len(args)} arguments for {len(names)} features"
+    given = dict(zip(names, args, strict=False))
+    for name, expr in named:
+        if name not in names or name in given:
+            return f"giving '{name}' {'twice' if name in given else 'which it has no feature for'}"
+        given[name] = expr
+    missing = [name for name in names if name not in given]
+    if missing:
+        return f"leaving {', '.join(missing)} with no value"
+    return tuple(given[name] for name in names)
 
 
 def build(program: Program, action: Element) -> Net:

@@ -140,7 +140,7 @@ def _same_end(un: Unrolled, st: State, model: Any) -> Any:
         made = st[("made", part.index)]
         parts.append(made == model.eval(made, model_completion=True))
     for f in un.net.features:
-        if f.hidden:
+        if f.hidden or f.slot:
             continue
         has = st[("has", f.index)]
         has_now = model.eval(has, model_completion=True)

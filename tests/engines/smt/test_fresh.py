@@ -690,3 +690,51 @@ def test_the_librarys_max_and_min_over_a_free_input() -> None:
     assert name == "level" and int(value) < 20
     replayed(open_top, "lib::Clamp", found)
 
+
+
+# Signals with features (fresh/signals.sysml). A construction's arguments bind the signal's features in
+# their order, positional then by name; the object it makes is numbered in the order the run makes
+# objects, and an accept's payload is reported by that number (`instance#1`) while its features are read
+# by path or by the payload's name.
+# - Thermostat: SetPoint(22, true) is the only object (#1); apply reads 22 + reading - 20, the sensor's
+#   21 written before apply (23) or after (22); rushed true either way.
+# - Numbers: Ready() and SetPoint(5, false) are made in either order, so the SetPoint taken is #1 or #2;
+#   seen 5 on both.
+# - Till: Order(price = 2.5, qty = 4) by name, billed by the payload's bare name: 4 * 2.5 = 10.0.
+# - Desk: Book(7) and Book(9) race; the desk takes the oldest first, so one.b is always #1 and two.b #2,
+#   the seats 7 then 9 or 9 then 7.
+SIGNALS = {
+    "signals::Thermostat": done(*({"heater.sp": "instance#1", "reading": "21", "rushed": "true", "target": t}
+                                   for t in ("22", "23"))),
+    "signals::Numbers": done(*({"seen": "5", "takePoint.sp": f"instance#{n}"} for n in (1, 2))),
+    "signals::Till": done({"take.o": "instance#1", "total": "10.0"}),
+    "signals::Desk": done(*({"firstSeat": a, "one.b": "instance#1", "secondSeat": b, "two.b": "instance#2"}
+                            for a, b in (("7", "9"), ("9", "7")))),
+}
+
+
+@pytest.mark.parametrize("subject", sorted(SIGNALS))
+def test_signals_with_features_for_the_solver(subject: str) -> None:
+    prog = model("signals")
+    assert smt_outcomes(prog, subject) == SIGNALS[subject]
+    assert explore_outcomes(prog, subject) == SIGNALS[subject]
+
+
+def test_the_two_seats_booked_decide_which_is_first() -> None:
+    prog = model("signals")
+    answer = solve(prog, "signals::Desk", "sensitive", diverge=("firstSeat",), solver_seconds=SECONDS)
+    assert answer.verdict == "sensitive", answer.reason
+    assert {v for _, entries in answer.divergent for v, _ in entries} == {"7", "9"}
+    replayed(prog, "signals::Desk", answer)
+
+
+# What the encoding does not state is refused before any query, naming it: a send leaving a feature
+# with no value (the interpreter fails constructing it), and a payload read whole (its object).
+@pytest.mark.parametrize(("subject", "reason"), [
+    ("signals::Partial", "a send of SetPoint leaving urgent with no value at node 's'"),
+    ("signals::Whole", "the signal 'r.b' read whole"),
+])
+def test_a_signal_the_encoding_does_not_state_is_refused(subject: str, reason: str) -> None:
+    answer = solve(model("signals"), subject, "outcomes", solver_seconds=SECONDS)
+    assert answer.verdict == "not covered"
+    assert reason in (answer.reason or "")
