@@ -6,7 +6,9 @@ prints the family, N x K, k (the moves the encoding unrolls), each engine's verd
 where the peer kernel is installed (benchmarks/check_scaling.py says how it is found), the peer's smt
 engine asked the same question in the same run (`%engine smt`, `%check-diverge F`, `%action NAME`; its
 solver needs `z3` on PATH, taken from the peer's virtual environment when the PATH has none): its
-verdict and the wall seconds of its check cell. The `+input` rows make each leaf's increment an input
+verdict and the wall seconds of its check cell. `variables` counts the distinct solver constants of the
+largest query asked, `solver` the seconds z3 spent in check-sat (of `time`, the whole question: the
+encoding, the queries, the replay of each witness). The `+input` rows make each leaf's increment an input
 the model leaves unbound (`in attribute step : Integer;`): smt ranges over every Integer, where check
 has no value to run (the peer is not asked: it binds no input it is not given).
 """
@@ -68,13 +70,69 @@ def _z3_on_path() -> None:
             os.environ["PATH"] = f"{venv_bin.resolve()}{os.pathsep}{os.environ['PATH']}"
 
 
+class SolverWatch:
+    """Around one question: the seconds z3 spends in check-sat, and the variables of the largest query
+    (the distinct uninterpreted constants its assertions mention). Measured by wrapping z3's Solver
+    here, so the product carries no instrumentation."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.variables = 0
+
+    def __enter__(self) -> SolverWatch:
+        import z3
+
+        self._check = z3.Solver.check
+        watch, check = self, self._check
+
+        def timed(solver: z3.Solver, *assumptions: object) -> object:
+            watch.variables = max(watch.variables, _variables(solver))
+            started = time.monotonic()
+            try:
+                return check(solver, *assumptions)
+            finally:
+                watch.seconds += time.monotonic() - started
+
+        z3.Solver.check = timed  # type: ignore[method-assign]
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        import z3
+
+        z3.Solver.check = self._check  # type: ignore[method-assign]
+
+
+def _variables(solver: object) -> int:
+    """The distinct uninterpreted constants in a solver's assertions (each shared subterm walked once)."""
+    import z3
+
+    assert isinstance(solver, z3.Solver)
+    seen: set[int] = set()
+    names: set[str] = set()
+    todo = list(solver.assertions())
+    while todo:
+        term = todo.pop()
+        key = term.get_id()
+        if key in seen:
+            continue
+        seen.add(key)
+        if z3.is_const(term) and term.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            names.add(term.decl().name())
+        elif z3.is_app(term):
+            todo.extend(term.children())
+        elif z3.is_quantifier(term):
+            todo.append(term.body())
+    return len(names)
+
+
 def row(family: str, n: int, k: int, text: str, subject: str, feature: str, timeout: float,
         run_check: bool, with_peer: bool = False) -> str:
     from engines.smt.answer import solve
 
     program = Program(ir.resolve([ir.parse(text, f"{family}.sysml")]))
     started = time.monotonic()
-    answer = solve(program, subject, "sensitive", diverge=(feature,), solver_seconds=timeout)
+    with SolverWatch() as watch:
+        answer = solve(program, subject, "sensitive", diverge=(feature,), solver_seconds=timeout)
     smt_time = time.monotonic() - started
     smt = answer.verdict + (f" ({answer.reason})" if answer.reason else "")
     if run_check:
@@ -84,8 +142,8 @@ def row(family: str, n: int, k: int, text: str, subject: str, feature: str, time
         check_time = f"{time.monotonic() - started:6.2f}s"
     else:
         check_text, check_time = "- (no value for the input)", "      "
-    line = (f"| {family:<12} | {n}x{k} | {answer.k:>3} | {smt:<40} | {smt_time:6.2f}s | {check_text:<38} |"
-            f" {check_time} |")
+    line = (f"| {family:<12} | {n}x{k} | {answer.k:>3} | {watch.variables:>6} | {smt:<40} | {smt_time:6.2f}s |"
+            f" {watch.seconds:6.2f}s | {check_text:<38} | {check_time} |")
     return line + (" " + peer_smt(text, subject, feature, timeout)[2:] if with_peer else "")
 
 
@@ -99,9 +157,9 @@ def main() -> None:
     with_peer = not args.no_peer and peer_command() is not None
     if with_peer:
         _z3_on_path()
-    print("| family       | NxK | k   | smt                                      | time    | check"
+    print("| family       | NxK | k   | variables | smt                                      | time    | solver  | check"
           "                                  | time    |" + (" peer smt | peer time |" if with_peer else ""))
-    print("|---|---|---|---|---|---|---|" + ("---|---|" if with_peer else ""))
+    print("|---|---|---|---|---|---|---|---|---|" + ("---|---|" if with_peer else ""))
     for size in args.sizes.split(","):
         n, k = (int(x) for x in size.split("x"))
         for mode in ("shared", "racy", "indep"):
