@@ -901,8 +901,6 @@ class _Builder:
         if sort is None:
             # a signal: its object reported by number, its features read by path (`sp.celsius`), each
             # as it came in the message's slot
-            if hidden:
-                raise NotCovered(name, f"the signal payload '{trigger.payload}' of an accept in a branch or loop body")
             el = lookup(self.program.model, self.action, trigger.signal or "")
             assert el is not None
             fields = self._signal_fields(el, name)

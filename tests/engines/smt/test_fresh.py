@@ -703,7 +703,10 @@ def test_the_librarys_max_and_min_over_a_free_input() -> None:
 # - Till: Order(price = 2.5, qty = 4) by name, billed by the payload's bare name: 4 * 2.5 = 10.0.
 # - Desk: Book(7) and Book(9) race; the desk takes the oldest first, so one.b is always #1 and two.b #2,
 #   the seats 7 then 9 or 9 then 7.
+# - Logger: Reading(4, true) is sent before Reading(5, false); the loop's accept takes the oldest each
+#   pass (its payload reported by no run, as a pass's is not): total 4, bad 5, count 2.
 SIGNALS = {
+    "signals::Logger": done({"bad": "5", "count": "2", "total": "4"}),
     "signals::Thermostat": done(*({"heater.sp": "instance#1", "reading": "21", "rushed": "true", "target": t}
                                    for t in ("22", "23"))),
     "signals::Numbers": done(*({"seen": "5", "takePoint.sp": f"instance#{n}"} for n in (1, 2))),
