@@ -936,7 +936,7 @@ class Builder:
         def calc(scope: Element | None, name: str) -> Element | None:
             el = lookup(net.program.model, scope or net.action, name)
             if el is not None and el.library and el.qualified_name in LIBRARY_SCALAR:
-                return el  # abs, max, min of a numeric package: Translator._library
+                return el  # a numeric function the encoding states (terms.ENCODED_FUNCTIONS): Translator._library
             if el is None or el.library or el.base_kind not in CALCULATIONS:
                 return None
             return el

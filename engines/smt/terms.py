@@ -23,8 +23,10 @@ INT64 = 2 ** 63
 LIMIT = 10 ** MAX_DIGITS  # the interpreter's NumberTooLarge bound on an exact result
 # the library's scalar functions encoded, by qualified name: abs, max and min of each numeric package
 # (ir/library.py states their signatures)
+# the library's numeric functions the encoding states as the interpreter computes them (ir/library.py)
+ENCODED_FUNCTIONS = ("abs", "max", "min", "floor", "round", "ToInteger", "ToRational", "isZero", "isUnit")
 LIBRARY_SCALAR: dict[str, Function] = {
-    f.qualified_name: f for f in FUNCTIONS if f.name in ("abs", "max", "min")
+    f.qualified_name: f for f in FUNCTIONS if f.name in ENCODED_FUNCTIONS
     and all(p.type in ("Integer", "Rational", "Real", "NumericalValue") and not p.many for p in f.params)}
 MAX_POWER = 16  # the largest literal exponent a power is encoded with (a product of that many factors)
 ROOT = 10 ** (MAX_DIGITS // 2)  # a factor of a product past LIMIT is at least this large (or this small)
@@ -248,7 +250,8 @@ class Translator:
         if calc is None:
             named = f" of '{e.callee.name}'" if isinstance(e.callee, s.Name) else ""
             raise self.refuse(f"an invocation{named}, which names no calculation of the model and none of the "
-                              "library functions encoded (abs, max, min of an imported numeric package)")
+                              f"library functions encoded ({', '.join(ENCODED_FUNCTIONS)} of an imported "
+                              "numeric package)")
         if calc.library:
             return self._library(e, calc)
         if len(self.inlining) >= MAX_CALC_DEPTH:
@@ -319,13 +322,23 @@ class Translator:
             terms.append(term)
         if len({t.kind for t in terms}) != 1:
             raise self.refuse(f"{name} over an Integer and a Rational")
-        a = terms[0].value
-        if library.name == "abs":
-            value = z3.If(a < 0, -a, a)
-        else:
+        a, kind = terms[0].value, terms[0].kind
+        name = library.name
+        if name == "abs":
+            return Term(z3.If(a < 0, -a, a), kind), z3.Or(errs)
+        if name in ("max", "min"):
             b = terms[1].value
-            value = z3.If(b > a, b, a) if library.name == "max" else z3.If(b < a, b, a)
-        return Term(value, terms[0].kind), z3.Or(errs)
+            return Term(z3.If(b > a, b, a) if name == "max" else z3.If(b < a, b, a), kind), z3.Or(errs)
+        if name in ("isZero", "isUnit"):
+            return Term(a == (0 if name == "isZero" else 1), "bool"), z3.Or(errs)
+        if name == "ToRational":
+            return Term(z3.ToReal(a) if kind == "int" else a, "real"), z3.Or(errs)
+        if kind == "int":
+            return Term(a, "int"), z3.Or(errs)  # floor, round and ToInteger of an Integer: itself
+        # z3's ToInt is the floor; round goes half toward positive infinity, ToInteger toward zero
+        value = {"floor": z3.ToInt(a), "round": z3.ToInt(a + z3.RealVal("1/2")),
+                 "ToInteger": z3.If(a >= 0, z3.ToInt(a), -z3.ToInt(-a))}[name]
+        return Term(value, "int"), z3.Or(errs)
 
     def _coalesce(self, e: s.Binary) -> tuple[Term, Any]:
         """`a ?? b`: b where a is null (the literal, or a feature read that has no value), else a; b is

@@ -741,3 +741,36 @@ def test_a_signal_the_encoding_does_not_state_is_refused(subject: str, reason: s
     answer = solve(model("signals"), subject, "outcomes", solver_seconds=SECONDS)
     assert answer.verdict == "not covered"
     assert reason in (answer.reason or "")
+
+
+# The library's rounding functions (fresh/rounding.sysml), as ir/library.py computes them: floor, round
+# half toward positive infinity, ToInteger toward zero, ToRational, isZero.
+# rnd::Meter (reading 2.5): bill's three assignments are unordered and each reads the reading before the
+# calibration (2.5: billed 3, poured 2, shown 2) or after it (-0.5: billed 0, poured -1, shown 0), so
+# all 8 combinations end; poured is never 0, so empty stays false; the reading ends -0.5.
+def test_the_librarys_rounding_for_the_solver() -> None:
+    prog = model("rounding")
+    expected = done(*({"billed": b, "empty": "false", "poured": p, "reading": "-0.5", "shown": s}
+                      for b in ("3", "0") for p in ("2", "-1") for s in ("2", "0")))
+    assert smt_outcomes(prog, "rnd::Meter") == expected
+    assert explore_outcomes(prog, "rnd::Meter") == expected
+
+
+# rnd::Bill over every Real litres: round(l) is floor(l) or floor(l) + 1 (proved); it equals floor(l)
+# only where l's fraction is under a half, so Exact is violated, the witness's litres one whose
+# fraction is a half or more.
+def test_rounding_is_fair_for_every_reading_and_exact_for_none_with_half_or_more() -> None:
+    from fractions import Fraction
+    from math import floor
+
+    prog = model("rounding")
+    fair = solve(prog, "rnd::Bill", "holds", properties=("rnd::Fair",), inputs=("litres",), diverge=(),
+                 solver_seconds=SECONDS)
+    assert fair.verdict == "proved", fair.reason
+    exact = solve(prog, "rnd::Bill", "holds", properties=("rnd::Exact",), inputs=("litres",), diverge=(),
+                  solver_seconds=SECONDS)
+    assert exact.verdict == "violated", exact.reason
+    ((name, value),) = exact.witnesses[0].inputs
+    litres = Fraction(value)
+    assert name == "litres" and litres - floor(litres) >= Fraction(1, 2)
+    replayed(prog, "rnd::Bill", exact)
