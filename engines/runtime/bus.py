@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from engines.runtime.values import SCALAR_TYPES, ObjectRef, Quantity, Signal, Value, conforms
 from ir import syntax as s
+from ir.resolve import lineage
 
 if TYPE_CHECKING:
     from engines.runtime.world import Context
@@ -69,5 +70,12 @@ def matches(ctx: Context, trigger: s.Trigger, message: Message) -> bool:
         return payload.type_name.rsplit("::", 1)[-1] == short
     if isinstance(payload, ObjectRef):
         obj = ctx.objects.get(payload.id)
-        return obj is not None and obj.type_name.rsplit("::", 1)[-1] == short
+        if obj is None:
+            return False
+        if obj.type_name.rsplit("::", 1)[-1] == short:
+            return True
+        # an instance of a specialization is an instance of what it specializes: `accept x : Base`
+        # takes a Derived (`attribute def Derived :> Base`)
+        made = ctx.program.model.element(obj.type_name)
+        return made is not None and any(a.name == short for a in lineage(ctx.program.model, made))
     return False

@@ -480,6 +480,7 @@ class _Builder:
         self._flow(graph, None, "root")
         for place in self.net.places:
             self._parts_touched(place)
+        self._no_specialized_signals()
         if self.net.numbers_objects:
             if self.net.parts:
                 payload = next(f for f in self.net.features if f.instance)
@@ -488,6 +489,22 @@ class _Builder:
             run = self.program.start_action(self.action.qualified_name, fine=True)
             self.net.first_object = run.ctx.next_object_id
         return self.net
+
+    def _no_specialized_signals(self) -> None:
+        """An accept of a signal some sent signal specializes takes it (engines/runtime/bus.matches): the
+        encoding tags each signal by its own definition, so such an accept is refused."""
+        from ir.resolve import lineage
+
+        sent = {p.signal for p in self.net.places if p.act is Act.SEND and p.signal is not None}
+        for place in self.net.places:
+            matcher = place.matcher
+            if place.act is not Act.ACCEPT or matcher is None or matcher.kind != "signal":
+                continue
+            for name in sorted(sent - {matcher.signal}):
+                el = lookup(self.program.model, self.action, name)
+                if el is not None and any(a.name == matcher.signal for a in lineage(self.program.model, el)):
+                    raise NotCovered(place.node.name, f"an accept of {matcher.signal}, which the sent {name} "
+                                                      "specializes")
 
     def _parts_touched(self, place: Place) -> None:
         """The part features a move at the place names by a chain (`counter.c`), each part made known."""

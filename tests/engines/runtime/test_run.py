@@ -203,6 +203,36 @@ def test_an_accept_nothing_answers_is_a_deadlock() -> None:
     assert "token 1@listen" in str(err)
 
 
+def test_an_accept_of_a_signal_takes_its_specializations() -> None:
+    """An instance of `Alarm :> Warning` is a Warning: `accept w : Warning` takes it, and a Notice (no
+    Warning) stays on the bus; an `accept Alarm` does not take a plain Warning."""
+    text = """package t {
+        private import ScalarValues::*;
+        attribute def Warning { attribute level : Integer; }
+        attribute def Alarm :> Warning;
+        attribute def Notice { attribute level : Integer; }
+        action w {
+            attribute got : Integer := 0;
+            first start;
+            then action tell { send Notice(1); then send Alarm(7); }
+            then action listen accept x : Warning;
+            then action keep { assign got := listen.x.level; }
+            then done;
+        }
+        action strict {
+            first start;
+            then action tell { send Warning(3); }
+            then action listen accept Alarm;
+            then done;
+        }
+    }"""
+    run = _program(text).start_action("t::w")
+    run.run_to_end()
+    assert run.outputs()["got"] == "7"
+    _, err = _fail(text, "t::strict", AcceptDeadlock)
+    assert "listen" in str(err)
+
+
 def test_for_over_a_scalar_fails_the_run() -> None:
     text = """package t { action f {
         attribute n : Integer = 3;

@@ -774,3 +774,26 @@ def test_rounding_is_fair_for_every_reading_and_exact_for_none_with_half_or_more
     litres = Fraction(value)
     assert name == "litres" and litres - floor(litres) >= Fraction(1, 2)
     replayed(prog, "rnd::Bill", exact)
+
+
+# An accept of a signal takes the signals that specialize it (engines/runtime/bus.matches); the encoding
+# tags each signal by its own definition, so such an accept is refused by name rather than answered
+# as though it took nothing.
+def test_an_accept_a_sent_specialization_would_answer_is_refused() -> None:
+    prog = program("""package t {
+        private import ScalarValues::*;
+        attribute def Warning { attribute level : Integer; }
+        attribute def Alarm :> Warning;
+        action def W {
+            attribute got : Integer := 0;
+            first start;
+            then action tell { send Alarm(7); }
+            then action listen accept x : Warning;
+            then action keep { assign got := listen.x.level; }
+            then done;
+        }
+    }""")
+    answer = solve(prog, "t::W", "outcomes", solver_seconds=SECONDS)
+    assert answer.verdict == "not covered"
+    assert "an accept of Warning, which the sent Alarm specializes at node 'listen'" in (answer.reason or "")
+    assert explore_outcomes(prog, "t::W") == done({"got": "7", "listen.x": "instance#1"})
