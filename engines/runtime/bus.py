@@ -67,15 +67,17 @@ def matches(ctx: Context, trigger: s.Trigger, message: Message) -> bool:
     if short in SCALAR_TYPES:  # a value accepted by type as a feature of that type would hold it
         return conforms(short, payload) and not isinstance(payload, Quantity)
     if isinstance(payload, Signal):
-        return payload.type_name.rsplit("::", 1)[-1] == short
+        return _is_a(ctx, payload.type_name, short)
     if isinstance(payload, ObjectRef):
         obj = ctx.objects.get(payload.id)
-        if obj is None:
-            return False
-        if obj.type_name.rsplit("::", 1)[-1] == short:
-            return True
-        # an instance of a specialization is an instance of what it specializes: `accept x : Base`
-        # takes a Derived (`attribute def Derived :> Base`)
-        made = ctx.program.model.element(obj.type_name)
-        return made is not None and any(a.name == short for a in lineage(ctx.program.model, made))
+        return obj is not None and _is_a(ctx, obj.type_name, short)
     return False
+
+
+def _is_a(ctx: Context, type_name: str, short: str) -> bool:
+    """Whether an instance of `type_name` is one of the definition named `short`: itself, or one it
+    specializes (`accept x : Base` takes a Derived, `attribute def Derived :> Base`)."""
+    if type_name.rsplit("::", 1)[-1] == short:
+        return True
+    made = ctx.program.model.element(type_name)
+    return made is not None and any(a.name == short for a in lineage(ctx.program.model, made))

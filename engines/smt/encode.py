@@ -17,7 +17,7 @@ from typing import Any
 import z3
 
 from engines.runtime.calls import CALCULATIONS
-from engines.smt.net import Act, Feature, Matcher, Net, NotCovered, Place, Sort, signal_arguments
+from engines.smt.net import Act, Feature, Matcher, Net, NotCovered, Place, Sort, signal_arguments, signal_slot
 from engines.smt.terms import INT64, LIBRARY_SCALAR, Enums, Term, Translator, kind_of, variable
 from ir import syntax as s
 from ir.graphs import NodeKind
@@ -337,7 +337,7 @@ class _Move:
                 if term.kind != sort.kind and not (sort.kind == "real" and term.kind == "int"):
                     raise NotCovered(place.node.name, f"a send of {place.signal} giving '{field}' a {term.kind} value")
                 value = z3.ToReal(term.value) if sort.kind == "real" and term.kind == "int" else term.value
-                written[f"sf:{place.signal}.{field}"] = value
+                written[signal_slot(place.signal, field)] = value
             if "objs" in self.st:
                 # the object the construction makes: numbered in the order the run makes objects
                 written["obj"] = self.st["objs"]
@@ -765,7 +765,7 @@ class Builder:
                 kinds.add(self.translate(probe, place.flow, place.statement.payload, place.node.name)[0].kind)
             else:
                 for field, sort in self.net.signal_fields.get(place.signal, ()):
-                    part = f"sf:{place.signal}.{field}"
+                    part = signal_slot(place.signal, field)
                     if part not in fields:
                         fields.append(part)
                         self.field_sorts[part] = sort

@@ -371,6 +371,7 @@ class Net:
         return self.features[found[0].features[name]]
 
 
+SIGNAL_KINDS = ("item def", "attribute def", "part def", "occurrence def")  # what a message may instantiate
 _LITERAL_SORTS = {"integer": Sort("int", type_text="Integer"), "real": Sort("real", type_text="Real"),
                   "boolean": Sort("bool", type_text="Boolean"), "string": Sort("str", type_text="String")}
 
@@ -841,18 +842,16 @@ class _Builder:
     def signal_of(self, payload: s.Expr, where: str) -> str | None:
         """The definition a sent signal instantiates (`Go()`, `new Go()`, `SetPoint(22, urgent = true)`: its
         features given by the arguments), or None for a value the expression computes."""
-        name = None
         if isinstance(payload, s.New):
             name = payload.type_name
         elif isinstance(payload, s.Call) and isinstance(payload.callee, s.Name):
             name = payload.callee.name
-            el = lookup(self.program.model, self.action, name)
-            if el is None or el.kind not in ("item def", "attribute def", "part def", "occurrence def"):
-                return None  # a calculation's invocation: the value it computes is sent
-        if name is None:
+        else:
             return None
         el = lookup(self.program.model, self.action, name)
-        if el is None or el.kind not in ("item def", "attribute def", "part def", "occurrence def"):
+        if el is None or el.kind not in SIGNAL_KINDS:
+            if isinstance(payload, s.Call):
+                return None  # a calculation's invocation: the value it computes is sent
             raise NotCovered(where, f"a send of {name}()")
         fields = self._signal_fields(el, where)
         given = signal_arguments(payload, fields)
@@ -924,7 +923,7 @@ class _Builder:
             number = self._payload(place, prefix + trigger.payload, trigger.payload, Sort("int"), hidden, name,
                                    instance=True)
             parts = [self._payload(place, f"{prefix}{trigger.payload}.{field}", f"{trigger.payload}.{field}", fsort,
-                                   hidden, name, slot=f"sf:{el.name}.{field}") for field, fsort in fields]
+                                   hidden, name, slot=signal_slot(el.name, field)) for field, fsort in fields]
             place.locals = (number, *parts)
             return
         place.locals = (self._payload(place, prefix + trigger.payload, trigger.payload, sort, hidden, name),)
@@ -978,7 +977,7 @@ class _Builder:
         if short in SCALAR_TYPES:
             raise NotCovered(where, f"an accept of {short}")
         el = lookup(self.program.model, self.action, trigger.signal)
-        if el is None or el.kind not in ("item def", "attribute def", "part def", "occurrence def"):
+        if el is None or el.kind not in SIGNAL_KINDS:
             raise NotCovered(where, f"an accept of {trigger.signal}")
         if el.name not in self.net.signals:
             self.net.signals.append(el.name)
@@ -1200,6 +1199,11 @@ def _chains(expr: s.Expr | None) -> Iterator[s.Chain]:
 def names_read(expr: s.Expr | None) -> Iterator[str]:
     """The plain names an expression reads (what decides whether a feature with no value is an input)."""
     return (e.name for e in _walk(expr) if isinstance(e, s.Name))
+
+
+def signal_slot(signal: str, field: str) -> str:
+    """The bus slot part a signal's feature travels in."""
+    return f"sf:{signal}.{field}"
 
 
 def signal_arguments(payload: s.Expr, fields: Sequence[tuple[str, Sort]]) -> tuple[s.Expr, ...] | str:

@@ -21,9 +21,8 @@ from ir.model import Element
 
 INT64 = 2 ** 63
 LIMIT = 10 ** MAX_DIGITS  # the interpreter's NumberTooLarge bound on an exact result
-# the library's scalar functions encoded, by qualified name: abs, max and min of each numeric package
-# (ir/library.py states their signatures)
-# the library's numeric functions the encoding states as the interpreter computes them (ir/library.py)
+# the library's numeric functions the encoding states as the interpreter computes them, by qualified
+# name in each numeric package (ir/library.py states their signatures)
 ENCODED_FUNCTIONS = ("abs", "max", "min", "floor", "round", "ToInteger", "ToRational", "isZero", "isUnit")
 LIBRARY_SCALAR: dict[str, Function] = {
     f.qualified_name: f for f in FUNCTIONS if f.name in ENCODED_FUNCTIONS

@@ -52,6 +52,19 @@ def replayed(prog: Program, subject: str, answer) -> None:
         assert unreproduced(prog, replay_run(prog, subject, witness.text()), witness) is None
 
 
+def holds(prog: Program, subject: str, prop: str, inputs: tuple[str, ...] = ()):
+    """smt asked whether the property holds on every schedule (and every value of the inputs released)."""
+    return solve(prog, subject, "holds", properties=(prop,), inputs=inputs, diverge=(), solver_seconds=SECONDS)
+
+
+def breaking_input(prog: Program, subject: str, answer) -> tuple[str, str]:
+    """The one input of a violation's witness, once the witness has replayed."""
+    assert answer.verdict == "violated", answer.reason
+    replayed(prog, subject, answer)
+    ((name, value),) = answer.witnesses[0].inputs
+    return name, value
+
+
 # ---------------------------------------------------------------------------------------------------
 # Completed outcome sets. Derivations:
 #
@@ -650,13 +663,10 @@ def test_a_flow_between_steps_performed_at_once_is_refused() -> None:
 # input one of those).
 def test_a_power_of_a_free_input() -> None:
     prog = model("powers")
-    proved = solve(prog, "pw::Square", "holds", properties=("pw::NonNegY",), diverge=(), solver_seconds=SECONDS)
+    proved = holds(prog, "pw::Square", "pw::NonNegY")
     assert proved.verdict == "proved", proved.reason
-    found = solve(prog, "pw::Square", "holds", properties=("pw::BelowHundred",), diverge=(), solver_seconds=SECONDS)
-    assert found.verdict == "violated", found.reason
-    ((name, value),) = found.witnesses[0].inputs
+    name, value = breaking_input(prog, "pw::Square", holds(prog, "pw::Square", "pw::BelowHundred"))
     assert name == "x" and (int(value) - 1) ** 2 >= 100
-    replayed(prog, "pw::Square", found)
 
 
 # flows::Meter: sense starts with offset 0 (skew after its start) or -5; its reading 3 or -2 flows into
@@ -678,17 +688,12 @@ def test_a_flow_into_a_performed_actions_parameter_is_type_checked() -> None:
 # to 120 first, any level below 20; the witness's level is one).
 def test_the_librarys_max_and_min_over_a_free_input() -> None:
     prog = model("library")
-    proved = solve(prog, "lib::Clamp", "holds", properties=("lib::InRange",), inputs=("level",), diverge=(),
-                   solver_seconds=SECONDS)
+    proved = holds(prog, "lib::Clamp", "lib::InRange", ("level",))
     assert proved.verdict == "proved", proved.reason
     open_top = program((FRESH / "library.sysml").read_text().replace("min(max(setpoint - level, 0), 100)",
                                                                      "max(setpoint - level, 0)"))
-    found = solve(open_top, "lib::Clamp", "holds", properties=("lib::InRange",), inputs=("level",), diverge=(),
-                  solver_seconds=SECONDS)
-    assert found.verdict == "violated", found.reason
-    ((name, value),) = found.witnesses[0].inputs
+    name, value = breaking_input(open_top, "lib::Clamp", holds(open_top, "lib::Clamp", "lib::InRange", ("level",)))
     assert name == "level" and int(value) < 20
-    replayed(open_top, "lib::Clamp", found)
 
 
 
@@ -764,16 +769,11 @@ def test_rounding_is_fair_for_every_reading_and_exact_for_none_with_half_or_more
     from math import floor
 
     prog = model("rounding")
-    fair = solve(prog, "rnd::Bill", "holds", properties=("rnd::Fair",), inputs=("litres",), diverge=(),
-                 solver_seconds=SECONDS)
+    fair = holds(prog, "rnd::Bill", "rnd::Fair", ("litres",))
     assert fair.verdict == "proved", fair.reason
-    exact = solve(prog, "rnd::Bill", "holds", properties=("rnd::Exact",), inputs=("litres",), diverge=(),
-                  solver_seconds=SECONDS)
-    assert exact.verdict == "violated", exact.reason
-    ((name, value),) = exact.witnesses[0].inputs
+    name, value = breaking_input(prog, "rnd::Bill", holds(prog, "rnd::Bill", "rnd::Exact", ("litres",)))
     litres = Fraction(value)
     assert name == "litres" and litres - floor(litres) >= Fraction(1, 2)
-    replayed(prog, "rnd::Bill", exact)
 
 
 # An accept of a signal takes the signals that specialize it (engines/runtime/bus.matches); the encoding
