@@ -225,12 +225,23 @@ def test_an_accept_of_a_signal_takes_its_specializations() -> None:
             then action listen accept Alarm;
             then done;
         }
+        action named {
+            attribute heard : Boolean := false;
+            first start;
+            then action tell { send Alarm; }
+            then action listen accept Warning;
+            then action keep { assign heard := true; }
+            then done;
+        }
     }"""
     run = _program(text).start_action("t::w")
     run.run_to_end()
     assert run.outputs()["got"] == "7"
     _, err = _fail(text, "t::strict", AcceptDeadlock)
     assert "listen" in str(err)
+    named = _program(text).start_action("t::named")  # a signal sent by its definition's name alike
+    named.run_to_end()
+    assert named.outputs()["heard"] == "true"
 
 
 def test_for_over_a_scalar_fails_the_run() -> None:
