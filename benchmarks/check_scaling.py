@@ -42,8 +42,9 @@ def model(mode: str, n: int, k: int) -> tuple[str, str]:
     return text, name
 
 
-def ours_in_process(text: str, name: str) -> dict[str, object]:
-    """One check here (called in a child process): figures and peak resident memory."""
+def ours_in_process(text: str, name: str, flat: bool = True) -> dict[str, object]:
+    """One check here (called in a child process): figures and peak resident memory; `flat`: through the
+    action's flat form where it covers the action (else the interpreter's run)."""
     sys.path.insert(0, str(ROOT))
     import ir
     from engines.check import check
@@ -51,7 +52,7 @@ def ours_in_process(text: str, name: str) -> dict[str, object]:
 
     program = Program(ir.resolve([ir.parse(text, "bench")]))
     started = time.perf_counter()
-    result = check(program, name)
+    result = check(program, name, flat=flat)
     seconds = time.perf_counter() - started
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {"states": result.stats.states, "moves": result.stats.moves, "depth": result.stats.depth,
@@ -69,8 +70,17 @@ def in_child(function: str, text: str, *args: object) -> dict[str, object]:
     return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
-def ours(text: str, name: str) -> dict[str, object]:
-    return in_child("check_scaling.ours_in_process", text, name)
+def ours(text: str, name: str, flat: bool = True) -> dict[str, object]:
+    return in_child("check_scaling.ours_in_process", text, name, flat)
+
+
+def floor_in_process(text: str, mode: str, n: int, k: int) -> dict[str, object]:
+    """The lean-Python floor over the same graph (benchmarks/lean_floor.py), in a child process too."""
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.lean_floor import search
+
+    states, moves, seconds = search(mode, n, k)
+    return {"states": states, "moves": moves, "seconds": seconds}
 
 
 def peer_command() -> str | None:
@@ -154,10 +164,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("rows", nargs="*", default=DEFAULT_ROWS, help="mode:n:k")
     parser.add_argument("--no-peer", action="store_true")
+    parser.add_argument("--interpreted", action="store_true",
+                        help="also time the check through the interpreter's run (no flat form): its seconds and ours' speed-up")
     args = parser.parse_args()
     header = (f"{'model':<12}{'states':>9}{'moves':>10}{'wall s':>9}{'moves/s':>10}{'us/state':>10}{'us/move':>9}"
-              f"{'peak MB':>9}"
-              f"{'peer states':>13}{'peer s':>9}{'time ratio':>12}")
+              f"{'peak MB':>9}{'floor us/st':>12}{'x floor':>8}"
+              + (f"{'interp s':>10}{'speed-up':>10}" if args.interpreted else "")
+              + f"{'peer states':>13}{'peer s':>9}{'time ratio':>12}")
     print(header)
     for row in args.rows:
         mode, n, k = row.split(":")
@@ -170,6 +183,16 @@ def main() -> int:
                 f"{moves / seconds if seconds else 0:>10.0f}"
                 f"{seconds * 1e6 / max(int(mine['states']), 1):>10.0f}{seconds * 1e6 / max(moves, 1):>9.0f}"  # type: ignore[call-overload]
                 f"{int(mine['peak_kb']) / 1024:>9.0f}")  # type: ignore[call-overload]
+        if mode == "indep":  # the floor searches the unreduced graph: (k+1)^n states, beyond reach at 16x4
+            line += f"{'-':>12}{'-':>8}"
+        else:
+            floor = in_child("check_scaling.floor_in_process", "", mode, int(n), int(k))
+            per_state = seconds * 1e6 / max(int(mine["states"]), 1)  # type: ignore[call-overload]
+            floor_per_state = float(floor["seconds"]) * 1e6 / max(int(floor["states"]), 1)  # type: ignore[arg-type,call-overload]
+            line += f"{floor_per_state:>12.1f}{per_state / floor_per_state:>8.1f}"
+        if args.interpreted:
+            slow = float(ours(text, name, flat=False)["seconds"])  # type: ignore[arg-type]
+            line += f"{slow:>10.2f}{slow / seconds if seconds else 0:>10.1f}"
         if theirs is not None and theirs.get("seconds"):
             ratio = seconds / float(theirs["seconds"])  # type: ignore[arg-type]
             line += f"{theirs.get('states') or '?':>13}{float(theirs['seconds']):>9.2f}{ratio:>12.2f}"  # type: ignore[arg-type]

@@ -53,7 +53,8 @@ class Reducer:
 
     def __init__(self) -> None:
         self._persistent: dict[object, frozenset[int] | None] = {}
-        self.complete = 0  # states whose enabled moves all conflicted (no set grown)
+        # whether a move of an actor standing at the first place depends on the future of one at the second
+        self._conflicts: dict[tuple[object, object], bool] = {}
         # keyed by the footprints' ids, which the entry keeps alive (so an id is never reused under it)
         self._dependent: dict[tuple[int, int], tuple[bool, Summary, Summary]] = {}
 
@@ -67,13 +68,23 @@ class Reducer:
 
     def _complete(self, behavior: Behavior, moves: list[Move], actors: list[Actor], enabled: set[int]) -> bool:
         """Whether every enabled actor's move is dependent on every other enabled actor's future (the
-        relation `_grow` closes over)."""
-        now: dict[int, list[Summary]] = {}
-        for m in moves:
-            now.setdefault(m.actor, []).append(behavior.footprint(m))
-        futures = {a.id: behavior.future(a) for a in actors if a.id in enabled}
-        return all(any(self.dependent(f, futures[b]) for f in mine)
-                   for a, mine in now.items() for b in futures if b != a)
+        relation `_grow` closes over), from a table of places: what an actor's moves touch and what its
+        future may touch depend only on where it stands."""
+        movers = [a for a in actors if a.id in enabled]
+        conflicts = self._conflicts
+        for mover in movers:
+            here = mover.place
+            for other in movers:
+                if other is mover:
+                    continue
+                known = conflicts.get((here, other.place))
+                if known is None:
+                    mine = {id(f): f for f in (behavior.footprint(m) for m in moves if m.actor == mover.id)}
+                    future = behavior.future(other)
+                    known = conflicts[(here, other.place)] = any(self.dependent(f, future) for f in mine.values())
+                if not known:
+                    return False
+        return True
 
     def persistent(self, behavior: Behavior, moves: list[Move], actors: list[Actor]) -> list[Move]:
         """The smallest persistent set found from any seed actor, else every enabled move."""
@@ -83,12 +94,12 @@ class Reducer:
         if self._complete(behavior, moves, actors, enabled):
             # the static conflict graph of the enabled moves is complete: the set grown from any seed
             # holds every enabled actor (or fails), so all enabled moves are taken, with no set grown
-            self.complete += 1
             return moves
         # The set depends only on where the actors stand and which can move: computed once per such
         # situation, as positions in the actor list (actor numbers differ between equal situations).
         can = tuple(a.id in enabled for a in actors)
-        seeds = tuple(sorted(range(len(actors)), key=lambda i: actors[i].id))  # seeds are tried in actor order
+        ids = [a.id for a in actors]
+        seeds = tuple(sorted(range(len(actors)), key=ids.__getitem__))  # seeds are tried in actor order
         key = (tuple(a.place for a in actors), can, seeds)
         cache = self._persistent
         if key in cache:

@@ -14,6 +14,7 @@ import gc
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast
 
 from engines.check.canon import fingerprint
 from engines.check.properties import Property, resolve_properties
@@ -40,7 +41,7 @@ from engines.framework import (
     judge,
     stable_numbers,
 )
-from engines.runtime import Program
+from engines.runtime import FlatAction, NotFlat, Program
 from engines.runtime.behavior import Behavior, Move, Summary, Travelled
 from engines.runtime.snapshot import Snapshot
 from engines.runtime.watch import BoundReached, spell_bytes, watching
@@ -50,7 +51,7 @@ from ir.liveness import readable_after_end
 _NOTHING: frozenset[tuple[object, ...]] = frozenset()
 
 
-@dataclass
+@dataclass(slots=True)
 class _Level:
     snapshot: Snapshot | None  # none is needed where one move is all there is to try
     moves: list[Move]
@@ -98,6 +99,7 @@ class _Search:
     readable: frozenset[str] | None
     model: str  # the model's content hash, as witnesses give it
     performer: str | None
+    replayer: Callable[[], Behavior]  # a fresh interpreter's run, in which every witness is replayed
     visited: dict[bytes, tuple[int, frozenset[tuple[object, ...]]]] = field(default_factory=dict)
     states: int = 0
     moves: int = 0
@@ -127,31 +129,79 @@ def check(program: Program, subject: str, bounds: Bounds | None = None, properti
           diverge: tuple[str, ...] | None = None, reduce: bool = True,
           interrupted: Callable[[], bool] | None = None,
           progress: Callable[[int, int, int], None] | None = None,
-          performer: str | None = None) -> Result:
-    """Search every schedule of the action within the bounds; see the module docstring."""
+          performer: str | None = None, flat: bool = True) -> Result:
+    """Search every schedule of the action within the bounds; see the module docstring. `flat`: search
+    the action's flat form where it covers the action (engines/check/flat.py), else the interpreter."""
     bounds = bounds or Bounds()
     action = program.action(subject)
     subject = action.qualified_name
     props = resolve_properties(program, action, properties)
     probe: Behavior = program.start_action(subject, performer, fine=True)
     diverge = feature_paths(probe, subject, diverge)
-    return check_behavior(lambda: program.start_action(subject, performer, fine=True), subject, bounds, props,
-                          diverge, reduce, interrupted, progress, readable_after_end(program.model, diverge or ()),
-                          model_hash(program.model), performer)
+    readable = readable_after_end(program.model, diverge or ())
+
+    def interpreted() -> Behavior:
+        return program.start_action(subject, performer, fine=True)
+
+    start = interpreted
+    if flat and not props and performer is None:
+        lowered = flat_form(program, subject, probe, diverge, readable)
+        if lowered is not None:
+            # the flat run offers what the search reads of a behavior; its world holds nothing
+            start = cast("Callable[[], Behavior]", lowered.start)
+    return check_behavior(start, subject, bounds, props, diverge, reduce, interrupted, progress, readable,
+                          model_hash(program.model), performer, replayer=interpreted)
+
+
+def flat_form(program: Program, subject: str, probe: Behavior, diverge: tuple[str, ...] | None,
+              readable: frozenset[str] | None) -> FlatAction | None:
+    """The action's flat form, or None where it does not cover the action (the reason: `why_not_flat`)."""
+    try:
+        return _flat_form(program, subject, probe, diverge, readable)
+    except NotFlat:
+        return None
+
+
+def why_not_flat(program: Program, subject: str) -> str | None:
+    """What the flat form does not cover in the action (None: it covers it)."""
+    probe: Behavior = program.start_action(subject, None, fine=True)
+    try:
+        _flat_form(program, subject, probe, None, readable_after_end(program.model, ()))
+    except NotFlat as refused:
+        return str(refused)
+    return None
+
+
+def _flat_form(program: Program, subject: str, probe: Behavior, diverge: tuple[str, ...] | None,
+               readable: frozenset[str] | None) -> FlatAction:
+    def wording(moves: list[Move]) -> str:
+        _, _, error = replay(lambda: program.start_action(subject, None, fine=True), moves)
+        if error is None:
+            raise NotFlat(f"a schedule the interpreter runs without failing: {_schedule_text(moves)}")
+        return error
+
+    lowered = program.flat_action(subject, readable, wording, probe.world.max_steps)
+    # what the flat form holds is all the run holds: its features, and no object, message or clock
+    outputs = lowered.start().outputs()
+    if probe.own_outputs() != outputs or (diverge is not None and not set(diverge) <= set(outputs)) \
+            or probe.world.state_key() != ((0, 1),):
+        raise NotFlat("features beyond the action's own attributes, objects, messages or time")
+    return lowered
 
 
 def check_behavior(start: Callable[[], Behavior], subject: str, bounds: Bounds | None = None,
                    properties: list[Property] | None = None, diverge: tuple[str, ...] | None = None,
                    reduce: bool = True, interrupted: Callable[[], bool] | None = None,
                    progress: Callable[[int, int, int], None] | None = None,
-                   readable: frozenset[str] | None = None, model: str = "", performer: str | None = None) -> Result:
+                   readable: frozenset[str] | None = None, model: str = "", performer: str | None = None,
+                   replayer: Callable[[], Behavior] | None = None) -> Result:
     """The check over any behavior `start` makes afresh (engines/runtime/behavior.py): what `check`
     does for an action; `readable` the features of ended performances the compared state keeps; `model`
     (the model's hash) and `performer` as its witnesses name them."""
     props = properties or []
     bounds = bounds or Bounds()
     search = _Search(start, subject, bounds, props, diverge, reduce and not props, interrupted,
-                     progress, readable, model, performer)
+                     progress, readable, model, performer, replayer or start)
     started = time.monotonic()
     # what exists before the search (the model, the program, the start) is never garbage during it:
     # frozen, the collector's full passes no longer walk it
@@ -169,8 +219,23 @@ def check_behavior(start: Callable[[], Behavior], subject: str, bounds: Bounds |
 
 
 def _run_search(search: _Search, started: float) -> None:
-    bounds = search.bounds
     run = search.start()
+    if not getattr(run, "acyclic", False):
+        _search_from(search, started, run)
+        return
+    # a behavior whose states hold no reference cycle (a flat run's are tuples) leaves the collector
+    # nothing to find, but its passes would walk the visited set again and again as it grows
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        _search_from(search, started, run)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _search_from(search: _Search, started: float, run: Behavior) -> None:
+    bounds = search.bounds
     run.world.trace.enabled = False
     readable = search.readable
     reducer = Reducer()
@@ -179,13 +244,18 @@ def _run_search(search: _Search, started: float) -> None:
     stack: list[_Level] = []
     last_progress = started
 
+    # a behavior whose state is its own canonical key (a flat run) gives its fingerprint itself
+    own: Callable[[], bytes] | None = getattr(run, "fingerprint", None)
+
     def examine(depth: int, sleep: dict[tuple[object, ...], Summary]) -> _Level | None:
         while True:
-            key = fingerprint(run, readable)
+            key = own() if own is not None else fingerprint(run, readable)
             asleep = frozenset(sleep) if sleep else _NOTHING
             seen = search.visited.get(key)
             only: frozenset[tuple[object, ...]] | None = None
             if seen is not None and seen[0] <= depth:
+                if not seen[1]:
+                    return None  # searched before with nothing asleep: nothing is left to try
                 # Searched before: only what slept then and is awake now is left to try.
                 only = seen[1] - asleep
                 search.visited[key] = (seen[0], seen[1] & asleep)
@@ -251,7 +321,8 @@ def _run_search(search: _Search, started: float) -> None:
             if not chosen:
                 return None
             snapshot = run.snapshot(allow_replay=True) if len(chosen) > 1 else None
-            return _Level(snapshot, chosen, moves, depth, key, sleep=dict(sleep), keys=keys, summaries=summaries)
+            # `sleep` is the level's own: each move's child is given a dict made for it
+            return _Level(snapshot, chosen, moves, depth, key, sleep=sleep, keys=keys, summaries=summaries)
 
     top = examine(0, {})
     if top is not None:
@@ -276,9 +347,14 @@ def _run_search(search: _Search, started: float) -> None:
         child_sleep: dict[tuple[object, ...], Summary] = {}
         if level.summaries:
             mine = level.summaries[index]
-            for k, summary in list(level.sleep.items()) + list(zip(level.keys[:index], level.summaries[:index], strict=True)):
-                if not reducer.dependent(summary, mine):
+            dependent = reducer.dependent
+            for k, summary in level.sleep.items():
+                if not dependent(summary, mine):
                     child_sleep[k] = summary
+            for i in range(index):
+                summary = level.summaries[i]
+                if not dependent(summary, mine):
+                    child_sleep[level.keys[i]] = summary
         if not level.fresh:
             assert level.snapshot is not None
             level.snapshot.restore(last=level.next == len(level.moves))
@@ -359,7 +435,7 @@ def _witness(search: _Search, claim: _Claim, violates: tuple[str, ...] = (),
              values: tuple[tuple[str, str], ...] = ()) -> tuple[Witness, str | None]:
     """The claim's schedule replayed in a fresh interpreter; the disagreement when it does not hold
     (the claim re-evaluated as every replay of the witness re-evaluates it)."""
-    run, trace, _ = replay(search.start, claim.path)
+    run, trace, _ = replay(search.replayer, claim.path)
     witness = Witness(search.subject, search.model, "check", _claims(claim, violates, values), claim.choices, tuple(trace),
                       search.performer)
     by_name = {p.name: p for p in search.properties}

@@ -4,6 +4,7 @@ it, the protocol they offer the engines, and Program, the lowered model every ru
 from __future__ import annotations
 
 from engines.runtime.actions import Run, TokenView
+from engines.runtime.actions.flat import FlatAction, NotFlat
 from engines.runtime.behavior import Actor, Behavior, ChoiceKind, Move, MoveKind, Summary
 from engines.runtime.ensemble import Ensemble
 from engines.runtime.program import Program
@@ -12,6 +13,7 @@ from engines.runtime.states.driven import Script, replay_script
 from engines.runtime.states.instants import time_constants
 from engines.runtime.world import Context
 
-__all__ = ["Actor", "Behavior", "ChoiceKind", "Context", "Ensemble", "Move", "MoveKind", "Program", "Run",
+__all__ = ["Actor", "Behavior", "ChoiceKind", "Context", "Ensemble", "FlatAction", "Move", "MoveKind", "NotFlat",
+           "Program", "Run",
            "Scheduler", "Script", "Summary", "TokenView", "make_scheduler", "parse_schedule", "replay_script",
            "time_constants"]

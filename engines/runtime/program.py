@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engines.runtime.actions import Run
+from engines.runtime.actions.flat import FlatAction, lower
+from engines.runtime.behavior import Move
 from engines.runtime.lowered import LoweredModel
 from engines.runtime.objects import action_on, performer_for
 from engines.runtime.schedule import make_scheduler
@@ -26,6 +30,13 @@ class Program(LoweredModel):
         part = performer_for(self.model, el, performer)
         ctx = Context(self, make_scheduler(schedule), max_steps)
         return Run(ctx, el, part.qualified_name if part is not None else None, fine=fine)
+
+    def flat_action(self, name: str, readable: frozenset[str] | None, wording: Callable[[list[Move]], str],
+                    max_steps: int) -> FlatAction:
+        """The action lowered flat for the check's inner loop (engines/runtime/actions/flat.py), or NotFlat
+        naming what the flat form does not cover; `wording` words the error a schedule of moves ends in,
+        as the interpreter's run does, and `readable` and `max_steps` are what such a run keeps."""
+        return lower(self, self.action(name).qualified_name, readable, wording, max_steps)
 
     def start_driven(self, name: str, script: Script | None = None) -> Driven[MachineRun]:
         """The state machine `name` (qualified, or unqualified when unique) with its environment `script`,

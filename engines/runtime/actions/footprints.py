@@ -47,28 +47,19 @@ class Footprints:
 
     def _now(self, token: Token) -> Placed:
         """The token's next move, with what leaving its enclosing nodes may do after it."""
-        node = token.flow.graph.nodes[token.node]
-        # a token standing before a body's start shot moves only that shot (Body.starts_with_a_shot)
-        shot = node.start_footprint if token.body is None and token.inside is None else None
-        touch = (shot if shot is not None else node.footprint).placed(id(token.flow.graph))
-        if node.kind is NodeKind.JOIN:
-            # a token waiting at a join moves only to fire it; the firing is no part of any token's
-            # future: it needs every awaited arrival, so it cannot come before the arrival it
-            # conflicts with unless another token arrives from that source (Footprint.arrivals)
-            touch = touch | Footprint(control=frozenset({(id(token.flow.graph), token.node)}))
-        parent = token.flow.parent_token
-        while parent is not None:
-            touch = touch | parent.flow.graph.nodes[parent.node].footprint.placed(id(parent.flow.graph))
-            parent = parent.flow.parent_token
-        return touch
+        return touch_now(token.flow.graph, token.node, token.body is None and token.inside is None,
+                         _parents(token))
 
     def _future(self, token: Token) -> Placed:
         """Everything the token may still do: its node and those after it, here and around it."""
-        touch = self._reach(token.flow.graph, token.node)
-        parent = token.flow.parent_token
-        while parent is not None:
-            touch = touch | self._reach(parent.flow.graph, parent.node)
-            parent = parent.flow.parent_token
+        return self.future_from(token.flow.graph, token.node, _parents(token))
+
+    def future_from(self, graph: ActionGraph, node: int, parents: list[tuple[ActionGraph, int]]) -> Placed:
+        """Everything a token at `node` of `graph` may still do, inside the nodes `parents` (innermost
+        first) its flows were entered at."""
+        touch = self._reach(graph, node)
+        for outer, at in parents:
+            touch = touch | self._reach(outer, at)
         return touch
 
     def _reach(self, graph: ActionGraph, start: int) -> Placed:
@@ -88,3 +79,30 @@ class Footprints:
                     todo.append(edge.target)
         self._reachable[key] = touch
         return touch
+
+
+def _parents(token: Token) -> list[tuple[ActionGraph, int]]:
+    """The graphs and nodes whose subflows the token stands inside, innermost first."""
+    out = []
+    parent = token.flow.parent_token
+    while parent is not None:
+        out.append((parent.flow.graph, parent.node))
+        parent = parent.flow.parent_token
+    return out
+
+
+def touch_now(graph: ActionGraph, index: int, fresh: bool, parents: list[tuple[ActionGraph, int]]) -> Placed:
+    """What the next move of a token at node `index` of `graph` touches, with what leaving the nodes
+    `parents` (innermost first) may do after it; `fresh`: its body is not begun (nor entered)."""
+    node = graph.nodes[index]
+    # a token standing before a body's start shot moves only that shot (Body.starts_with_a_shot)
+    shot = node.start_footprint if fresh else None
+    touch = (shot if shot is not None else node.footprint).placed(id(graph))
+    if node.kind is NodeKind.JOIN:
+        # a token waiting at a join moves only to fire it; the firing is no part of any token's
+        # future: it needs every awaited arrival, so it cannot come before the arrival it
+        # conflicts with unless another token arrives from that source (Footprint.arrivals)
+        touch = touch | Footprint(control=frozenset({(id(graph), index)}))
+    for outer, at in parents:
+        touch = touch | outer.nodes[at].footprint.placed(id(outer))
+    return touch

@@ -1,0 +1,659 @@
+"""The flat form of an action, for the check's inner loop: the action's flow lowered once to moves over
+an immutable state (token places and live values, a tuple that is its own canonical key), so that a
+move is a function from state to state with no journal, snapshot or re-canonicalization.
+
+It covers the flows people write most (start, done, fork, join, merge, decisions with guards, action
+nodes whose bodies declare Integer, Real, Rational, Boolean and String attributes and assign them
+with arithmetic, comparisons, concatenation and Boolean operators, unordered or ordered by `then`)
+and moves exactly as the interpreter's fine run does: the same moves, labels and token numbers, the
+same states told apart, the same footprints. Anything else is refused by name when lowering
+(`NotFlat`) and the interpreter searches; the interpreter stays the reference, replays every witness,
+and words every error a flat move meets (its move is replayed there, so the text is the
+interpreter's own). tests/engines/check/test_flat.py and tests/property/test_flat_graphs.py run both
+over the corpus, our models and generated graphs and require the same results.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from engines.errors import RunError
+from engines.runtime import operators
+from engines.runtime.actions.footprints import Footprints, touch_now
+from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Summary, Travelled
+from engines.runtime.evaluate import Evaluator
+from engines.runtime.values import spell
+from ir import syntax as s
+from ir.assertions import usage_assertions
+from ir.graphs import ActionGraph, Attribute, Node, NodeKind
+
+Value = Any
+Slots = tuple[Value, ...]
+Eval = Callable[[Slots], Value]
+# a token: (number, root node, the node it came from where its node converges else -1, the statement it
+# stands at inside its node's body else -1, the number of the token that entered the body else 0)
+Token = tuple[int, int, int, int, int]
+
+_TYPES: dict[str, type] = {"Integer": int, "Boolean": bool, "Real": Fraction, "Rational": Fraction, "String": str}
+_TYPES.update({f"ScalarValues::{name}": kind for name, kind in list(_TYPES.items())})
+_LITERALS: dict[str, type] = {"integer": int, "boolean": bool, "real": Fraction, "string": str}
+_NUMBERS = (int, Fraction)
+_ARITHMETIC = frozenset(("+", "-", "*"))
+_COMPARE = frozenset(("<", ">", "<=", ">="))
+_EQUAL = frozenset(("==", "!="))
+_LOGIC = frozenset(("and", "or", "xor", "implies"))
+
+
+# what a move of a token at a node does
+_FOLLOW, _ASSIGN, _ENTER, _JOIN, _DONE, _FORK, _DECIDE = range(7)
+_CODES = {NodeKind.START: _FOLLOW, NodeKind.MERGE: _FOLLOW, NodeKind.JOIN: _JOIN, NodeKind.DONE: _DONE,
+          NodeKind.FORK: _FORK, NodeKind.DECIDE: _DECIDE}
+
+
+class NotFlat(Exception):
+    """What the flat form does not cover (the interpreter searches instead): the construct and where."""
+
+
+@dataclass(frozen=True)
+class _Assign:
+    slot: int
+    value: Eval
+
+
+@dataclass(frozen=True)
+class _Body:
+    """An action node's performance: one move (`single`), or a start shot setting `locals` and then
+    its statements, each a move of its own, unordered but for the successions between them."""
+
+    single: _Assign | None
+    locals: tuple[tuple[int, Eval], ...]
+    statements: tuple[_Assign, ...]
+    labels: tuple[str, ...]
+    sealed_drop: tuple[int, ...]  # the locals no expression reads once it ended (left out of the state)
+    bit: int  # its place in the mask of ended performances that hold features (0: it holds none)
+    initial: tuple[int, ...] = ()  # the statements no succession orders after another
+    successors: tuple[tuple[int, ...], ...] = ()  # per statement, those a succession orders after it
+
+
+@dataclass(frozen=True)
+class _Node:
+    kind: NodeKind
+    name: str
+    targets: tuple[int, ...]  # the successions' targets, in declaration order
+    converging: bool
+    sources: frozenset[int]  # of a join: the nodes it awaits
+    guards: tuple[tuple[str, int, Eval | None], ...] = ()  # of a decision: (target's name, target, guard)
+    otherwise: int = -1  # of a decision: its else branch's target
+    body: _Body | None = None
+    code: int = 0  # what a move there does (_FOLLOW ... _DECIDE)
+
+
+@dataclass
+class FlatAction:
+    """An action lowered flat; `start()` makes a fresh run of it."""
+
+    subject: str
+    nodes: tuple[_Node, ...]
+    initial: tuple[int, ...]
+    slots: Slots  # the root attributes' initial values, then every local slot unset (None)
+    outputs: tuple[tuple[str, int], ...]  # the root attributes: name, slot
+    max_steps: int
+    replay: Callable[[list[Move]], str]  # the interpreter's wording of the error a schedule ends in
+    now: dict[tuple[int, int], Summary] = field(default_factory=dict)
+    future: dict[tuple[int, int], Summary] = field(default_factory=dict)
+
+    def start(self) -> FlatRun:
+        return FlatRun(self)
+
+
+class _Trace:
+    enabled = False
+
+
+class _World:
+    """The world a flat run acts on holds nothing of its own: no object, message or clock moves."""
+
+    trace = _Trace()
+
+    @staticmethod
+    def state_key() -> tuple[object, ...]:
+        return ()
+
+
+_WORLD = _World()
+
+
+class _Snapshot:
+    __slots__ = ("released", "run", "state", "taken")
+
+    def __init__(self, run: FlatRun) -> None:
+        self.run = run
+        self.state = (run.tokens, run.slots, run.ended, run.next_id)
+        self.taken = len(run.moves_taken)
+        self.released = False
+
+    def restore(self, last: bool = False) -> None:
+        run = self.run
+        run.tokens, run.slots, run.ended, run.next_id = self.state
+        del run.moves_taken[self.taken:]
+
+    def release(self) -> None:
+        self.released = True
+
+
+class FlatRun:
+    """A run of a flat action: the behavior protocol (engines/runtime/behavior.py) as the check uses it."""
+
+    error: RunError | None = None
+    acyclic = True  # its states are tuples of values: no reference cycle for the collector to find
+
+    def __init__(self, action: FlatAction) -> None:
+        self.action = action
+        self.tokens: tuple[Token, ...] = tuple((i, n, -1, -1, 0) for i, n in enumerate(action.initial, start=1))
+        self.next_id = len(action.initial) + 1
+        self.slots: Slots = action.slots
+        self.ended = 0
+        self.moves_taken: list[Move] = []
+        self._moves: dict[tuple[int, int, int, str | None], Move] = {}
+        self._actors: dict[tuple[int, int, int], Actor] = {}
+        self._now: dict[int, Summary] = {}  # by a made move's id: what it touches
+
+    # ------------------------------------------------------------ what the search reads
+
+    @property
+    def world(self) -> _World:
+        return _WORLD
+
+    @property
+    def finished(self) -> bool:
+        return not self.tokens
+
+    def settled(self) -> bool:
+        return True
+
+    def let_time_pass(self) -> bool:
+        return False
+
+    def next_wake(self) -> None:
+        return None
+
+    def travelled(self) -> Travelled | None:
+        return None
+
+    def state_key(self, readable: frozenset[str] | None = None) -> tuple[object, ...]:
+        places = tuple(sorted([t[1:4] for t in self.tokens])) if len(self.tokens) > 1 else \
+            tuple(t[1:4] for t in self.tokens)
+        return (places, self.slots, self.ended)
+
+    def fingerprint(self) -> bytes:
+        """8 bytes standing for the state (engines/check/canon.py words the interpreter's 16): one 64-bit
+        hash of the key, which holds everything the world would add. Python hashes -1 as it hashes -2
+        (and Fraction(-1) alike), so where a value is -1 the key says where: no two states differing
+        only in -1 against -2 share a fingerprint (as engines/runtime/canon.py's `_hashable_int` keeps)."""
+        key = self.state_key()
+        slots = self.slots
+        if -1 in slots:
+            key = (key, tuple(i for i, v in enumerate(slots) if v == -1))
+        return hash(key).to_bytes(8, "little", signed=True)
+
+    def snapshot(self, allow_replay: bool = False) -> _Snapshot:
+        return _Snapshot(self)
+
+    def outputs(self) -> dict[str, str]:
+        return {name: spell(self.slots[slot]) for name, slot in self.action.outputs}
+
+    def own_outputs(self) -> dict[str, str]:
+        return self.outputs()
+
+    def stuck(self) -> str | None:
+        if not self.tokens or self.enabled_moves():
+            return None
+        nodes = self.action.nodes
+        return "deadlock: " + ", ".join(f"token {t[0]}@{nodes[t[1]].name}" for t in self.tokens) + " wait"
+
+    def actors(self) -> list[Actor]:
+        known = self._actors
+        out = []
+        for t in self.tokens:
+            key = (t[0], t[1], t[3])
+            actor = known.get(key)
+            if actor is None:
+                actor = known[key] = Actor(t[0], (t[1], t[3]))
+            out.append(actor)
+        return out
+
+    def footprint(self, move: Move) -> Summary:
+        return self._now[id(move)]
+
+    def future(self, actor: Actor) -> Summary:
+        return self.action.future[actor.place]  # type: ignore[index]
+
+    def _move(self, number: int, at: int, inside: int, label: str, option: str | None = None) -> Move:
+        """The move of token `number` at its place (a decision's branch `option`), made once."""
+        key = (number, at, inside, option)
+        known = self._moves.get(key)
+        if known is None:
+            text = f"{number}@{label}" if option is None else f"{number}@{label} to {option}"
+            choice = ChoiceKind.TOKEN_ORDER if option is None else ChoiceKind.DECISION_BRANCH
+            known = self._moves[key] = Move(MoveKind.TOKEN, number, text, label, option, choice)
+            self._now[id(known)] = self.action.now[(at, inside)]  # the cache keeps the move, and its id
+        return known
+
+    # ------------------------------------------------------------ moves
+
+    def enabled_moves(self) -> list[Move]:
+        nodes = self.action.nodes
+        moves: list[Move] = []
+        known = self._moves
+        for t in self.tokens:
+            number, at, _, inside, _ = t
+            plain = known.get((number, at, inside, None))
+            node = nodes[at]
+            code = node.code
+            if inside < 0 and code == _JOIN:
+                arrived = {u[2] for u in self.tokens if u[1] == at and u[3] < 0} if node.converging \
+                    else node.sources
+                if not node.sources <= arrived:
+                    continue
+            elif inside < 0 and code == _DECIDE:
+                branches = self._branches(node)
+                if len(branches) > 1:
+                    moves.extend(self._move(number, at, inside, node.name, b) for b in branches)
+                    continue
+            if plain is None:
+                label = node.name if inside < 0 else node.body.labels[inside]  # type: ignore[union-attr]
+                plain = self._move(number, at, inside, label)
+            moves.append(plain)
+        return moves
+
+    def _branches(self, node: _Node) -> list[str]:
+        holding = []
+        try:
+            for name, _, guard in node.guards:
+                if guard is None or guard(self.slots) is True:
+                    holding.append(name)
+        except RunError:
+            return []
+        return holding
+
+    def apply(self, move: Move, *, at: bytes | None = None) -> list[str]:
+        if len(self.moves_taken) >= self.action.max_steps:
+            self._fail(move)
+        number = move.actor
+        for token in self.tokens:
+            if token[0] == number:
+                break
+        else:
+            raise RunError(f"no token {number}")
+        self.moves_taken.append(move)
+        try:
+            self._advance(token, move.option)
+        except RunError:
+            self.moves_taken.pop()
+            self._fail(move)
+        return []
+
+    def _fail(self, move: Move) -> None:
+        """A move the flat form found failing: the interpreter replays it and words the error."""
+        raise RunError(self.action.replay([*self.moves_taken, move]))
+
+    def _advance(self, token: Token, option: str | None) -> None:
+        nodes = self.action.nodes
+        number, at, _, inside, parent = token
+        node = nodes[at]
+        body = node.body
+        if inside >= 0:
+            assert body is not None
+            statement = body.statements[inside]
+            self._set(statement.slot, statement.value(self.slots))
+            after = body.successors[inside]
+            if len(after) == 1:  # the statement a succession orders after it: the token moves on to it
+                moved = (number, at, -1, after[0], parent)
+                self.tokens = tuple(moved if t[0] == number else t for t in self.tokens)
+                return
+            for target in after:
+                self.tokens = (*self.tokens, (self.next_id, at, -1, target, parent))
+                self.next_id += 1
+            if len(body.statements) > 1 and \
+                    any(t[1] == at and t[3] >= 0 and t[4] == parent and t[0] != number for t in self.tokens):
+                self._remove(number)
+                return
+            # the performance ends: the entering token stands at the node again, in its number's place
+            back = (parent, at, -1, -1, 0)
+            if number == parent:
+                self.tokens = tuple(back if t[0] == number else t for t in self.tokens)
+            else:
+                self.tokens = tuple(sorted((*(t for t in self.tokens if t[0] != number), back)))
+            self._completed(parent, at)
+            return
+        code = node.code
+        if code == _FOLLOW:
+            self._follow(number, at)
+        elif code == _ASSIGN:
+            single = body.single  # type: ignore[union-attr]
+            assert single is not None
+            self._set(single.slot, single.value(self.slots))
+            self._follow(number, at)
+        elif code == _ENTER:
+            self._enter(number, at, body)  # type: ignore[arg-type]
+        elif code == _JOIN:
+            self.tokens = tuple(t for t in self.tokens if not (t[1] == at and t[3] < 0))
+            joined = self.next_id
+            self.next_id += 1
+            self.tokens = (*self.tokens, (joined, at, -1, -1, 0))
+            self._follow(joined, at)
+        elif code == _DONE:
+            self._remove(number)
+        elif code == _FORK:
+            for target in node.targets:
+                self._spawn(target, at)
+            self._remove(number)
+        else:
+            self._decide(number, node, at, option)
+
+    def _set(self, slot: int, value: Value) -> None:
+        slots = self.slots
+        self.slots = (*slots[:slot], value, *slots[slot + 1:])
+
+    def _remove(self, number: int) -> None:
+        self.tokens = tuple(t for t in self.tokens if t[0] != number)
+
+    def _place(self, number: int, target: int, via: int) -> None:
+        """The token moves on to `target`, keeping its number and its place in token order."""
+        converging = self.action.nodes[target].converging
+        moved = (number, target, via if converging else -1, -1, 0)
+        self.tokens = tuple(moved if t[0] == number else t for t in self.tokens)
+
+    def _spawn(self, target: int, via: int) -> None:
+        number = self.next_id
+        self.next_id += 1
+        self.tokens = (*self.tokens, (number, target, via if self.action.nodes[target].converging else -1, -1, 0))
+
+    def _follow(self, number: int, at: int) -> None:
+        targets = self.action.nodes[at].targets
+        if len(targets) == 1:
+            self._place(number, targets[0], at)
+            return
+        for target in targets:
+            self._spawn(target, at)
+        self._remove(number)
+
+    def _decide(self, number: int, node: _Node, at: int, option: str | None) -> None:
+        chosen = -1
+        for name, target, guard in node.guards:
+            if option is not None and name != option:
+                continue
+            if guard is None or _boolean(guard(self.slots)):
+                chosen = target
+                break
+        if chosen < 0:
+            chosen = node.otherwise
+        if chosen < 0:
+            raise RunError(f"no branch of decision {node.name} holds")
+        self._place(number, chosen, at)
+
+    def _enter(self, number: int, at: int, body: _Body) -> None:
+        slots = self.slots
+        for slot, value in body.locals:
+            self.slots = slots = (*slots[:slot], value(slots), *slots[slot + 1:])
+        self.ended &= ~body.bit
+        inner = [(number, at, -1, body.initial[0], number)]
+        for i in body.initial[1:]:
+            inner.append((self.next_id, at, -1, i, number))
+            self.next_id += 1
+        kept = [t for t in self.tokens if t[0] != number]
+        # the inner tokens stand where the entering one stood in token order; new numbers are the highest
+        position = next(i for i, t in enumerate(self.tokens) if t[0] == number)
+        self.tokens = (*kept[:position], inner[0], *kept[position:], *inner[1:])
+
+    def _completed(self, number: int, at: int) -> None:
+        """The performance at `at` ended and its token `number`, standing there, goes on."""
+        body = self.action.nodes[at].body
+        assert body is not None
+        if body.sealed_drop:
+            slots = list(self.slots)
+            for slot in body.sealed_drop:
+                slots[slot] = None
+            self.slots = tuple(slots)
+        self.ended |= body.bit
+        self._follow(number, at)
+
+
+def _boolean(value: Value) -> bool:
+    if not isinstance(value, bool):
+        raise RunError("guard is not Boolean")
+    return value
+
+
+# ---------------------------------------------------------------- lowering
+
+
+def _type_of(attr: Attribute, where: str) -> type:
+    kind = _TYPES.get(attr.type_text)
+    decl = attr.decl
+    if kind is None:
+        raise NotFlat(f"{where}: attribute {attr.name} of type {attr.type_text or '(none)'}")
+    if attr.value is None or attr.direction or attr.is_item:
+        raise NotFlat(f"{where}: attribute {attr.name} has no value, a direction, or is an item")
+    if isinstance(decl, s.Usage) and (decl.short_name or decl.redefines or decl.constant or decl.members):
+        raise NotFlat(f"{where}: attribute {attr.name} has a short name, redefines, is constant or has members")
+    return kind
+
+
+def _declared(attr: Attribute, scope: _Scope, where: str) -> tuple[Eval, type]:
+    """An attribute's initial value, of its declared type, and that type."""
+    kind = _type_of(attr, where)
+    assert attr.value is not None
+    value, given = _expr(attr.value, scope)
+    if given is not kind:
+        raise NotFlat(f"{where}: the initial value of {attr.name} is not of its type")
+    return value, kind
+
+
+class _Scope:
+    def __init__(self, slots: dict[str, tuple[int, type]], outer: _Scope | None = None) -> None:
+        self.slots = slots
+        self.outer = outer
+
+    def find(self, name: str) -> tuple[int, type] | None:
+        found = self.slots.get(name)
+        if found is None and self.outer is not None:
+            return self.outer.find(name)
+        return found
+
+
+def _expr(e: s.Expr, scope: _Scope) -> tuple[Eval, type]:
+    if isinstance(e, s.Literal):
+        kind = _LITERALS.get(e.kind)
+        if kind is None or len(e.text) > operators.MAX_DIGITS:
+            raise NotFlat(f"a {e.kind} literal")
+        constant = Evaluator.literal(e)
+        return (lambda _: constant), kind
+    if isinstance(e, s.Name):
+        found = scope.find(e.name)
+        if found is None:
+            raise NotFlat(f"the name {e.name}")
+        slot, kind = found
+        return (lambda v: v[slot]), kind
+    if isinstance(e, s.Unary) and e.op in ("-", "+", "not"):
+        inner, kind = _expr(e.operand, scope)
+        if (kind is bool) != (e.op == "not") or kind is str:
+            raise NotFlat(f"operator {e.op} on a {kind.__name__}")
+        op = e.op
+        return (lambda v: operators.unary(op, inner(v))), kind
+    if isinstance(e, s.Binary):
+        left, lk = _expr(e.left, scope)
+        right, rk = _expr(e.right, scope)
+        op = e.op
+        if lk is not rk:
+            raise NotFlat(f"operator {op} over {lk.__name__} and {rk.__name__}")
+        if op in _ARITHMETIC and lk is int:
+            return _integer(op, left, right), int
+        if (op in _ARITHMETIC and lk in _NUMBERS) or (op == "/" and lk is Fraction) or (op == "+" and lk is str):
+            return (lambda v: operators.binary(op, left(v), right(v))), lk
+        if op in _COMPARE and lk is not bool:
+            return (lambda v: operators.binary(op, left(v), right(v))), bool
+        if op in _EQUAL:
+            return (lambda v: operators.binary(op, left(v), right(v))), bool
+        if op in _LOGIC and lk is bool:
+            if op == "and":
+                return (lambda v: left(v) and right(v)), bool
+            if op == "or":
+                return (lambda v: left(v) or right(v)), bool
+            if op == "implies":
+                return (lambda v: (not left(v)) or right(v)), bool
+            return (lambda v: left(v) != right(v)), bool
+        raise NotFlat(f"operator {op}")
+    raise NotFlat(f"the expression {type(e).__name__}")
+
+
+_SMALL = 1 << 62  # an Integer this small is far within the bound operators.bounded holds numbers to
+
+
+def _integer(op: str, left: Eval, right: Eval) -> Eval:
+    """`+ - *` on two Integers, as operators.binary computes them: a result past _SMALL is bounded there."""
+    apply = {"+": operator.add, "-": operator.sub, "*": operator.mul}[op]
+
+    def value(v: Slots) -> Value:
+        result = apply(left(v), right(v))
+        return result if -_SMALL < result < _SMALL else operators.bounded(result, op)
+    return value
+
+
+def _assign(stmt: s.Member, scope: _Scope) -> _Assign:
+    if not isinstance(stmt, s.Assign):
+        raise NotFlat(f"the statement {type(stmt).__name__}")
+    found = scope.find(stmt.target)
+    if found is None:
+        raise NotFlat(f"an assignment to {stmt.target}")
+    value, kind = _expr(stmt.value, scope)
+    if kind is not found[1]:
+        raise NotFlat(f"an assignment of a {kind.__name__} to {stmt.target}")
+    return _Assign(found[0], value)
+
+
+def lower(program: Any, subject: str, readable: frozenset[str] | None, replay: Callable[[list[Move]], str],
+          max_steps: int) -> FlatAction:
+    """The action flat, or NotFlat naming what it does not cover."""
+    action = program.action(subject)
+    graph: ActionGraph = program.graph(action)
+    if graph.flows or graph.binds or graph.connections:
+        raise NotFlat("flows, bindings or connections")
+    if not graph.initial:
+        raise NotFlat("an action with no node to start at")
+    names: dict[str, tuple[int, type]] = {}
+    scope = _Scope(names)
+    initial: list[Value] = []
+    for attr in graph.attributes:
+        value, kind = _declared(attr, scope, subject)
+        initial.append(value(tuple(initial)))
+        names[attr.name] = (len(initial) - 1, kind)
+    outputs = tuple(sorted((name, slot) for name, (slot, _) in names.items()))
+    bits = 0
+    nodes: list[_Node] = []
+    for node in graph.nodes:
+        body, bits_used = _body(program, graph, node, scope, initial, readable, bits)
+        bits += bits_used
+        nodes.append(_node(graph, node, scope, body))
+    flat = FlatAction(subject, tuple(nodes), graph.initial, tuple(initial), outputs, max_steps, replay)
+    _footprints(program, graph, flat)
+    return flat
+
+
+def _node(graph: ActionGraph, node: Node, scope: _Scope, body: _Body | None) -> _Node:
+    where = f"node {node.name}"
+    incoming = graph.incoming(node.index)
+    outgoing = graph.outgoing(node.index)
+    if node.multiplicity != 1 or graph.accepts[node.index] is not None:
+        raise NotFlat(f"{where}: a multiplicity or an accept")
+    if node.kind not in (NodeKind.JOIN, NodeKind.MERGE, NodeKind.DONE) and len({e.source for e in incoming}) > 1:
+        raise NotFlat(f"{where}: successions from several nodes into an action node")
+    if node.kind is not NodeKind.ACTION and node.body is not None and (node.body.statements or node.body.attributes):
+        raise NotFlat(f"{where}: a control node's body")
+    if node.kind is NodeKind.STATEMENT:
+        raise NotFlat(f"{where}: a statement in the flow")
+    guards: list[tuple[str, int, Eval | None]] = []
+    otherwise = -1
+    for edge in outgoing:
+        if node.kind is NodeKind.DECIDE:
+            if edge.is_else:
+                otherwise = edge.target
+                continue
+            guard = None
+            if edge.guard is not None:
+                guard, kind = _expr(edge.guard, scope)
+                if kind is not bool:
+                    raise NotFlat(f"{where}: a guard that is not Boolean")
+            guards.append((graph.nodes[edge.target].name, edge.target, guard))
+        elif edge.guard is not None or edge.is_else:
+            raise NotFlat(f"{where}: a guarded succession")
+    code = _CODES.get(node.kind, _FOLLOW)
+    if body is not None:
+        code = _ASSIGN if body.single is not None else _ENTER
+    return _Node(node.kind, node.name, tuple(e.target for e in outgoing), node.index in graph.converging,
+                 frozenset(e.source for e in incoming), tuple(guards), otherwise, body, code)
+
+
+def _body(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: list[Value], readable: frozenset[str] | None,
+          bits: int) -> tuple[_Body | None, int]:
+    """An action node's body flat (None: a node with none, or a control node), and the bits it used."""
+    if node.kind is not NodeKind.ACTION:
+        return None, 0
+    where = f"node {node.name}"
+    decl = node.decl
+    if not isinstance(decl, s.Usage) or decl.kind != "action" or decl.types:
+        raise NotFlat(f"{where}: not a plain action usage")
+    if usage_assertions(program.model, graph.scope, decl):
+        raise NotFlat(f"{where}: an assertion")
+    body = node.body
+    if body is None:
+        return None, 0
+    if body.performs is not None or body.bindings or body.outputs or body.terminate:
+        raise NotFlat(f"{where}: a body performing an action, with bindings or a terminate")
+    if body.flow is None:
+        if not body.attributes and not body.statements:
+            return None, 0
+        if not body.attributes and len(body.statements) == 1:
+            return _Body(_assign(body.statements[0], outer), (), (), (), (), 0), 0
+        if not body.statements or not node.starts_with_a_shot():
+            raise NotFlat(f"{where}: a body of declarations alone")
+    own: dict[str, tuple[int, type]] = {}
+    scope = _Scope(own, outer)
+    local_slots: list[tuple[int, Eval]] = []
+    drop: list[int] = []
+    for attr in body.attributes:
+        value, kind = _declared(attr, scope, where)
+        slot = len(initial)
+        initial.append(None)
+        own[attr.name] = (slot, kind)
+        local_slots.append((slot, value))
+        if readable is not None and attr.name not in readable:
+            drop.append(slot)
+    flow = program.statement_flow(node)
+    if not flow.initial or flow.converging or any(e.guard is not None or e.is_else for e in flow.edges) \
+            or any(n.kind is not NodeKind.STATEMENT or n.decl is None for n in flow.nodes):
+        raise NotFlat(f"{where}: statements joined or guarded by successions")
+    statements = tuple(_assign(n.decl, scope) for n in flow.nodes)
+    labels = tuple(n.name for n in flow.nodes)
+    successors = tuple(tuple(e.target for e in flow.outgoing(n.index)) for n in flow.nodes)
+    bit = 1 << bits if body.attributes else 0
+    return (_Body(None, tuple(local_slots), statements, labels, tuple(drop), bit, flow.initial, successors),
+            1 if body.attributes else 0)
+
+
+def _footprints(program: Any, graph: ActionGraph, flat: FlatAction) -> None:
+    """What each place's next move and future touch, as the interpreter's footprints say."""
+    footprints = Footprints()
+    for node in graph.nodes:
+        flat.now[(node.index, -1)] = touch_now(graph, node.index, True, [])
+        flat.future[(node.index, -1)] = footprints.future_from(graph, node.index, [])
+        body = flat.nodes[node.index].body
+        if body is not None and body.single is None:
+            inner = program.statement_flow(node)
+            for i in range(len(inner.nodes)):
+                flat.now[(node.index, i)] = touch_now(inner, i, True, [(graph, node.index)])
+                flat.future[(node.index, i)] = footprints.future_from(inner, i, [(graph, node.index)])

@@ -1,0 +1,25 @@
+"""Generated action graphs (tests/property/graphs.py) checked through the action's flat form and through
+the interpreter's run (engines/runtime/actions/flat.py): the very same result, reduced and unreduced."""
+
+from __future__ import annotations
+
+from hypothesis import event, given, note
+
+import ir
+from engines.check.search import why_not_flat
+from engines.framework import Bounds
+from engines.runtime import Program
+from tests.engines.check.test_flat import same
+from tests.property.graphs import Kinds, build, models
+
+FLAT_KINDS = Kinds(messages=False, negatives=True)  # forks, joins, decisions, loops and bodies of assignments
+
+
+@given(models(FLAT_KINDS))
+def test_generated_graphs_check_alike_flat_and_interpreted(seq: object) -> None:
+    text = build(seq).text()  # type: ignore[arg-type]
+    note(text)
+    program = Program(ir.resolve([ir.parse(text, "generated.sysml")]))
+    refused = why_not_flat(program, "g::m")
+    event(f"flat: {refused.split(': ', 1)[-1] if refused else 'covered'}")
+    same(program, "g::m", Bounds(depth=2_000, states=5_000))
