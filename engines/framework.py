@@ -51,6 +51,7 @@ class Bounds:
     memory: int | None = None  # bytes of resident memory; None: engines.runtime.watch.default_memory_bound()
     unroll: int | None = None  # body loops unrolled this often (smt); None: the engine's default
     solver_timeout: float | None = None  # seconds per solver query (smt); None: the engine's default
+    workers: int | None = None  # the check partitioned over this many Ray workers (engines/check/parallel.py)
 
     def with_(self, **changes: int | float | None) -> Bounds:
         """These bounds with the given ones changed; a None leaves a bound as it is."""

@@ -80,6 +80,7 @@ class CheckSettings:
     unroll: int | None = None  # body loops unrolled this often (smt); None: the engine's default
     solver_timeout: float | None = None  # seconds per solver query (smt); None: the engine's default
     induction: bool = False  # try an unbounded proof by k-induction (smt)
+    workers: int | None = None  # the check partitioned over this many Ray workers; None: one process
 
     def with_(self, **changes: Any) -> CheckSettings:
         return replace(self, **changes)
@@ -87,7 +88,8 @@ class CheckSettings:
     @property
     def has_check_setting(self) -> bool:
         return bool(self.properties) or self.diverge is not None or self.witness_dir is not None or any(
-            b is not None for b in (self.depth, self.states, self.timeout, self.unroll, self.solver_timeout)) or \
+            b is not None for b in (self.depth, self.states, self.timeout, self.unroll, self.solver_timeout,
+                                    self.workers)) or \
             bool(self.inputs) or bool(self.assumptions) or self.induction
 
     def engines(self) -> tuple[str, ...]:
@@ -104,14 +106,14 @@ class CheckSettings:
 
     def bounds(self) -> Bounds:
         return Bounds().with_(depth=self.depth, states=self.states, timeout=self.timeout, memory=self.memory,
-                              unroll=self.unroll, solver_timeout=self.solver_timeout)
+                              unroll=self.unroll, solver_timeout=self.solver_timeout, workers=self.workers)
 
     def given(self) -> dict[str, bool]:
         """Which settings an engine might not read are set, by the name engines' `reads` use."""
         return {"properties": bool(self.properties), "states": self.states is not None,
                 "inputs": bool(self.inputs), "assumptions": bool(self.assumptions),
                 "unroll": self.unroll is not None, "solver_timeout": self.solver_timeout is not None,
-                "induction": self.induction}
+                "induction": self.induction, "workers": self.workers is not None}
 
     def bounds_lines(self) -> list[str]:
         default = Bounds()
@@ -129,6 +131,8 @@ class CheckSettings:
             shown.append(("solver", spell_duration(self.solver_timeout), False))
         if self.induction:
             shown.append(("induction", "on", False))
+        if self.workers is not None:
+            shown.append(("workers", str(self.workers), False))
         return [f"{name}={value}" + (" (default)" if unset else "") for name, value, unset in shown]
 
 
@@ -237,6 +241,11 @@ def engine_rows() -> list[tuple[str, str, str, str]]:
     for each in registered():
         answers = ", ".join(kind.value for kind in each.answers)
         rows.append((each.name, answers, each.strength.word if each.answers else "", each.status().text))
+        if each.name == "check":
+            from engines.check.parallel import status as parallel_status
+
+            rows.append(("check --workers", f"{answers}, over Ray workers", each.strength.word,
+                         parallel_status().text))
     return rows
 
 
@@ -247,6 +256,7 @@ _SETTINGS = {
     "inputs": ("the free inputs (%check-input, --input)", "are", "them"),
     "assumptions": ("the assumptions (%check-assume, --assume)", "are", "them"),
     "unroll": ("the unroll bound (%check-bounds unroll=, --unroll)", "is", "it"),
+    "workers": ("the parallel search's workers (%check-bounds workers=, --workers)", "are", "them"),
     "solver_timeout": ("the solver time bound (%check-bounds solver=, --solver-timeout)", "is", "it"),
     "induction": ("k-induction (%check-bounds induction=on, --induction)", "is", "it"),
 }

@@ -153,6 +153,10 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--timeout", metavar="D", help="wall-clock bound, e.g. 10s or 500ms")
     check.add_argument("--memory", metavar="M", help="resident-memory bound, e.g. 2G or 500M (default: half"
                        " the machine's memory); reaching it stops with the partial report")
+    check.add_argument("--workers", type=int, metavar="N",
+                       help="the check partitioned over N Ray workers (pip install -e '.[ray]'): the same report")
+    check.add_argument("--ray", metavar="ADDRESS", help="join the Ray cluster at ADDRESS for --workers (else $RAY_ADDRESS,"
+                       " else Ray started here)")
     check.add_argument("--witness-dir", metavar="DIR", help="write each witness as DIR/<action>-<n>.witness")
     check.add_argument("--json", action="store_true", help="print one JSON document instead of text")
 
@@ -349,10 +353,15 @@ def _check_settings(args: argparse.Namespace) -> CheckSettings:
     from engines.runtime.watch import parse_bytes
     from opensysml_kernel.checking import CheckSettings, parse_duration
 
-    for name in ("depth", "states", "unroll"):
+    for name in ("depth", "states", "unroll", "workers"):
         value = getattr(args, name)
         if value is not None and value < 1:
-            raise UsageError(f"--{name} needs a positive whole number, not {value}", "--depth N --states N --unroll L")
+            raise UsageError(f"--{name} needs a positive whole number, not {value}",
+                             "--depth N --states N --unroll L --workers N")
+    if args.ray is not None:
+        if args.workers is None:
+            raise UsageError("--ray joins a Ray cluster for the parallel search: give --workers N too", "--workers 2 --ray ADDRESS")
+        os.environ["RAY_ADDRESS"] = args.ray
     timeout = None
     if args.timeout is not None:
         try:
@@ -373,7 +382,7 @@ def _check_settings(args: argparse.Namespace) -> CheckSettings:
             raise UsageError(str(error), "--memory 2G") from None
     return CheckSettings(args.engine, tuple(args.property), tuple(args.diverge) if args.diverge else None,
                          args.witness_dir, args.depth, args.states, timeout, memory, tuple(args.input),
-                         tuple(args.assume), args.unroll, solver_timeout, args.induction)
+                         tuple(args.assume), args.unroll, solver_timeout, args.induction, args.workers)
 
 
 def _check(args: argparse.Namespace) -> int:

@@ -482,10 +482,11 @@ COMMANDS: dict[str, Command] = {c.name: c for c in (
             "write each witness of the next checks as <dir>/<action>-<n>.witness", "%check-witness witnesses"),
     Command("check-bounds", check_bounds,
             "%check-bounds [depth=N] [states=N] [timeout=D] [memory=M] [unroll=N] [solver=D] [induction=on|off]"
+            " [workers=N]"
             " | off",
             "the search's bounds (a timeout like 10s or 500ms, a memory like 2G: by default half the"
             " machine's; smt: depth is k, unroll the loop bound L, solver the time per query, induction=on tries"
-            " an unbounded proof by k-induction); no argument:"
+            " an unbounded proof by k-induction; workers=N partitions the check over N Ray workers); no argument:"
             " each, (default) where unset",
             "%check-bounds depth=50 timeout=10s"),
     Command("show", show_command, "%show <action|machine> [witness <n>]",

@@ -22,7 +22,7 @@ _SETTINGS = {
     "debug": ["on", "off"],
     "schedule": ["reverse", "declared", "seed:"],
     "help": sorted(COMMANDS),
-    "check-bounds": ["depth=", "states=", "timeout=", "memory=", "unroll=", "solver=", "induction=", "off"],
+    "check-bounds": ["depth=", "states=", "timeout=", "memory=", "unroll=", "solver=", "induction=", "workers=", "off"],
 }
 PROPERTY_KINDS = ("constraint", "requirement", "calc")  # what %check-property names (engines.check.properties)
 _FEATURE_KINDS = ("attribute", "feature", "item", "part", "ref", "port")

@@ -94,14 +94,15 @@ def check_bounds(session: Session, args: list[str]) -> Result:
     usage = _usage("check-bounds")
     if args == ["off"]:
         session.settings = session.settings.with_(depth=None, states=None, timeout=None, memory=None, unroll=None,
-                                                  solver_timeout=None, induction=False)
+                                                  solver_timeout=None, induction=False, workers=None)
     elif args:
         changes: dict[str, int | float | bool] = {}
         for arg in args:
             key, sep, value = arg.partition("=")
-            if not sep or key not in ("depth", "states", "timeout", "memory", "unroll", "solver", "induction"):
+            if not sep or key not in ("depth", "states", "timeout", "memory", "unroll", "solver", "induction",
+                                      "workers"):
                 raise UsageError(f"'{arg}' is not a bound: depth=N, states=N, timeout=D, memory=M, unroll=N,"
-                                 " solver=D or induction=on|off", usage)
+                                 " solver=D, induction=on|off or workers=N", usage)
             if key == "induction":
                 if value not in ("on", "off"):
                     raise UsageError(f"induction is on or off, not '{value}'", usage)
@@ -154,7 +155,8 @@ def uncheck_command(session: Session, args: list[str]) -> Result:
                 session.settings = session.settings.with_(witness_dir=None)
             elif command == "check-bounds":
                 session.settings = session.settings.with_(depth=None, states=None, timeout=None, memory=None,
-                                                          unroll=None, solver_timeout=None)
+                                                          unroll=None, solver_timeout=None, induction=False,
+                                                          workers=None)
             else:
                 assert field is not None
                 session.settings = session.settings.with_(**{field: getattr(default, field)})

@@ -143,6 +143,14 @@ def check(program: Program, subject: str, bounds: Bounds | None = None, properti
     def interpreted() -> Behavior:
         return program.start_action(subject, performer, fine=True)
 
+    if bounds.workers is not None:
+        from engines.check.parallel import ParallelUnavailable, check_parallel
+
+        if props or performer is not None:
+            raise ParallelUnavailable("--workers: the parallel search checks an action's schedules without "
+                                      "properties or a performer; check without --workers")
+        return check_parallel(program, subject, bounds, diverge, reduce, bounds.workers, readable,
+                              model_hash(program.model), interpreted, interrupted, progress)
     start = interpreted
     if flat and not props and performer is None:
         lowered = flat_form(program, subject, probe, diverge, readable)
@@ -200,6 +208,11 @@ def check_behavior(start: Callable[[], Behavior], subject: str, bounds: Bounds |
     (the model's hash) and `performer` as its witnesses name them."""
     props = properties or []
     bounds = bounds or Bounds()
+    if bounds.workers is not None:
+        from engines.check.parallel import ParallelUnavailable
+
+        raise ParallelUnavailable(f"--workers: the parallel search covers actions; {subject} searches on one "
+                                  "process: check it without --workers")
     search = _Search(start, subject, bounds, props, diverge, reduce and not props, interrupted,
                      progress, readable, model, performer, replayer or start)
     started = time.monotonic()
@@ -382,6 +395,48 @@ def _search_from(search: _Search, started: float, run: Behavior) -> None:
             level.snapshot.release()
 
 
+def parallel_search(subject: str, bounds: Bounds, diverge: tuple[str, ...] | None, reduce: bool,
+                    readable: frozenset[str] | None, model: str, replayer: Callable[[], Behavior]) -> _Search:
+    """The record a partitioned search (engines/check/parallel.py) fills in with what its workers found,
+    schedule by schedule (`record_schedule`), to report as this search reports (`parallel_result`)."""
+    return _Search(replayer, subject, bounds, [], diverge, reduce, None, None, readable, model, None, replayer)
+
+
+def record_schedule(search: _Search, labels: list[str], reached: int = 1) -> None:
+    """A schedule a partitioned search found ending in a deadlock, a failure or a final state, replayed
+    in the interpreter and recorded as the sequential search records what its schedules show; a final
+    state reached `reached` times."""
+    run = search.replayer()
+    run.world.trace.enabled = False
+    path: list[Move] = []
+    choices: list[list[Move]] = []
+    for label in labels:
+        enabled = run.enabled_moves()
+        move = next((m for m in enabled if m.label == label), None)
+        if move is None:
+            raise EngineError(f"the partitioned search's schedule {', '.join(labels)} is not the interpreter's: "
+                              f"{label} is not enabled after {len(path)} moves")
+        path.append(move)
+        choices.append(enabled)
+        try:
+            run.apply(move)
+        except RunError as err:
+            _claim(search, "fails", str(err), path, choices)
+            return
+    if run.finished:
+        _final(search, run, path, choices)
+        key = next(k for k in search.outcome_table if k[0] == tuple(sorted(_final_values(run, search.features).items())))
+        search.outcome_table[key] += reached - 1
+        return
+    stuck = run.stuck() or "deadlock"
+    _claim(search, "deadlock", stuck.removeprefix("deadlock: "), path, choices)
+
+
+def parallel_result(search: _Search, seconds: float) -> Result:
+    """The report of a partitioned search's record, as the sequential search reports."""
+    return _result(search, seconds)
+
+
 class PropertyNotEvaluable(EngineError):
     """A property that cannot be evaluated at a state the search reached (a condition that is not a
     Boolean, an operator over an unset feature): it is neither violated nor holding there."""
@@ -524,7 +579,7 @@ class Check:
     name = "check"
     answers = (QuestionKind.HOLDS, QuestionKind.SENSITIVE)
     strength = Strength.BOUNDED
-    reads = frozenset({"properties", "diverge", "depth", "states", "timeout", "memory", "witness_dir"})
+    reads = frozenset({"properties", "diverge", "depth", "states", "timeout", "memory", "witness_dir", "workers"})
 
     def status(self) -> Status:
         return READY

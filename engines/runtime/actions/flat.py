@@ -48,6 +48,10 @@ _EQUAL = frozenset(("==", "!="))
 _LOGIC = frozenset(("and", "or", "xor", "implies"))
 
 
+# a local slot no performance holds now: the empty tuple, which equals no value and hashes alike in every
+# process (None hashes by its address before Python 3.12, so two processes would key one state apart)
+UNSET: tuple[()] = ()
+
 # what a move of a token at a node does
 _FOLLOW, _ASSIGN, _ENTER, _JOIN, _DONE, _FORK, _DECIDE = range(7)
 _CODES = {NodeKind.START: _FOLLOW, NodeKind.MERGE: _FOLLOW, NodeKind.JOIN: _JOIN, NodeKind.DONE: _DONE,
@@ -99,7 +103,7 @@ class FlatAction:
     subject: str
     nodes: tuple[_Node, ...]
     initial: tuple[int, ...]
-    slots: Slots  # the root attributes' initial values, then every local slot unset (None)
+    slots: Slots  # the root attributes' initial values, then every local slot UNSET
     outputs: tuple[tuple[str, int], ...]  # the root attributes: name, slot
     max_steps: int
     replay: Callable[[list[Move]], str]  # the interpreter's wording of the error a schedule ends in
@@ -417,7 +421,7 @@ class FlatRun:
         if body.sealed_drop:
             slots = list(self.slots)
             for slot in body.sealed_drop:
-                slots[slot] = None
+                slots[slot] = UNSET
             self.slots = tuple(slots)
         self.ended |= body.bit
         self._follow(number, at)
@@ -628,7 +632,7 @@ def _body(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: 
     for attr in body.attributes:
         value, kind = _declared(attr, scope, where)
         slot = len(initial)
-        initial.append(None)
+        initial.append(UNSET)
         own[attr.name] = (slot, kind)
         local_slots.append((slot, value))
         if readable is not None and attr.name not in readable:

@@ -1,0 +1,134 @@
+"""The check partitioned over Ray workers (engines/check/parallel.py) answers as the sequential check
+does: at 1, 2 and 4 workers the very same result, and against the sequential search the same verdict,
+states (unreduced: exactly), divergent values, outcomes and violations, over the corpus's check oracles
+that the flat form covers, our models, the dependence models and the reduction corpus. Skipped, with
+its reason, where Ray is not installed (CI installs it with the dev extra)."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+
+import ir
+from engines.check.search import check, why_not_flat
+from engines.framework import Bounds, Result, Verdict
+from engines.runtime import Program
+from tests.corpus_cases import HAVE_CORPUS, NO_CORPUS, cases, entry
+from tests.engines.check.models import DEPENDENCE, REDUCTION
+from tests.engines.check.test_flat import FLAT_MODELS, _actions, _program
+
+NO_RAY = "Ray is not installed: pip install -e '.[ray]'"
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason=NO_RAY)
+BOUNDS = Bounds(depth=2_000, states=20_000)
+COUNTS = (1, 2, 4)
+
+
+def _plain(text: str) -> str:
+    """A claim's text without token numbers: which token a state's numbering names depends on the
+    schedule that first reached it, depth first or breadth first."""
+    return re.sub(r"token \d+@", "token @", text)
+
+
+def _answers(result: Result) -> object:
+    return (result.verdict, {f: {v for v, _ in e} for f, e in result.divergent},
+            {(o.values, o.violates) for o in result.outcomes},
+            sorted((v.kind, _plain(v.text)) for v in result.violations))
+
+
+def _agree(program: Program, subject: str, reduce: bool = False) -> None:
+    sequential = check(program, subject, BOUNDS, reduce=reduce)
+    unreduced = sequential if not reduce else check(program, subject, BOUNDS, reduce=False)
+    results = [check(program, subject, BOUNDS.with_(workers=n), reduce=reduce) for n in COUNTS]
+    for n, result in zip(COUNTS[1:], results[1:], strict=True):
+        assert result == results[0], f"{subject}: {n} workers answer otherwise than 1"
+    parallel = results[0]
+    assert _answers(parallel) == _answers(sequential), subject
+    if reduce:
+        # persistent sets alone, per state: at most the unreduced states, every final state kept
+        assert sequential.stats.states <= unreduced.stats.states
+        assert parallel.stats.states <= unreduced.stats.states
+        assert {o.values for o in parallel.outcomes} == {o.values for o in unreduced.outcomes}
+    else:
+        assert parallel.stats.states == sequential.stats.states, subject
+    for witness in parallel.witnesses:
+        assert witness.choices  # rebuilt from the partitions' parent links and replayed
+
+
+def _covered(folder: Path) -> list[tuple[Path, str]]:
+    out = []
+    for path in sorted(folder.glob("*.sysml")):
+        program = _program(path)
+        out.extend((path, subject) for subject in _actions(program) if why_not_flat(program, subject) is None)
+    return out
+
+
+@pytest.mark.parametrize("reduce", [False, True])
+def test_the_workers_answer_as_the_sequential_search_on_our_models(reduce: bool) -> None:
+    subjects = _covered(FLAT_MODELS) + _covered(DEPENDENCE)
+    assert len(subjects) >= 8
+    for path, subject in subjects:
+        _agree(_program(path), subject, reduce)
+
+
+@pytest.mark.skipif(not HAVE_CORPUS, reason=NO_CORPUS)
+def test_the_workers_answer_as_the_sequential_search_on_the_check_oracles() -> None:
+    compared = 0
+    for case in cases("action"):
+        if case.check is None or case.disputed:
+            continue
+        model = ir.resolve([ir.parse(case.text, case.name)])
+        program, subject = Program(model), entry(case, model)
+        if why_not_flat(program, subject) is not None:
+            continue
+        _agree(program, subject)
+        compared += 1
+    assert compared >= 3
+
+
+@pytest.mark.skipif(not HAVE_CORPUS, reason=NO_CORPUS)
+def test_the_reduced_workers_reach_the_unreduced_final_states_on_the_reduction_corpus() -> None:
+    subjects = _covered(REDUCTION)
+    assert subjects
+    for path, subject in subjects:
+        _agree(_program(path), subject, reduce=True)
+
+
+def test_bounds_hold_across_workers() -> None:
+    program = _program(FLAT_MODELS / "controller.sysml")
+    small = Bounds(depth=2_000, states=40)
+    results = [check(program, "controller::Control", small.with_(workers=n)) for n in COUNTS]
+    assert all(r == results[0] for r in results)
+    assert results[0].verdict in (Verdict.INCOMPLETE, Verdict.DIVERGENT, Verdict.WITHIN_BOUNDS)
+    assert any(b.name == "states" and b.reached for b in results[0].bounds)
+    shallow = [check(program, "controller::Control", Bounds(depth=5, workers=n)) for n in COUNTS]
+    assert all(r == shallow[0] for r in shallow)
+    assert any(b.name == "depth" and b.reached for b in shallow[0].bounds)
+
+
+def test_what_the_workers_do_not_cover_is_refused_with_what_to_do() -> None:
+    from engines.check.parallel import ParallelUnavailable
+
+    program = Program(ir.resolve([ir.parse(
+        "package p { action def A { attribute x : Integer := 1; first start; then a; "
+        "action a { while x < 3 { assign x := x + 1; } } then done; } }", "loop.sysml")]))
+    with pytest.raises(ParallelUnavailable, match=r"flat form"):
+        check(program, "p::A", Bounds(workers=2))
+
+
+def test_without_ray_workers_are_refused_naming_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    from engines.check import parallel
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(parallel.importlib.util, "find_spec", lambda name, *a: None if name == "ray" else real(name, *a))
+    assert not parallel.status().ready and ".[ray]" in parallel.status().text
+    with pytest.raises(parallel.ParallelUnavailable, match=r"\.\[ray\]"):
+        parallel.connect()
+
+
+def test_the_fixed_order_keeps_the_same_witnesses_at_any_count() -> None:
+    program = _program(FLAT_MODELS / "till.sysml")
+    texts = {str(check(program, "till::Ring", BOUNDS.with_(workers=n)).witnesses) for n in COUNTS}
+    assert len(texts) == 1
