@@ -4,7 +4,9 @@ side in one run on one machine, over ../shared/bench/gen_scaling.py families.
 Per row and worker count: wall seconds (the workers already started and the model loaded: a kept pool,
 as a notebook's second check finds it), states, states per second, the speed-up over the sequential
 check and its efficiency (speed-up / workers); the messages and bytes sent between workers per state,
-and the load balance (the most states one worker owns over the mean). Then a projection of the
+and the load balance (the most states one worker owns over the mean), the most memory one worker
+holds, how busy the busiest worker was (its seconds expanding, receiving and keeping states over the
+rounds' seconds) and the rounds' seconds (the rest of the wall is the witnesses' replay). Then a projection of the
 speed-up at 8, 32 and 128 workers from the figures measured here (stated as a projection, see
 `project`). Needs Ray (pip install -e '.[ray]').
 
@@ -84,7 +86,7 @@ def main() -> int:
     counts = [int(n) for n in args.workers.split(",")]
     print(f"machine: {os.cpu_count()} cores")
     print(f"{'model':<12}{'workers':>8}{'wall s':>9}{'states':>9}{'states/s':>10}{'speed-up':>9}{'efficiency':>11}"
-          f"{'msgs/state':>11}{'bytes/state':>12}{'balance':>9}{'MB/worker':>10}")
+          f"{'msgs/state':>11}{'bytes/state':>12}{'balance':>9}{'MB/worker':>10}{'busy':>7}{'rounds s':>10}")
     for row in args.rows:
         mode, n, k = row.split(":")
         text, name = model(mode, int(n), int(k))
@@ -108,7 +110,8 @@ def main() -> int:
             print(f"{'':<12}{count:>8}{wall:>9.2f}{result.stats.states:>9}"  # type: ignore[attr-defined]
                   f"{result.stats.states / wall:>10.0f}{alone / wall:>9.2f}{alone / wall / count:>11.2f}"  # type: ignore[attr-defined]
                   f"{sent / spread.states:>11.2f}{sent * size / spread.states:>12.0f}{spread.imbalance():>9.3f}"
-                  f"{memory:>10.0f}", flush=True)
+                  f"{memory:>10.0f}{max(w.busy for w in spread.workers) / spread.searched:>7.2f}"
+                  f"{spread.searched:>10.2f}", flush=True)
         if 1 in walls and 2 in walls:
             projected = ", ".join(f"{n}: {project(walls[1], walls[2], states, crossing, rounds, n):.1f}x"
                                   for n in (8, 32, 128))

@@ -182,6 +182,14 @@ class Stats:
     moves: int = 0
     depth: int = 0
     runs: int = 0
+    fingerprint_bits: int = 0  # how wide the fingerprints of the visited set are (0: no visited set)
+
+    def collision_odds(self) -> float:
+        """The chance that two of the states searched share a fingerprint, so that one was taken for the
+        other and not searched (TLC's optimistic estimate: n(n-1)/2 pairs, each alike with 2^-bits)."""
+        if not self.fingerprint_bits:
+            return 0.0
+        return self.states * (self.states - 1) / 2 / 2.0 ** self.fingerprint_bits
 
 
 @dataclass(frozen=True)

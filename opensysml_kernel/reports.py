@@ -140,6 +140,9 @@ class Check:
         evidence = f"{r.stats.states} states, {r.stats.moves} moves searched"
         if r.witnesses:
             evidence += f", {_plural(len(r.witnesses), 'witness')}".replace("witnesss", "witnesses") + " replayed"
+        if r.verdict is Verdict.EXHAUSTIVE and r.stats.fingerprint_bits:
+            # as TLC does: what the visited set's fingerprints leave to chance
+            evidence += f"; fingerprint collision odds {r.stats.collision_odds():.1g}"
         return f"standing: {CLAIM.get(r.verdict, r.verdict.value)} ({r.strength.word}: {evidence})"
 
     def _repeated_failures(self) -> set[str]:

@@ -26,8 +26,10 @@ Fingerprints hash strings, so every actor hashes with one seed (PYTHONHASHSEED i
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import logging
+import marshal
 import os
 import time
 from collections.abc import Callable
@@ -83,9 +85,27 @@ class Figures:
     moves: int
     sent: int
     memory: int
+    busy: float  # seconds spent expanding, receiving and keeping states
 
 
 # ---------------------------------------------------------------- one partition
+
+# a successor sent to its owner: its fingerprint, its predecessor's, the move's place among the moves
+# enabled there, and the state as the flat form holds it
+Message = tuple[bytes, bytes, int, tuple[Any, ...]]
+
+
+def pack(batch: list[Message]) -> bytes | list[Message]:
+    """A batch as marshal's bytes where its values allow (numbers, strings, Booleans: several times
+    quicker to write and read than pickle's), else as it is (a Real value is a Fraction)."""
+    try:
+        return marshal.dumps(batch)
+    except ValueError:
+        return batch
+
+
+def unpack(batch: bytes | list[Message]) -> list[Message]:
+    return marshal.loads(batch) if isinstance(batch, bytes) else batch
 
 
 class Partition:
@@ -101,6 +121,11 @@ class Partition:
         import ir
         from engines.check.reduce import Reducer
 
+        # A flat state holds no reference cycle, and the collector's passes would walk the visited set
+        # again and again as it grows (a third of the time on racy 4x3): off in the worker, whose own
+        # leftovers are collected once here, between searches.
+        gc.disable()
+        gc.collect()
         if self.program is None or sources != self.sources:
             self.program = Program(ir.resolve([ir.parse(text, path) for path, text in sources]))
             self.sources = sources
@@ -112,18 +137,20 @@ class Partition:
         self.reducer = Reducer()
         self.index = index
         self.count = count
-        # fingerprint -> (depth, the fingerprint it was first reached from, the move's label)
-        self.visited: dict[bytes, tuple[int, bytes, str]] = {}
+        # fingerprint -> (depth, the fingerprint it was first reached from, the move's place among the
+        # moves enabled there: the interpreter, which lists the same moves in the same order, takes it)
+        self.visited: dict[bytes, tuple[int, bytes, int]] = {}
         self.frontier: list[tuple[bytes, tuple[Any, ...]]] = []
-        self.inbox: list[tuple[bytes, bytes, str, tuple[Any, ...]]] = []
+        self.inbox: list[Message] = []
         self.moves = 0
         self.sent = 0
         # what the states it expanded showed: final values, deadlocks, failing moves, each at the first
         # state in the fixed order (depth, fingerprint)
         self.finals: dict[tuple[tuple[str, str], ...], list[Any]] = {}
         self.deadlocks: dict[str, tuple[int, bytes]] = {}
-        self.failures: dict[tuple[bytes, str], int] = {}
+        self.failures: dict[tuple[bytes, int], int] = {}
         self.depth_hit = False
+        self.busy = 0.0
 
     def _owner(self, fp: bytes) -> int:
         return int.from_bytes(fp, "little") % self.count
@@ -143,35 +170,40 @@ class Partition:
         fp = self.run.fingerprint()
         if self._owner(fp) != self.index:
             return 0
-        self.visited[fp] = (0, b"", "")
+        self.visited[fp] = (0, b"", -1)
         self.frontier = [(fp, self._state())]
         return 1
 
-    def receive(self, batch: list[tuple[bytes, bytes, str, tuple[Any, ...]]]) -> None:
-        self.inbox.extend(batch)
+    def receive(self, batch: bytes | list[Message]) -> None:
+        started = time.perf_counter()
+        self.inbox.extend(unpack(batch))
+        self.busy += time.perf_counter() - started
 
     def settle(self, depth: int) -> int:
         """Keep the successors not seen before (of each, the one first in the fixed order): the states of
         the next round; how many."""
+        started = time.perf_counter()
         visited = self.visited
-        kept: dict[bytes, tuple[bytes, str, tuple[Any, ...]]] = {}
-        for fp, parent, label, state in self.inbox:
+        kept: dict[bytes, tuple[bytes, int, tuple[Any, ...]]] = {}
+        for fp, parent, index, state in self.inbox:
             if fp in visited:
                 continue
             known = kept.get(fp)
-            if known is None or (parent, label) < known[:2]:
-                kept[fp] = (parent, label, state)
-        for fp, (parent, label, _) in kept.items():
-            visited[fp] = (depth, parent, label)
+            if known is None or (parent, index) < known[:2]:
+                kept[fp] = (parent, index, state)
+        for fp, (parent, index, _) in kept.items():
+            visited[fp] = (depth, parent, index)
         self.inbox = []
         self.frontier = [(fp, state) for fp, (_, _, state) in kept.items()]
+        self.busy += time.perf_counter() - started
         return len(kept)
 
     def expand(self, peers: list[Any], depth: int, bound: int) -> list[Any]:
         """Every state of this round's frontier: what it shows, and its successors sent to their owners;
         the sends, for the driver to wait on."""
+        started = time.perf_counter()
         run = self.run
-        out: list[list[tuple[bytes, bytes, str, tuple[Any, ...]]]] = [[] for _ in range(self.count)]
+        out: list[list[Message]] = [[] for _ in range(self.count)]
         for fp, state in self.frontier:
             self._load(state)
             if run.finished:
@@ -196,18 +228,20 @@ class Partition:
             if depth >= bound:
                 self.depth_hit = True
                 continue
+            taken = list(enumerate(moves))
             if self.reduce and len(moves) > 1:
-                moves = self.reducer.persistent(cast("Behavior", run), moves, run.actors())
-            for move in moves:
+                chosen = {id(m) for m in self.reducer.persistent(cast("Behavior", run), moves, run.actors())}
+                taken = [(i, m) for i, m in taken if id(m) in chosen]
+            for index, move in taken:
                 self._load(state)
                 self.moves += 1
                 try:
                     run.apply(move)
                 except RunError:
-                    self.failures.setdefault((fp, move.label), depth)
+                    self.failures.setdefault((fp, index), depth)
                     continue
                 child = run.fingerprint()
-                out[self._owner(child)].append((child, fp, move.label, self._state()))
+                out[self._owner(child)].append((child, fp, index, self._state()))
         self.frontier = []
         sends = []
         for owner, batch in enumerate(out):
@@ -217,18 +251,19 @@ class Partition:
                 self.inbox.extend(batch)
             else:
                 self.sent += len(batch)
-                sends.append(peers[owner].receive.remote(batch))
+                sends.append(peers[owner].receive.remote(pack(batch)))
+        self.busy += time.perf_counter() - started
         return sends
 
-    def parents(self, fps: list[bytes]) -> dict[bytes, tuple[int, bytes, str]]:
+    def parents(self, fps: list[bytes]) -> dict[bytes, tuple[int, bytes, int]]:
         return {fp: self.visited[fp] for fp in fps if fp in self.visited}
 
-    def report(self) -> tuple[dict[Any, list[Any]], dict[str, tuple[int, bytes]], dict[tuple[bytes, str], int],
+    def report(self) -> tuple[dict[Any, list[Any]], dict[str, tuple[int, bytes]], dict[tuple[bytes, int], int],
                               bool, Figures]:
         from engines.runtime.watch import resident_memory
 
         return (self.finals, self.deadlocks, self.failures, self.depth_hit,
-                Figures(len(self.visited), self.moves, self.sent, resident_memory()))
+                Figures(len(self.visited), self.moves, self.sent, resident_memory(), self.busy))
 
 
 # ---------------------------------------------------------------- the driver
@@ -239,6 +274,8 @@ class Balance:
     """How the search spread: per worker, the figures it reported."""
 
     workers: tuple[Figures, ...]
+    searched: float  # seconds of the rounds (the workers' search)
+    total: float  # seconds in all: the rounds, then the witnesses rebuilt and replayed in the interpreter
 
     @property
     def states(self) -> int:
@@ -300,6 +337,7 @@ def check_parallel(program: Program, subject: str, bounds: Bounds, diverge: tupl
             if progress is not None:
                 progress(states, 0, depth)
         reports = ray.get([p.report.remote() for p in parts])
+        searched = time.monotonic() - started
         search = sequential.parallel_search(subject, bounds, diverge, reduce, readable, model, replayer)
         _gather(ray, parts, reports, search, workers)
         search.states = states
@@ -308,8 +346,10 @@ def check_parallel(program: Program, subject: str, bounds: Bounds, diverge: tupl
         search.deepest = depth - 1 if stopped is None else depth
         search.hits |= hits | ({"depth"} if any(r[3] for r in reports) else set())
         search.stopped = stopped
-        LAST_BALANCE[:] = [Balance(tuple(r[4] for r in reports))]
-        return sequential.parallel_result(search, time.monotonic() - started)
+        search.fingerprint_bits = 64
+        result = sequential.parallel_result(search, time.monotonic() - started)
+        LAST_BALANCE[:] = [Balance(tuple(r[4] for r in reports), searched, time.monotonic() - started)]
+        return result
     except BaseException:
         # a search cut short (an interrupt, a failure) leaves its workers mid-round: they are not reused
         for p in parts:
@@ -342,7 +382,7 @@ def _gather(ray: Any, parts: list[Any], reports: list[Any], search: Any, count: 
                 if (depth, fp) < (known[1], known[2]):
                     known[1], known[2] = depth, fp
     deadlocks: dict[str, tuple[int, bytes]] = {}
-    failures: dict[tuple[bytes, str], int] = {}
+    failures: dict[tuple[bytes, int], int] = {}
     for r in reports:
         for text, at in r[1].items():
             if text not in deadlocks or at < deadlocks[text]:
@@ -352,16 +392,16 @@ def _gather(ray: Any, parts: list[Any], reports: list[Any], search: Any, count: 
     paths = _paths(ray, parts, wanted, count)
     for _, fp in sorted(deadlocks.values()):
         sequential.record_schedule(search, paths[fp])
-    for (fp, label), _ in sorted(failures.items(), key=lambda item: (item[1], item[0])):
-        sequential.record_schedule(search, [*paths[fp], label])
+    for (fp, index), _ in sorted(failures.items(), key=lambda item: (item[1], item[0])):
+        sequential.record_schedule(search, [*paths[fp], index])
     for n, _, fp in sorted(finals.values(), key=lambda item: (item[1], item[2])):
         sequential.record_schedule(search, paths[fp], n)
 
 
-def _paths(ray: Any, parts: list[Any], fps: set[bytes], count: int) -> dict[bytes, list[str]]:
-    """Each fingerprint's schedule from the start, as move labels, from the partitions' parent links
-    (asked of all owners at once, a depth a round)."""
-    links: dict[bytes, tuple[int, bytes, str]] = {}
+def _paths(ray: Any, parts: list[Any], fps: set[bytes], count: int) -> dict[bytes, list[int]]:
+    """Each fingerprint's schedule from the start, as each move's place among the moves enabled where it
+    was taken, from the partitions' parent links (asked of all owners at once, a depth a round)."""
+    links: dict[bytes, tuple[int, bytes, int]] = {}
     todo = set(fps)
     while todo:
         asked: list[list[bytes]] = [[] for _ in range(count)]
@@ -370,14 +410,14 @@ def _paths(ray: Any, parts: list[Any], fps: set[bytes], count: int) -> dict[byte
         for answer in ray.get([p.parents.remote(a) for p, a in zip(parts, asked, strict=True)]):
             links.update(answer)
         todo = {links[fp][1] for fp in todo if links[fp][1] and links[fp][1] not in links}
-    out: dict[bytes, list[str]] = {}
+    out: dict[bytes, list[int]] = {}
     for fp in fps:
-        labels: list[str] = []
+        steps: list[int] = []
         at = fp
         while links[at][1]:
-            labels.append(links[at][2])
+            steps.append(links[at][2])
             at = links[at][1]
-        out[fp] = list(reversed(labels))
+        out[fp] = list(reversed(steps))
     return out
 
 

@@ -53,6 +53,7 @@ class Reducer:
 
     def __init__(self) -> None:
         self._persistent: dict[object, frozenset[int] | None] = {}
+        self.conflicting = False  # the last state's enabled moves each depended on every other actor's future
         # whether a move of an actor standing at the first place depends on the future of one at the second
         self._conflicts: dict[tuple[object, object], bool] = {}
         # keyed by the footprints' ids, which the entry keeps alive (so an id is never reused under it)
@@ -89,9 +90,11 @@ class Reducer:
     def persistent(self, behavior: Behavior, moves: list[Move], actors: list[Actor]) -> list[Move]:
         """The smallest persistent set found from any seed actor, else every enabled move."""
         enabled = {m.actor for m in moves}
+        self.conflicting = False
         if len(enabled) <= 1:
             return moves
         if self._complete(behavior, moves, actors, enabled):
+            self.conflicting = True
             # the static conflict graph of the enabled moves is complete: the set grown from any seed
             # holds every enabled actor (or fails), so all enabled moves are taken, with no set grown
             return moves

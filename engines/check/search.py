@@ -100,6 +100,7 @@ class _Search:
     model: str  # the model's content hash, as witnesses give it
     performer: str | None
     replayer: Callable[[], Behavior]  # a fresh interpreter's run, in which every witness is replayed
+    fingerprint_bits: int = 128  # the interpreter's fingerprints (engines/check/canon.py); a flat run's 64
     visited: dict[bytes, tuple[int, frozenset[tuple[object, ...]]]] = field(default_factory=dict)
     states: int = 0
     moves: int = 0
@@ -259,6 +260,8 @@ def _search_from(search: _Search, started: float, run: Behavior) -> None:
 
     # a behavior whose state is its own canonical key (a flat run) gives its fingerprint itself
     own: Callable[[], bytes] | None = getattr(run, "fingerprint", None)
+    if own is not None:
+        search.fingerprint_bits = 64
 
     def examine(depth: int, sleep: dict[tuple[object, ...], Summary]) -> _Level | None:
         while True:
@@ -322,15 +325,20 @@ def _search_from(search: _Search, started: float, run: Behavior) -> None:
                 # one move with nothing asleep: the persistent set is that move, and no sibling sleeps
                 actors = run.actors()
                 chosen = reducer.persistent(run, moves, actors)
-                where = {a.id: a.place for a in actors}
-                # a move named by where its actor stands, not by its number (the sleep sets' key)
-                keys = [(where[m.actor], m.option) for m in chosen]
-                if sleep or only is not None:
-                    keep = [i for i, k in enumerate(keys) if k not in sleep and (only is None or k in only)]
-                    chosen = [chosen[i] for i in keep]
-                    keys = [keys[i] for i in keep]
-                if len(chosen) > 1 or sleep:
-                    summaries = [run.footprint(m) for m in chosen]
+                if reducer.conflicting and not sleep and only is None:
+                    # every enabled move depends on every other actor's future: all are taken, and no sleep
+                    # set is kept below (what it would spare, siblings that commute, costs more to find)
+                    pass
+                else:
+                    where = {a.id: a.place for a in actors}
+                    # a move named by where its actor stands, not by its number (the sleep sets' key)
+                    keys = [(where[m.actor], m.option) for m in chosen]
+                    if sleep or only is not None:
+                        keep = [i for i, k in enumerate(keys) if k not in sleep and (only is None or k in only)]
+                        chosen = [chosen[i] for i in keep]
+                        keys = [keys[i] for i in keep]
+                    if len(chosen) > 1 or sleep:
+                        summaries = [run.footprint(m) for m in chosen]
             if not chosen:
                 return None
             snapshot = run.snapshot(allow_replay=True) if len(chosen) > 1 else None
@@ -402,20 +410,21 @@ def parallel_search(subject: str, bounds: Bounds, diverge: tuple[str, ...] | Non
     return _Search(replayer, subject, bounds, [], diverge, reduce, None, None, readable, model, None, replayer)
 
 
-def record_schedule(search: _Search, labels: list[str], reached: int = 1) -> None:
-    """A schedule a partitioned search found ending in a deadlock, a failure or a final state, replayed
-    in the interpreter and recorded as the sequential search records what its schedules show; a final
-    state reached `reached` times."""
+def record_schedule(search: _Search, steps: list[int], reached: int = 1) -> None:
+    """A schedule a partitioned search found ending in a deadlock, a failure or a final state (each move
+    given by its place among the moves enabled where it is taken), replayed in the interpreter and
+    recorded as the sequential search records what its schedules show; a final state reached `reached`
+    times."""
     run = search.replayer()
     run.world.trace.enabled = False
     path: list[Move] = []
     choices: list[list[Move]] = []
-    for label in labels:
+    for step in steps:
         enabled = run.enabled_moves()
-        move = next((m for m in enabled if m.label == label), None)
-        if move is None:
-            raise EngineError(f"the partitioned search's schedule {', '.join(labels)} is not the interpreter's: "
-                              f"{label} is not enabled after {len(path)} moves")
+        if not 0 <= step < len(enabled):
+            raise EngineError(f"the partitioned search's schedule is not the interpreter's: move {step + 1} of "
+                              f"{len(enabled)} enabled after {', '.join(m.label for m in path) or 'the start'}")
+        move = enabled[step]
         path.append(move)
         choices.append(enabled)
         try:
@@ -557,7 +566,8 @@ def _result(search: _Search, seconds: float) -> Result:
     if "memory" in search.hits:
         bounds += (BoundReport("memory", spell_bytes(b.memory_limit or 0), True),)
     return stable_numbers(Result("check", search.subject, verdict, strength,
-                                 Stats(search.states, search.moves, search.deepest, 0), tuple(outcomes),
+                                 Stats(search.states, search.moves, search.deepest, 0, search.fingerprint_bits),
+                                 tuple(outcomes),
                                  tuple(violations), tuple(divergent), tuple(witnesses), bounds, incomplete,
                                  tuple(notes)))
 

@@ -54,8 +54,10 @@ def same(program: Program, subject: str, bounds: Bounds = BOUNDS) -> None:
 
 
 def _essence(result: Result) -> object:
-    return (result.verdict, result.strength, result.stats, result.outcomes, result.violations, result.divergent,
-            result.witnesses, result.bounds, result.incomplete, result.notes)
+    """All a result says but the width of the fingerprints (the interpreter's 128 bits, the flat form's 64)."""
+    stats = result.stats
+    return (result.verdict, result.strength, (stats.states, stats.moves, stats.depth), result.outcomes,
+            result.violations, result.divergent, result.witnesses, result.bounds, result.incomplete, result.notes)
 
 
 @cache
