@@ -184,17 +184,15 @@ class Partition:
         the next round; how many."""
         started = time.perf_counter()
         visited = self.visited
-        kept: dict[bytes, tuple[bytes, int, tuple[Any, ...]]] = {}
+        kept: dict[bytes, tuple[Any, ...]] = {}
         for fp, parent, index, state in self.inbox:
-            if fp in visited:
-                continue
-            known = kept.get(fp)
-            if known is None or (parent, index) < known[:2]:
-                kept[fp] = (parent, index, state)
-        for fp, (parent, index, _) in kept.items():
-            visited[fp] = (depth, parent, index)
+            seen = visited.get(fp)
+            if seen is None or (seen[0] == depth and (parent, index) < seen[1:]):
+                # unseen, or seen only in this round from a predecessor later in the fixed order
+                visited[fp] = (depth, parent, index)
+                kept[fp] = state
         self.inbox = []
-        self.frontier = [(fp, state) for fp, (_, _, state) in kept.items()]
+        self.frontier = list(kept.items())
         self.busy += time.perf_counter() - started
         return len(kept)
 
@@ -232,8 +230,11 @@ class Partition:
             if self.reduce and len(moves) > 1:
                 chosen = {id(m) for m in self.reducer.persistent(cast("Behavior", run), moves, run.actors())}
                 taken = [(i, m) for i, m in taken if id(m) in chosen]
+            fresh = True  # the run still stands at the state: the first move needs no load
             for index, move in taken:
-                self._load(state)
+                if not fresh:
+                    self._load(state)
+                fresh = False
                 self.moves += 1
                 try:
                     run.apply(move)
