@@ -3,7 +3,7 @@ the interpreter's run (engines/runtime/actions/flat.py): the very same result, r
 
 from __future__ import annotations
 
-from hypothesis import event, given, note
+from hypothesis import event, given, note, settings
 
 import ir
 from engines.check.search import why_not_flat
@@ -13,8 +13,11 @@ from tests.engines.check.test_flat import same
 from tests.property.graphs import Kinds, build, models
 
 FLAT_KINDS = Kinds(messages=False, negatives=True)  # forks, joins, decisions, loops and bodies of assignments
+# a graph costs four checks: a tenth of the expressions' count, as tests/property/test_graphs.py's
+GRAPH_EXAMPLES = max(20, settings().max_examples // 10)
 
 
+@settings(max_examples=GRAPH_EXAMPLES)
 @given(models(FLAT_KINDS))
 def test_generated_graphs_check_alike_flat_and_interpreted(seq: object) -> None:
     text = build(seq).text()  # type: ignore[arg-type]
