@@ -74,7 +74,7 @@ def test_at_the_limit_the_model_runs_and_checks_from_a_deep_host_stack(shape: st
         session.submit(text)
         session.start_action("A")
         progress = session.continue_run()
-        session.settings = CheckSettings("all", (), None, None, None, None, 30.0)
+        session.settings = CheckSettings("all", (), None, None, None, None, 10.0)
         report = session.check("A", None)
         return progress.status, report.text
 
