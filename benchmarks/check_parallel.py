@@ -56,12 +56,12 @@ def _message_bytes(program: object, name: str) -> float:
             break
         parent = run.fingerprint()
         run.apply(moves[-1])
-        state = (run.tokens, run.slots, run.ended, run.next_id)
+        state = run.state()
         sizes.append(len(pickle.dumps((run.fingerprint(), parent, moves[-1].label, state))))
     return sum(sizes) / max(len(sizes), 1)
 
 
-def project(one: float, two: float, states: int, crossing: int, rounds: int, n: int) -> float:
+def project(one: float, two: float, crossing: int, rounds: int, n: int) -> float:
     """The speed-up at n workers projected from the runs at 1 and 2 (a model, not a measurement): the
     work divides by n; each state sent to another worker costs what the 2-worker run paid over half the
     1-worker run, per crossing message; every round pays a barrier, as measured (taken flat in n,
@@ -113,7 +113,7 @@ def main() -> int:
                   f"{memory:>10.0f}{max(w.busy for w in spread.workers) / spread.searched:>7.2f}"
                   f"{spread.searched:>10.2f}", flush=True)
         if 1 in walls and 2 in walls:
-            projected = ", ".join(f"{n}: {project(walls[1], walls[2], states, crossing, rounds, n):.1f}x"
+            projected = ", ".join(f"{n}: {project(walls[1], walls[2], crossing, rounds, n):.1f}x"
                                   for n in (8, 32, 128))
             print(f"{'':<12}projected speed-up over 1 worker (a model, not a measurement): {projected}")
     return 0

@@ -38,7 +38,7 @@ from typing import Any, cast
 
 from engines.errors import EngineError, RunError
 from engines.framework import Bounds, Result, Status
-from engines.runtime import Behavior, NotFlat, Program
+from engines.runtime import Behavior, Program
 
 EXTRA = "pip install -e '.[ray]' (or pip install ray)"
 _SEED = "0"  # the hash seed every actor's process starts with
@@ -155,15 +155,6 @@ class Partition:
     def _owner(self, fp: bytes) -> int:
         return int.from_bytes(fp, "little") % self.count
 
-    def _load(self, state: tuple[Any, ...]) -> None:
-        run = self.run
-        run.tokens, run.slots, run.ended, run.next_id = state
-        del run.moves_taken[:]
-
-    def _state(self) -> tuple[Any, ...]:
-        run = self.run
-        return (run.tokens, run.slots, run.ended, run.next_id)
-
     def start(self) -> int:
         """The first state, kept by the partition that owns it: 1 there, else 0."""
         self.run = self.flat.start()
@@ -171,7 +162,7 @@ class Partition:
         if self._owner(fp) != self.index:
             return 0
         self.visited[fp] = (0, b"", -1)
-        self.frontier = [(fp, self._state())]
+        self.frontier = [(fp, self.run.state())]
         return 1
 
     def receive(self, batch: bytes | list[Message]) -> None:
@@ -203,7 +194,7 @@ class Partition:
         run = self.run
         out: list[list[Message]] = [[] for _ in range(self.count)]
         for fp, state in self.frontier:
-            self._load(state)
+            run.restore(state)
             if run.finished:
                 values = run.outputs() if self.features is None else \
                     {f: run.outputs().get(f, "<unset>") for f in self.features}
@@ -233,7 +224,7 @@ class Partition:
             fresh = True  # the run still stands at the state: the first move needs no load
             for index, move in taken:
                 if not fresh:
-                    self._load(state)
+                    run.restore(state)
                 fresh = False
                 self.moves += 1
                 try:
@@ -242,7 +233,7 @@ class Partition:
                     self.failures.setdefault((fp, index), depth)
                     continue
                 child = run.fingerprint()
-                out[self._owner(child)].append((child, fp, index, self._state()))
+                out[self._owner(child)].append((child, fp, index, run.state()))
         self.frontier = []
         sends = []
         for owner, batch in enumerate(out):
@@ -293,23 +284,18 @@ LAST_BALANCE: list[Balance] = []  # the last parallel search's spread, for bench
 
 def check_parallel(program: Program, subject: str, bounds: Bounds, diverge: tuple[str, ...] | None,
                    reduce: bool, workers: int, readable: frozenset[str] | None, model: str,
-                   replayer: Callable[[], Any], interrupted: Callable[[], bool] | None = None,
+                   replayer: Callable[[], Any], max_steps: int, interrupted: Callable[[], bool] | None = None,
                    progress: Callable[[int, int, int], None] | None = None,
                    address: str | None = None) -> Result:
-    """The check of `subject` over `workers` Ray actors; see the module docstring."""
+    """The check of `subject`, an action the flat form covers (engines/check/search.py asks), over
+    `workers` Ray actors; see the module docstring."""
     from engines.check import search as sequential
 
-    probe = program.start_action(subject, None, fine=True)
-    try:
-        program.flat_action(subject, readable, lambda moves: "", probe.world.max_steps)
-    except NotFlat as refused:
-        raise ParallelUnavailable(f"the parallel search covers actions the flat form covers; {subject}: "
-                                  f"{refused}") from None
     ray = connect(address)
     sources = [(doc.path, doc.source) for doc in program.model.documents]
     started = time.monotonic()
     parts = _partitions(ray, workers)
-    ray.get([p.load.remote(sources, subject, readable, diverge, reduce, i, workers, probe.world.max_steps)
+    ray.get([p.load.remote(sources, subject, readable, diverge, reduce, i, workers, max_steps)
              for i, p in enumerate(parts)])
     try:
         states = sum(ray.get([p.start.remote() for p in parts]))

@@ -150,8 +150,13 @@ def check(program: Program, subject: str, bounds: Bounds | None = None, properti
         if props or performer is not None:
             raise ParallelUnavailable("--workers: the parallel search checks an action's schedules without "
                                       "properties or a performer; check without --workers")
+        try:
+            covered = _flat_form(program, subject, probe, diverge, readable)
+        except NotFlat as refused:
+            raise ParallelUnavailable(f"the parallel search covers actions the flat form covers; {subject}: "
+                                      f"{refused}") from None
         return check_parallel(program, subject, bounds, diverge, reduce, bounds.workers, readable,
-                              model_hash(program.model), interpreted, interrupted, progress)
+                              model_hash(program.model), interpreted, covered.max_steps, interrupted, progress)
     start = interpreted
     if flat and not props and performer is None:
         lowered = flat_form(program, subject, probe, diverge, readable)
@@ -433,9 +438,7 @@ def record_schedule(search: _Search, steps: list[int], reached: int = 1) -> None
             _claim(search, "fails", str(err), path, choices)
             return
     if run.finished:
-        _final(search, run, path, choices)
-        key = next(k for k in search.outcome_table if k[0] == tuple(sorted(_final_values(run, search.features).items())))
-        search.outcome_table[key] += reached - 1
+        search.outcome_table[_final(search, run, path, choices)] += reached - 1
         return
     stuck = run.stuck() or "deadlock"
     _claim(search, "deadlock", stuck.removeprefix("deadlock: "), path, choices)
@@ -465,7 +468,8 @@ def _claim(search: _Search, kind: str, text: str, path: list[Move], choices: lis
 
 
 def _final(search: _Search, run: Behavior, path: list[Move], choices: list[list[Move]],
-           violated: tuple[str, ...] = ()) -> None:
+           violated: tuple[str, ...] = ()) -> _OutcomeKey:
+    """A final state reached: its values and outcome counted, a schedule kept for each; its outcome."""
     values = _final_values(run, search.features)
     for feature, value in values.items():
         per = search.finals.setdefault(feature, {})
@@ -477,6 +481,7 @@ def _final(search: _Search, run: Behavior, path: list[Move], choices: list[list[
         # an outcome that ends violating properties is named with them, and its witness claims them
         search.first_reached[key] = _Claim("outcome" if violated else "reached", "", tuple(path), tuple(choices))
         search.travelled[key] = run.travelled()
+    return key
 
 
 def _claims(claim: _Claim, violates: tuple[str, ...] = (),

@@ -37,6 +37,8 @@ Eval = Callable[[Slots], Value]
 # a token: (number, root node, the node it came from where its node converges else -1, the statement it
 # stands at inside its node's body else -1, the number of the token that entered the body else 0)
 Token = tuple[int, int, int, int, int]
+# a run's whole state: its tokens, its slots, the mask of ended performances, the next token number
+FlatState = tuple[tuple[Token, ...], Slots, int, int]
 
 _TYPES: dict[str, type] = {"Integer": int, "Boolean": bool, "Real": Fraction, "Rational": Fraction, "String": str}
 _TYPES.update({f"ScalarValues::{name}": kind for name, kind in list(_TYPES.items())})
@@ -85,7 +87,6 @@ class _Body:
 
 @dataclass(frozen=True)
 class _Node:
-    kind: NodeKind
     name: str
     targets: tuple[int, ...]  # the successions' targets, in declaration order
     converging: bool
@@ -100,7 +101,6 @@ class _Node:
 class FlatAction:
     """An action lowered flat; `start()` makes a fresh run of it."""
 
-    subject: str
     nodes: tuple[_Node, ...]
     initial: tuple[int, ...]
     slots: Slots  # the root attributes' initial values, then every local slot UNSET
@@ -136,14 +136,12 @@ class _Snapshot:
 
     def __init__(self, run: FlatRun) -> None:
         self.run = run
-        self.state = (run.tokens, run.slots, run.ended, run.next_id)
+        self.state = run.state()
         self.taken = len(run.moves_taken)
         self.released = False
 
     def restore(self, last: bool = False) -> None:
-        run = self.run
-        run.tokens, run.slots, run.ended, run.next_id = self.state
-        del run.moves_taken[self.taken:]
+        self.run.restore(self.state, self.taken)
 
     def release(self) -> None:
         self.released = True
@@ -206,6 +204,15 @@ class FlatRun:
 
     def snapshot(self, allow_replay: bool = False) -> _Snapshot:
         return _Snapshot(self)
+
+    def state(self) -> FlatState:
+        """Where the run stands, as a tuple of plain values: what a snapshot keeps and a worker sends."""
+        return (self.tokens, self.slots, self.ended, self.next_id)
+
+    def restore(self, state: FlatState, taken: int = 0) -> None:
+        """Back to `state`, with the moves taken before it left at the first `taken`."""
+        self.tokens, self.slots, self.ended, self.next_id = state
+        del self.moves_taken[taken:]
 
     def outputs(self) -> dict[str, str]:
         return {name: spell(self.slots[slot]) for name, slot in self.action.outputs}
@@ -345,10 +352,9 @@ class FlatRun:
         elif code == _ENTER:
             self._enter(number, at, body)  # type: ignore[arg-type]
         elif code == _JOIN:
-            self.tokens = tuple(t for t in self.tokens if not (t[1] == at and t[3] < 0))
             joined = self.next_id
             self.next_id += 1
-            self.tokens = (*self.tokens, (joined, at, -1, -1, 0))
+            self.tokens = (*(t for t in self.tokens if not (t[1] == at and t[3] < 0)), (joined, at, -1, -1, 0))
             self._follow(joined, at)
         elif code == _DONE:
             self._remove(number)
@@ -366,16 +372,18 @@ class FlatRun:
     def _remove(self, number: int) -> None:
         self.tokens = tuple(t for t in self.tokens if t[0] != number)
 
+    def _arrived(self, number: int, target: int, via: int) -> Token:
+        """Token `number` at `target`, come from `via` (kept only where successions converge there)."""
+        return (number, target, via if self.action.nodes[target].converging else -1, -1, 0)
+
     def _place(self, number: int, target: int, via: int) -> None:
         """The token moves on to `target`, keeping its number and its place in token order."""
-        converging = self.action.nodes[target].converging
-        moved = (number, target, via if converging else -1, -1, 0)
+        moved = self._arrived(number, target, via)
         self.tokens = tuple(moved if t[0] == number else t for t in self.tokens)
 
     def _spawn(self, target: int, via: int) -> None:
-        number = self.next_id
+        self.tokens = (*self.tokens, self._arrived(self.next_id, target, via))
         self.next_id += 1
-        self.tokens = (*self.tokens, (number, target, via if self.action.nodes[target].converging else -1, -1, 0))
 
     def _follow(self, number: int, at: int) -> None:
         targets = self.action.nodes[at].targets
@@ -401,9 +409,8 @@ class FlatRun:
         self._place(number, chosen, at)
 
     def _enter(self, number: int, at: int, body: _Body) -> None:
-        slots = self.slots
         for slot, value in body.locals:
-            self.slots = slots = (*slots[:slot], value(slots), *slots[slot + 1:])
+            self._set(slot, value(self.slots))
         self.ended &= ~body.bit
         inner = [(number, at, -1, body.initial[0], number)]
         for i in body.initial[1:]:
@@ -563,7 +570,7 @@ def lower(program: Any, subject: str, readable: frozenset[str] | None, replay: C
         body, bits_used = _body(program, graph, node, scope, initial, readable, bits)
         bits += bits_used
         nodes.append(_node(graph, node, scope, body))
-    flat = FlatAction(subject, tuple(nodes), graph.initial, tuple(initial), outputs, max_steps, replay)
+    flat = FlatAction(tuple(nodes), graph.initial, tuple(initial), outputs, max_steps, replay)
     _footprints(program, graph, flat)
     return flat
 
@@ -598,7 +605,7 @@ def _node(graph: ActionGraph, node: Node, scope: _Scope, body: _Body | None) -> 
     code = _CODES.get(node.kind, _FOLLOW)
     if body is not None:
         code = _ASSIGN if body.single is not None else _ENTER
-    return _Node(node.kind, node.name, tuple(e.target for e in outgoing), node.index in graph.converging,
+    return _Node(node.name, tuple(e.target for e in outgoing), node.index in graph.converging,
                  frozenset(e.source for e in incoming), tuple(guards), otherwise, body, code)
 
 
