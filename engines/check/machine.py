@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from engines.check.parallel import Recipe, SubjectKind
 from engines.check.properties import resolve_properties
 from engines.check.search import check_behavior
 from engines.errors import MoveNotEnabled, RunError
@@ -52,8 +53,10 @@ def check_machine(program: Program, name: str, script: Script | None = None, bou
     probe = start()
     props = resolve_properties(program, _subject(program, subject, part), properties)
     paths = feature_paths(probe, subject, diverge)
+    recipe = Recipe(SubjectKind.PART if part else SubjectKind.MACHINE, subject, script=script or Script(),
+                    properties=properties, features=paths)
     return _horizon(check_behavior(start, subject, bounds, props, paths, reduce, interrupted, progress,
-                                   model=model_hash(program.model)), script, program)
+                                   model=model_hash(program.model), program=program, recipe=recipe), script, program)
 
 
 def explore_machine(program: Program, name: str, script: Script | None = None, bounds: Bounds | None = None,

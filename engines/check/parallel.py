@@ -28,17 +28,23 @@ from __future__ import annotations
 
 import gc
 import importlib.util
+import inspect
 import logging
 import marshal
 import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from enum import Enum
+from typing import Any, TypeVar, cast
 
+from engines.check.canon import portable_fingerprint
 from engines.errors import EngineError, RunError
 from engines.framework import Bounds, Result, Status
-from engines.runtime import Behavior, Program
+from engines.runtime import Behavior, Program, Script
+from engines.runtime.behavior import Move
+from engines.runtime.snapshot import Snapshot, SnapshotError
+from ir.model import Element
 
 EXTRA = "pip install -e '.[ray]' (or pip install ray)"
 _SEED = "0"  # the hash seed every actor's process starts with
@@ -90,9 +96,57 @@ class Figures:
 
 # ---------------------------------------------------------------- one partition
 
-# a successor sent to its owner: its fingerprint, its predecessor's, the move's place among the moves
-# enabled there, and the state as the flat form holds it
-Message = tuple[bytes, bytes, int, tuple[Any, ...]]
+class SubjectKind(Enum):
+    """What a check searches: an action's performance, a machine with its environment, a part's instance."""
+
+    ACTION = "action"
+    MACHINE = "machine"
+    PART = "part"
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How a worker makes the searched behavior afresh from the model's source text: plain data, no
+    runtime object. `flat`: the action's flat form covers it, and states travel as its tuples; else
+    they travel as their schedules from the start, which a worker replays in the interpreter."""
+
+    kind: SubjectKind
+    subject: str  # qualified
+    performer: str | None = None
+    script: Script | None = None  # a machine's or an instance's environment
+    properties: tuple[str, ...] = ()
+    features: tuple[str, ...] | None = None  # the compared features (None: the behavior's own)
+    readable: frozenset[str] | None = None
+    flat: bool = False
+    max_steps: int = 0
+
+    def element(self, program: Program) -> Element:
+        """Where the properties are looked up."""
+        if self.kind is SubjectKind.ACTION:
+            return program.action(self.subject)
+        return program.state(self.subject) if self.kind is SubjectKind.MACHINE else program.part(self.subject)
+
+    def start(self, program: Program) -> Behavior:
+        """The behavior before its first move, as the sequential search starts it."""
+        if self.kind is SubjectKind.ACTION:
+            return program.start_action(self.subject, self.performer, fine=True)
+        script = self.script or Script()
+        if self.kind is SubjectKind.MACHINE:
+            return program.start_driven(self.subject, script)
+        return program.start_instance(self.subject, script)
+
+
+# a state sent to its owner: its fingerprint; its predecessor's; the move's place among the moves enabled
+# there (TIME: the clock moved, no move); its level (the steps from the start: the round its owner
+# expands it in); whether it is a state the check counts (settled: no machine's firing stands partway);
+# whether its sender examined it already (a state with one move, walked through: engines/check/parallel.py
+# `_walk`); and the state: the flat form's tuple, or the schedule from the start
+Message = tuple[bytes, bytes, int, int, bool, bool, tuple[Any, ...]]
+# a state as a claim names it: its level, fingerprint and, where states travel as schedules, the schedule
+# to it (the first in the order of these three is the one reported)
+Where = tuple[int, bytes, tuple[Any, ...]]
+TIME = -1  # a schedule's step where no move was enabled and the clock moved to the next wait's end
+NO_MOVE = -2  # a failure found at a state, not by a move from it
 
 
 def pack(batch: list[Message]) -> bytes | list[Message]:
@@ -116,125 +170,248 @@ class Partition:
         self.sources: list[tuple[str, str]] = []
         self.program: Program | None = None
 
-    def load(self, sources: list[tuple[str, str]], subject: str, readable: frozenset[str] | None,
-             features: tuple[str, ...] | None, reduce: bool, index: int, count: int, max_steps: int) -> None:
+    def load(self, sources: list[tuple[str, str]], recipe: Recipe, reduce: bool, index: int, count: int) -> None:
         import ir
+        from engines.check.properties import resolve_properties
         from engines.check.reduce import Reducer
 
         # A flat state holds no reference cycle, and the collector's passes would walk the visited set
         # again and again as it grows (a third of the time on racy 4x3): off in the worker, whose own
-        # leftovers are collected once here, between searches.
+        # leftovers are collected once here, between searches. (An interpreter's states are schedules,
+        # tuples too; its run is one, restored in place.)
         gc.disable()
         gc.collect()
         if self.program is None or sources != self.sources:
             self.program = Program(ir.resolve([ir.parse(text, path) for path, text in sources]))
             self.sources = sources
-        # an error a move meets is worded by the driver, which replays its schedule in the interpreter
-        self.flat = self.program.flat_action(subject, readable, lambda moves: "", max_steps)
-        self.run = self.flat.start()
-        self.features = features
-        self.reduce = reduce
+        program = self.program
+        self.recipe = recipe
+        if recipe.flat:
+            # an error a move meets is worded by the driver, which replays its schedule in the interpreter
+            self.flat = program.flat_action(recipe.subject, recipe.readable, lambda moves: "", recipe.max_steps)
+            self.run: Any = self.flat.start()
+            self.listed = False
+        else:
+            self.run = recipe.start(program)
+            self.run.world.trace.enabled = False
+            self.listed = "listed" in inspect.signature(self.run.apply).parameters
+            # the snapshots of the schedule the run stands at: snapshots[i] after its first i steps
+            self.snapshots: list[Snapshot | None] = []
+            self.at: tuple[int, ...] = ()
+        self.properties = resolve_properties(program, recipe.element(program), recipe.properties) \
+            if recipe.properties else []
+        self.reduce = reduce and not self.properties
         self.reducer = Reducer()
         self.index = index
         self.count = count
-        # fingerprint -> (depth, the fingerprint it was first reached from, the move's place among the
+        # fingerprint -> (level, the fingerprint it was first reached from, the move's place among the
         # moves enabled there: the interpreter, which lists the same moves in the same order, takes it)
         self.visited: dict[bytes, tuple[int, bytes, int]] = {}
-        self.frontier: list[tuple[bytes, tuple[Any, ...]]] = []
+        # the states it owns still to expand, by level (the round that expands them)
+        self.pending: dict[int, dict[bytes, tuple[Any, ...]]] = {}
+        # a state with one move is walked through by the worker that reached it (not sent to be expanded
+        # a round later): where the states of a schedule travel as the schedule, a chain of such states
+        # would be replayed from the start again for each of its states
+        self.walks = not recipe.flat
         self.inbox: list[Message] = []
         self.moves = 0
         self.sent = 0
-        # what the states it expanded showed: final values, deadlocks, failing moves, each at the first
-        # state in the fixed order (depth, fingerprint)
-        self.finals: dict[tuple[tuple[str, str], ...], list[Any]] = {}
-        self.deadlocks: dict[str, tuple[int, bytes]] = {}
-        self.failures: dict[tuple[bytes, int], int] = {}
+        # what the states it expanded showed: outcomes (final values and the properties false there),
+        # violated properties, deadlocks, failing moves, each at the first state in the fixed order
+        # (round, fingerprint); a property that cannot be evaluated, where first met
+        self.finals: dict[Any, list[Any]] = {}
+        self.violations: dict[str, Where] = {}
+        self.deadlocks: dict[str, Where] = {}
+        self.failures: dict[tuple[bytes, int], Where] = {}
+        self.unevaluable: tuple[Where, str] | None = None
         self.depth_hit = False
         self.busy = 0.0
 
     def _owner(self, fp: bytes) -> int:
         return int.from_bytes(fp, "little") % self.count
 
+    def _fingerprint(self) -> bytes:
+        if self.recipe.flat:
+            return cast("bytes", self.run.fingerprint())
+        return portable_fingerprint(self.run, self.recipe.readable)
+
     def start(self) -> int:
         """The first state, kept by the partition that owns it: 1 there, else 0."""
-        self.run = self.flat.start()
-        fp = self.run.fingerprint()
+        if self.recipe.flat:
+            self.run = self.flat.start()
+            state: tuple[Any, ...] = self.run.state()
+        else:
+            self.run = self.recipe.start(cast("Program", self.program))
+            self.run.world.trace.enabled = False
+            self.snapshots = [self._snapshot()]
+            self.at = state = ()
+        fp = self._fingerprint()
         if self._owner(fp) != self.index:
             return 0
         self.visited[fp] = (0, b"", -1)
-        self.frontier = [(fp, self.run.state())]
-        return 1
+        self.pending = {0: {fp: state}}
+        return 1 if self.run.settled() else 0
+
+    # ------------------------------------------------------------ states restored
+
+    def _goto(self, state: tuple[Any, ...], again: bool = False) -> None:
+        """The run put at `state`: a flat state loaded, or a schedule replayed from where the run's
+        schedule and it part (the frontier is visited in the schedules' order, so most steps are
+        shared); `again`: back at the state the run was last put at, before a move from it."""
+        if self.recipe.flat:
+            self.run.restore(state)
+            return
+        at, shared = self.at, 0
+        if again:
+            shared = len(state)
+        else:
+            limit = min(len(at), len(state))
+            while shared < limit and at[shared] == state[shared]:
+                shared += 1
+        # the nearest point back that a snapshot holds: partway through a machine's firing none can
+        # (where its units stand is not journaled), and the steps from the point before are made again
+        while shared > 0 and self.snapshots[shared] is None:
+            shared -= 1
+        del self.snapshots[shared + 1:]  # (closed by the restore below)
+        first = self.snapshots[0] if shared == 0 else None
+        if shared == 0 and first is None:
+            self.run = self.recipe.start(cast("Program", self.program))
+            self.run.world.trace.enabled = False
+        else:
+            cast("Snapshot", self.snapshots[shared]).restore()
+        run = self.run
+        for step in state[shared:]:
+            if step == TIME:
+                run.let_time_pass()
+            else:
+                self._apply(run.enabled_moves()[step])
+            self.snapshots.append(self._snapshot())
+        self.at = state
+
+    def _apply(self, move: Move) -> None:
+        # A machine's move listed as enabled where its run was put is not looked up again. None of the
+        # moves is given the state's fingerprint (`at`, by which the sequential search keys a firing left
+        # in progress): the replays of a state's schedule could give it only by fingerprinting every step.
+        if self.listed:
+            self.run.apply(move, listed=True)
+        else:
+            self.run.apply(move)
+
+    def _snapshot(self) -> Snapshot | None:
+        try:
+            return Snapshot(self.run)
+        except SnapshotError:
+            return None
+
+    def _back(self, state: tuple[Any, ...]) -> None:
+        """Back at `state`, where the run stood before a move from it."""
+        if self.recipe.flat:
+            self.run.restore(state)
+        else:
+            self._goto(state, again=True)
+
+    def _child(self, state: tuple[Any, ...], step: int) -> tuple[Any, ...]:
+        return cast("tuple[Any, ...]", self.run.state()) if self.recipe.flat else (*state, step)
+
+    # ------------------------------------------------------------ a round
 
     def receive(self, batch: bytes | list[Message]) -> None:
         started = time.perf_counter()
         self.inbox.extend(unpack(batch))
         self.busy += time.perf_counter() - started
 
-    def settle(self, depth: int) -> int:
-        """Keep the successors not seen before (of each, the one first in the fixed order): the states of
-        the next round; how many."""
+    def settle(self) -> tuple[int, int, int]:
+        """Keep the states received not seen before, or seen only from a predecessor later in the fixed
+        order (level, predecessor's fingerprint, move) and not yet expanded: how many are new, how many
+        of those the check counts, and the lowest level still to expand (-1: none)."""
         started = time.perf_counter()
         visited = self.visited
-        kept: dict[bytes, tuple[Any, ...]] = {}
-        for fp, parent, index, state in self.inbox:
+        pending = self.pending
+        fresh = counted = 0
+        for fp, parent, index, level, settled, examined, state in self.inbox:
             seen = visited.get(fp)
-            if seen is None or (seen[0] == depth and (parent, index) < seen[1:]):
-                # unseen, or seen only in this round from a predecessor later in the fixed order
-                visited[fp] = (depth, parent, index)
-                kept[fp] = state
+            if seen is not None and not self._better((level, parent, index), examined, state, seen, fp):
+                continue
+            if seen is None:
+                fresh += 1
+                counted += settled
+            else:
+                # (a state expanded already has a level below any still arriving: it is never replaced)
+                pending.get(seen[0], {}).pop(fp, None)
+            visited[fp] = (level, parent, index)
+            if not examined:
+                pending.setdefault(level, {})[fp] = state
         self.inbox = []
-        self.frontier = list(kept.items())
+        for level in [lv for lv, states in pending.items() if not states]:
+            del pending[level]
         self.busy += time.perf_counter() - started
-        return len(kept)
+        return fresh, counted, min(pending, default=-1)
 
-    def expand(self, peers: list[Any], depth: int, bound: int) -> list[Any]:
-        """Every state of this round's frontier: what it shows, and its successors sent to their owners;
-        the sends, for the driver to wait on."""
-        started = time.perf_counter()
+    def _better(self, key: tuple[int, bytes, int], examined: bool, state: tuple[Any, ...],
+                seen: tuple[int, bytes, int], fp: bytes) -> bool:
+        """Whether a state received again replaces what its owner holds of it: the first in the fixed order.
+        Flat, that is (level, predecessor's fingerprint, move). A schedule's move is its place among the
+        moves enabled where it is taken, which numbering decides, and the canonical state leaves numbering
+        out: two schedules to one state may name one move differently, so the schedule itself is kept,
+        the first by (level, examined by its sender first, schedule)."""
+        if self.recipe.flat:
+            return key < seen
+        if key[0] != seen[0]:
+            return key[0] < seen[0]
+        held = self.pending.get(seen[0], {}).get(fp)
+        if held is None:
+            return False  # examined already: nothing is left to decide
+        return examined or state < held
+
+    def _where(self, fp: bytes, level: int, state: tuple[Any, ...]) -> Where:
+        """A state as a claim names it: its level, fingerprint and (a schedule's) the schedule to it."""
+        return (level, fp, () if self.recipe.flat else state)
+
+    def _examine(self, where: Where) -> list[str] | None:
+        """What the state the run stands at shows (properties, failure, end, deadlock): the properties
+        false there, or None where it has no move to search."""
         run = self.run
-        out: list[list[Message]] = [[] for _ in range(self.count)]
-        for fp, state in self.frontier:
-            run.restore(state)
-            if run.finished:
-                values = run.outputs() if self.features is None else \
-                    {f: run.outputs().get(f, "<unset>") for f in self.features}
-                key = tuple(sorted(values.items()))
-                known = self.finals.get(key)
-                if known is None:
-                    self.finals[key] = [1, depth, fp]
-                else:
-                    known[0] += 1
-                    if (depth, fp) < (known[1], known[2]):
-                        known[1], known[2] = depth, fp
-                continue
-            moves = run.enabled_moves()
-            if not moves:
-                text = (run.stuck() or "deadlock").removeprefix("deadlock: ")
-                seen = self.deadlocks.get(text)
-                if seen is None or (depth, fp) < seen:
-                    self.deadlocks[text] = (depth, fp)
-                continue
-            if depth >= bound:
-                self.depth_hit = True
-                continue
-            taken = list(enumerate(moves))
-            if self.reduce and len(moves) > 1:
-                chosen = {id(m) for m in self.reducer.persistent(cast("Behavior", run), moves, run.actors())}
-                taken = [(i, m) for i, m in taken if id(m) in chosen]
-            fresh = True  # the run still stands at the state: the first move needs no load
-            for index, move in taken:
-                if not fresh:
-                    run.restore(state)
-                fresh = False
-                self.moves += 1
-                try:
-                    run.apply(move)
-                except RunError:
-                    self.failures.setdefault((fp, index), depth)
+        violated: list[str] = []
+        if self.properties and run.settled():
+            for prop in self.properties:
+                holds, error = prop.holds(run)
+                if error is not None:
+                    if self.unevaluable is None or (where, error) < self.unevaluable:
+                        self.unevaluable = (where, error)
                     continue
-                child = run.fingerprint()
-                out[self._owner(child)].append((child, fp, index, run.state()))
-        self.frontier = []
+                if not holds:
+                    violated.append(prop.name)
+                    seen = self.violations.get(prop.name)
+                    if seen is None or where < seen:
+                        self.violations[prop.name] = where
+        if run.error is not None:
+            self._failed(where, NO_MOVE)
+            return None
+        if run.finished:
+            outputs = run.own_outputs() if self.recipe.features is None else run.outputs()
+            values = outputs if self.recipe.features is None else \
+                {f: outputs.get(f, "<unset>") for f in self.recipe.features}
+            key = (tuple(sorted(values.items())), tuple(sorted(set(violated))))
+            known = self.finals.get(key)
+            if known is None:
+                self.finals[key] = [1, where]
+            else:
+                known[0] += 1
+                known[1] = min(known[1], where)
+            return None
+        return violated
+
+    def expand(self, peers: list[Any], round_: int, bound: int) -> list[Any]:
+        """Every state of this round's level: what it shows, and its successors sent to their owners; the
+        sends, for the driver to wait on."""
+        started = time.perf_counter()
+        out: list[list[Message]] = [[] for _ in range(self.count)]
+        frontier = list(self.pending.pop(round_, {}).items())
+        if not self.recipe.flat:
+            frontier.sort(key=lambda item: item[1])  # schedules in order: the replays share their steps
+        for fp, state in frontier:
+            self._goto(state)
+            self._expand(fp, state, round_, bound, out)
         sends = []
         for owner, batch in enumerate(out):
             if not batch:
@@ -247,15 +424,117 @@ class Partition:
         self.busy += time.perf_counter() - started
         return sends
 
+    def _moved(self, state: tuple[Any, ...], level: int) -> int:
+        """The moves made to reach a state (a flat run's level is its moves; a schedule may let time pass)."""
+        return level if self.recipe.flat else len(state) - state.count(TIME)
+
+    def _expand(self, fp: bytes, state: tuple[Any, ...], level: int, bound: int, out: list[list[Message]]) -> None:
+        """The state the run stands at: what it shows, and its successors (walked through, or sent)."""
+        run = self.run
+        moved = self._moved(state, level)
+        where = self._where(fp, level, state)
+        if self._examine(where) is None:
+            return
+        moves = run.enabled_moves()
+        if not moves:
+            if not self.recipe.flat and run.let_time_pass():
+                # time is no choice: the clock moves to the next wait's end, a state of its own
+                self._reached(self._fingerprint(), fp, TIME, level + 1, self._child(state, TIME), bound, out)
+                return
+            text = (run.stuck() or "deadlock").removeprefix("deadlock: ")
+            seen = self.deadlocks.get(text)
+            if seen is None or where < seen:
+                self.deadlocks[text] = where
+            return
+        if moved >= bound:
+            self.depth_hit = True
+            return
+        taken = list(enumerate(moves))
+        if self.reduce and len(moves) > 1:
+            chosen = {id(m) for m in self.reducer.persistent(cast("Behavior", run), moves, run.actors())}
+            taken = [(i, m) for i, m in taken if id(m) in chosen]
+        fresh = True  # the run still stands at the state: the first move needs no load
+        for index, move in taken:
+            if not fresh:
+                self._back(state)
+            fresh = False
+            self.moves += 1
+            try:
+                self._apply(move)
+            except RunError:
+                self._failed(where, index)
+                continue
+            self._reached(self._fingerprint(), fp, index, level + 1, self._child(state, index), bound, out)
+
+    def _reached(self, fp: bytes, parent: bytes, index: int, level: int, state: tuple[Any, ...], bound: int,
+                 out: list[list[Message]]) -> None:
+        """A successor the run stands at, sent to its owner; where it has one move (and no end, failure or
+        bound stops it there) to a state a snapshot could hold, examined and walked through here, on to
+        the first state that is not."""
+        while True:
+            run = self.run
+            message = (fp, parent, index, level, run.settled())
+            moves = run.enabled_moves() if self.walks and not run.finished and self._walkable() else None
+            where = self._where(fp, level, state)
+            if moves is None or len(moves) != 1 or self._moved(state, level) >= bound \
+                    or self._examine(where) is None:
+                out[self._owner(fp)].append((*message, False, state))
+                return
+            try:
+                self._apply(moves[0])
+            except RunError:
+                self.moves += 1
+                self._failed(where, 0)
+                out[self._owner(fp)].append((*message, True, state))
+                return
+            if not self._walkable():
+                # past it, the canonical state names the moves that led there: the state is the owner's to
+                # expand, along the schedule it keeps (what it finds there it finds again: the same claims)
+                out[self._owner(fp)].append((*message, False, state))
+                return
+            self.moves += 1
+            out[self._owner(fp)].append((*message, True, state))
+            fp, parent, index, level, state = self._fingerprint(), fp, 0, level + 1, self._child(state, 0)
+
+    def _walkable(self) -> bool:
+        """Whether the run stands where a snapshot holds its state. Partway through a machine's firing or a
+        paused do behavior the canonical state names the moves that led there, so which of two schedules
+        to a state before it is kept (the owner's choice, in the fixed order) decides the states after: a
+        walk from a schedule not kept would add states the search keeping one schedule does not have."""
+        return bool(self.run.unjournaled() is None)
+
+    def _failed(self, where: Where, index: int) -> None:
+        """A move (index NO_MOVE: none) that fails from the state `where` names."""
+        seen = self.failures.get((where[1], index))
+        if seen is None or where < seen:
+            self.failures[(where[1], index)] = where
+
     def parents(self, fps: list[bytes]) -> dict[bytes, tuple[int, bytes, int]]:
         return {fp: self.visited[fp] for fp in fps if fp in self.visited}
 
-    def report(self) -> tuple[dict[Any, list[Any]], dict[str, tuple[int, bytes]], dict[tuple[bytes, int], int],
-                              bool, Figures]:
+    def report(self) -> Report:
         from engines.runtime.watch import resident_memory
 
-        return (self.finals, self.deadlocks, self.failures, self.depth_hit,
-                Figures(len(self.visited), self.moves, self.sent, resident_memory(), self.busy))
+        deepest = max((level for level, _, _ in self.visited.values()), default=0)
+        return Report(self.finals, self.violations, self.deadlocks, self.failures, self.depth_hit, deepest,
+                      Figures(len(self.visited), self.moves, self.sent, resident_memory(), self.busy))
+
+    def refused(self) -> tuple[Where, str] | None:
+        """A property that could not be evaluated at a state of the rounds so far: where first met."""
+        return self.unevaluable
+
+
+@dataclass(frozen=True)
+class Report:
+    """What one partition found, each claim at the first state in the fixed order (round, fingerprint)."""
+
+    finals: dict[Any, list[Any]]  # outcome -> [times reached, where first]
+    violations: dict[str, Where]  # property -> where it is first false
+    deadlocks: dict[str, Where]
+    failures: dict[tuple[bytes, int], Where]  # (fingerprint, move's place or NO_MOVE) -> where first
+    depth_hit: bool
+    deepest: int  # the highest level of a state it owns
+    figures: Figures
 
 
 # ---------------------------------------------------------------- the driver
@@ -282,24 +561,23 @@ class Balance:
 LAST_BALANCE: list[Balance] = []  # the last parallel search's spread, for benchmarks/check_parallel.py
 
 
-def check_parallel(program: Program, subject: str, bounds: Bounds, diverge: tuple[str, ...] | None,
-                   reduce: bool, workers: int, readable: frozenset[str] | None, model: str,
-                   replayer: Callable[[], Any], max_steps: int, interrupted: Callable[[], bool] | None = None,
+def check_parallel(program: Program, recipe: Recipe, bounds: Bounds, reduce: bool, workers: int, model: str,
+                   replayer: Callable[[], Any], interrupted: Callable[[], bool] | None = None,
                    progress: Callable[[int, int, int], None] | None = None,
                    address: str | None = None) -> Result:
-    """The check of `subject`, an action the flat form covers (engines/check/search.py asks), over
-    `workers` Ray actors; see the module docstring."""
+    """The check of the behavior `recipe` makes over `workers` Ray actors; see the module docstring."""
     from engines.check import search as sequential
+    from engines.check.properties import resolve_properties
 
     ray = connect(address)
     sources = [(doc.path, doc.source) for doc in program.model.documents]
+    props = resolve_properties(program, recipe.element(program), recipe.properties) if recipe.properties else []
     started = time.monotonic()
     parts = _partitions(ray, workers)
-    ray.get([p.load.remote(sources, subject, readable, diverge, reduce, i, workers, max_steps)
-             for i, p in enumerate(parts)])
+    ray.get([p.load.remote(sources, recipe, reduce, i, workers) for i, p in enumerate(parts)])
     try:
         states = sum(ray.get([p.start.remote() for p in parts]))
-        depth = 0
+        round_ = 0
         stopped: str | None = None
         hits: set[str] = set()
         while True:
@@ -310,32 +588,35 @@ def check_parallel(program: Program, subject: str, bounds: Bounds, diverge: tupl
                 stopped = "time"
                 hits.add("time")
                 break
-            sends = ray.get([p.expand.remote(parts, depth, bounds.depth) for p in parts])
+            sends = ray.get([p.expand.remote(parts, round_, bounds.depth) for p in parts])
             ray.get([s for batch in sends for s in batch])
-            depth += 1
-            fresh = sum(ray.get([p.settle.remote(depth) for p in parts]))
-            if fresh == 0:
-                break
-            states += fresh
+            if props:
+                _refuse_unevaluable(ray, parts, workers, replayer, recipe.flat)
+            settled = ray.get([p.settle.remote() for p in parts])
+            states += sum(counted for _, counted, _ in settled)
             if states > bounds.states:
                 stopped = "states"
                 hits.add("states")
                 break
+            levels = [level for _, _, level in settled if level >= 0]
+            if not levels:
+                break
+            round_ = min(levels)
             if progress is not None:
-                progress(states, 0, depth)
-        reports = ray.get([p.report.remote() for p in parts])
+                progress(states, 0, round_)
+        reports: list[Report] = ray.get([p.report.remote() for p in parts])
         searched = time.monotonic() - started
-        search = sequential.parallel_search(subject, bounds, diverge, reduce, readable, model, replayer)
-        _gather(ray, parts, reports, search, workers)
+        search = sequential.parallel_search(recipe.subject, bounds, recipe.features, reduce, props, recipe.readable,
+                                            model, recipe.performer, replayer)
+        _gather(ray, parts, reports, search, workers, recipe.flat)
         search.states = states
-        search.moves = sum(r[4].moves for r in reports)
-        # the deepest round examined: a search that ran out found nothing new past its last round
-        search.deepest = depth - 1 if stopped is None else depth
-        search.hits |= hits | ({"depth"} if any(r[3] for r in reports) else set())
+        search.moves = sum(r.figures.moves for r in reports)
+        search.deepest = max(r.deepest for r in reports)
+        search.hits |= hits | ({"depth"} if any(r.depth_hit for r in reports) else set())
         search.stopped = stopped
-        search.fingerprint_bits = 64
+        search.fingerprint_bits = 64 if recipe.flat else 128
         result = sequential.parallel_result(search, time.monotonic() - started)
-        LAST_BALANCE[:] = [Balance(tuple(r[4] for r in reports), searched, time.monotonic() - started)]
+        LAST_BALANCE[:] = [Balance(tuple(r.figures for r in reports), searched, time.monotonic() - started)]
         return result
     except BaseException:
         # a search cut short (an interrupt, a failure) leaves its workers mid-round: they are not reused
@@ -343,6 +624,21 @@ def check_parallel(program: Program, subject: str, bounds: Bounds, diverge: tupl
             ray.kill(p)
         _POOL.clear()
         raise
+
+
+def _refuse_unevaluable(ray: Any, parts: list[Any], count: int, replayer: Callable[[], Any], flat: bool) -> None:
+    """A property that could not be evaluated at a state of the round refuses the check, as the
+    sequential search refuses it: with the schedule to that state."""
+    from engines.check.search import PropertyNotEvaluable, schedule_text
+
+    found = [r for r in ray.get([p.refused.remote() for p in parts]) if r is not None]
+    if not found:
+        return
+    where, error = min(found)
+    steps = _schedules(ray, parts, [where], count, flat)(where)
+    moves = schedule_text(replayer, steps)
+    raise PropertyNotEvaluable(f"{error} (at a state reached after {len(moves)} moves, by the schedule "
+                               f"{', '.join(moves) or 'of no move'}); the check is refused, not answered")
 
 
 _POOL: list[Any] = []  # the workers of this process's searches, started once and kept
@@ -354,35 +650,52 @@ def _partitions(ray: Any, count: int) -> list[Any]:
     return _POOL[:count]
 
 
-def _gather(ray: Any, parts: list[Any], reports: list[Any], search: Any, count: int) -> None:
+def _gather(ray: Any, parts: list[Any], reports: list[Report], search: Any, count: int, flat: bool) -> None:
     """The claims of every partition, in the fixed order, each with its schedule rebuilt and replayed."""
     from engines.check import search as sequential
 
     finals: dict[Any, list[Any]] = {}
+    violations: dict[str, Where] = {}
+    deadlocks: dict[str, Where] = {}
+    failures: dict[tuple[bytes, int], Where] = {}
     for r in reports:
-        for key, (n, depth, fp) in r[0].items():
-            known = finals.get(key)
-            if known is None:
-                finals[key] = [n, depth, fp]
-            else:
-                known[0] += n
-                if (depth, fp) < (known[1], known[2]):
-                    known[1], known[2] = depth, fp
-    deadlocks: dict[str, tuple[int, bytes]] = {}
-    failures: dict[tuple[bytes, int], int] = {}
-    for r in reports:
-        for text, at in r[1].items():
-            if text not in deadlocks or at < deadlocks[text]:
-                deadlocks[text] = at
-        failures.update(r[2])
-    wanted = {fp for _, _, fp in finals.values()} | {fp for _, fp in deadlocks.values()} | {fp for fp, _ in failures}
-    paths = _paths(ray, parts, wanted, count)
-    for _, fp in sorted(deadlocks.values()):
-        sequential.record_schedule(search, paths[fp])
-    for (fp, index), _ in sorted(failures.items(), key=lambda item: (item[1], item[0])):
-        sequential.record_schedule(search, [*paths[fp], index])
-    for n, _, fp in sorted(finals.values(), key=lambda item: (item[1], item[2])):
-        sequential.record_schedule(search, paths[fp], n)
+        for key, (n, where) in r.finals.items():
+            known = finals.setdefault(key, [0, where])
+            known[0] += n
+            known[1] = min(known[1], where)
+        _earliest(violations, r.violations)
+        _earliest(deadlocks, r.deadlocks)
+        _earliest(failures, r.failures)
+    schedule = _schedules(ray, parts, [*(w for _, w in finals.values()), *violations.values(), *deadlocks.values(),
+                                       *failures.values()], count, flat)
+    for name, where in sorted(violations.items(), key=lambda item: (item[1], item[0])):
+        sequential.record_violation(search, schedule(where), name)
+    for where in sorted(deadlocks.values()):
+        sequential.record_schedule(search, schedule(where))
+    for (_, index), where in sorted(failures.items(), key=lambda item: (item[1], item[0][1])):
+        sequential.record_schedule(search, schedule(where) if index == NO_MOVE else [*schedule(where), index])
+    for n, where in sorted(finals.values(), key=lambda item: item[1]):
+        sequential.record_schedule(search, schedule(where), n)
+
+
+K = TypeVar("K")
+
+
+def _earliest(mine: dict[K, Where], theirs: dict[K, Where]) -> None:
+    """Each claim where it is first in the fixed order, mine or theirs."""
+    for key, where in theirs.items():
+        if key not in mine or where < mine[key]:
+            mine[key] = where
+
+
+def _schedules(ray: Any, parts: list[Any], claimed: list[Where], count: int,
+               flat: bool) -> Callable[[Where], list[int]]:
+    """Each claimed state's schedule from the start: the one a schedule's claim carries, or (flat) the one
+    rebuilt from the partitions' parent links."""
+    if not flat:
+        return lambda where: list(where[2])
+    paths = _paths(ray, parts, {fp for _, fp, _ in claimed}, count)
+    return lambda where: paths[where[1]]
 
 
 def _paths(ray: Any, parts: list[Any], fps: set[bytes], count: int) -> dict[bytes, list[int]]:
@@ -408,4 +721,5 @@ def _paths(ray: Any, parts: list[Any], fps: set[bytes], count: int) -> dict[byte
     return out
 
 
-__all__ = ["EXTRA", "Balance", "Figures", "ParallelUnavailable", "Partition", "check_parallel", "connect", "status"]
+__all__ = ["EXTRA", "Balance", "Figures", "ParallelUnavailable", "Partition", "Recipe", "SubjectKind", "check_parallel",
+           "connect", "status"]

@@ -14,7 +14,7 @@ import gc
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from engines.check.canon import fingerprint
 from engines.check.properties import Property, resolve_properties
@@ -47,6 +47,9 @@ from engines.runtime.snapshot import Snapshot
 from engines.runtime.watch import BoundReached, spell_bytes, watching
 from engines.witness import Claim, ClaimKind, model_hash, replay, unmet
 from ir.liveness import readable_after_end
+
+if TYPE_CHECKING:
+    from engines.check.parallel import Recipe
 
 _NOTHING: frozenset[tuple[object, ...]] = frozenset()
 
@@ -144,25 +147,19 @@ def check(program: Program, subject: str, bounds: Bounds | None = None, properti
     def interpreted() -> Behavior:
         return program.start_action(subject, performer, fine=True)
 
+    covered = flat_form(program, subject, probe, diverge, readable) if flat and not props and performer is None \
+        else None
     if bounds.workers is not None:
-        from engines.check.parallel import ParallelUnavailable, check_parallel
+        from engines.check.parallel import Recipe, SubjectKind
 
-        if props or performer is not None:
-            raise ParallelUnavailable("--workers: the parallel search checks an action's schedules without "
-                                      "properties or a performer; check without --workers")
-        try:
-            covered = _flat_form(program, subject, probe, diverge, readable)
-        except NotFlat as refused:
-            raise ParallelUnavailable(f"the parallel search covers actions the flat form covers; {subject}: "
-                                      f"{refused}") from None
-        return check_parallel(program, subject, bounds, diverge, reduce, bounds.workers, readable,
-                              model_hash(program.model), interpreted, covered.max_steps, interrupted, progress)
+        recipe = Recipe(SubjectKind.ACTION, subject, performer, None, properties, diverge, readable,
+                        flat=covered is not None, max_steps=probe.world.max_steps)
+        return check_behavior(interpreted, subject, bounds, props, diverge, reduce, interrupted, progress, readable,
+                              model_hash(program.model), performer, program=program, recipe=recipe)
     start = interpreted
-    if flat and not props and performer is None:
-        lowered = flat_form(program, subject, probe, diverge, readable)
-        if lowered is not None:
-            # the flat run offers what the search reads of a behavior; its world holds nothing
-            start = cast("Callable[[], Behavior]", lowered.start)
+    if covered is not None:
+        # the flat run offers what the search reads of a behavior; its world holds nothing
+        start = cast("Callable[[], Behavior]", covered.start)
     return check_behavior(start, subject, bounds, props, diverge, reduce, interrupted, progress, readable,
                           model_hash(program.model), performer, replayer=interpreted)
 
@@ -208,17 +205,22 @@ def check_behavior(start: Callable[[], Behavior], subject: str, bounds: Bounds |
                    reduce: bool = True, interrupted: Callable[[], bool] | None = None,
                    progress: Callable[[int, int, int], None] | None = None,
                    readable: frozenset[str] | None = None, model: str = "", performer: str | None = None,
-                   replayer: Callable[[], Behavior] | None = None) -> Result:
+                   replayer: Callable[[], Behavior] | None = None, program: Program | None = None,
+                   recipe: Recipe | None = None) -> Result:
     """The check over any behavior `start` makes afresh (engines/runtime/behavior.py): what `check`
     does for an action; `readable` the features of ended performances the compared state keeps; `model`
-    (the model's hash) and `performer` as its witnesses name them."""
+    (the model's hash) and `performer` as its witnesses name them. With `bounds.workers`, partitioned
+    over Ray workers (engines/check/parallel.py), each making the behavior by the `recipe` from the
+    `program`'s source text."""
     props = properties or []
     bounds = bounds or Bounds()
     if bounds.workers is not None:
-        from engines.check.parallel import ParallelUnavailable
+        from engines.check.parallel import ParallelUnavailable, check_parallel
 
-        raise ParallelUnavailable(f"--workers: the parallel search covers actions; {subject} searches on one "
-                                  "process: check it without --workers")
+        if recipe is None or program is None:
+            raise ParallelUnavailable(f"--workers: {subject} searches on one process: check it without --workers")
+        return check_parallel(program, recipe, bounds, reduce, bounds.workers, model, replayer or start,
+                              interrupted, progress)
     search = _Search(start, subject, bounds, props, diverge, reduce and not props, interrupted,
                      progress, readable, model, performer, replayer or start)
     started = time.monotonic()
@@ -409,22 +411,32 @@ def _search_from(search: _Search, started: float, run: Behavior) -> None:
 
 
 def parallel_search(subject: str, bounds: Bounds, diverge: tuple[str, ...] | None, reduce: bool,
-                    readable: frozenset[str] | None, model: str, replayer: Callable[[], Behavior]) -> _Search:
+                    properties: list[Property], readable: frozenset[str] | None, model: str, performer: str | None,
+                    replayer: Callable[[], Behavior]) -> _Search:
     """The record a partitioned search (engines/check/parallel.py) fills in with what its workers found,
-    schedule by schedule (`record_schedule`), to report as this search reports (`parallel_result`)."""
-    return _Search(replayer, subject, bounds, [], diverge, reduce, None, None, readable, model, None, replayer)
+    schedule by schedule (`record_schedule`, `record_violation`), to report as this search reports
+    (`parallel_result`)."""
+    return _Search(replayer, subject, bounds, properties, diverge, reduce and not properties, None, None, readable,
+                   model, performer, replayer)
 
 
-def record_schedule(search: _Search, steps: list[int], reached: int = 1) -> None:
-    """A schedule a partitioned search found ending in a deadlock, a failure or a final state (each move
-    given by its place among the moves enabled where it is taken), replayed in the interpreter and
-    recorded as the sequential search records what its schedules show; a final state reached `reached`
-    times."""
-    run = search.replayer()
+def _replayed(replayer: Callable[[], Behavior], steps: list[int]) -> tuple[Behavior, list[Move], list[list[Move]],
+                                                                          RunError | None]:
+    """A schedule of a partitioned search (each move given by its place among the moves enabled where it
+    is taken; TIME where the clock moved, no move being enabled) made in a fresh interpreter's run: the
+    run, its moves, what was enabled before each, and the error its last move met."""
+    from engines.check.parallel import TIME
+
+    run = replayer()
     run.world.trace.enabled = False
     path: list[Move] = []
     choices: list[list[Move]] = []
     for step in steps:
+        if step == TIME:
+            if not run.let_time_pass():
+                raise EngineError("the partitioned search's schedule is not the interpreter's: time does not "
+                                  f"pass after {_schedule_text(path)}")
+            continue
         enabled = run.enabled_moves()
         if not 0 <= step < len(enabled):
             raise EngineError(f"the partitioned search's schedule is not the interpreter's: move {step + 1} of "
@@ -435,13 +447,35 @@ def record_schedule(search: _Search, steps: list[int], reached: int = 1) -> None
         try:
             run.apply(move)
         except RunError as err:
-            _claim(search, "fails", str(err), path, choices)
-            return
+            return run, path, choices, err
+    return run, path, choices, None
+
+
+def schedule_text(replayer: Callable[[], Behavior], steps: list[int]) -> list[str]:
+    """The labels of a partitioned search's schedule's moves."""
+    return [m.label for m in _replayed(replayer, steps)[1]]
+
+
+def record_schedule(search: _Search, steps: list[int], reached: int = 1) -> None:
+    """A schedule a partitioned search found ending in a deadlock, a failure or a final state, replayed
+    in the interpreter and recorded as the sequential search records what its schedules show; a final
+    state reached `reached` times."""
+    run, path, choices, error = _replayed(search.replayer, steps)
+    if error is not None or run.error is not None:
+        _claim(search, "fails", str(error or run.error), path, choices)
+        return
     if run.finished:
-        search.outcome_table[_final(search, run, path, choices)] += reached - 1
+        violated = tuple(p.name for p in search.properties if run.settled() and not p.holds(run)[0])
+        search.outcome_table[_final(search, run, path, choices, violated)] += reached - 1
         return
     stuck = run.stuck() or "deadlock"
     _claim(search, "deadlock", stuck.removeprefix("deadlock: "), path, choices)
+
+
+def record_violation(search: _Search, steps: list[int], name: str) -> None:
+    """A schedule a partitioned search found to a state where the property `name` is false."""
+    _, path, choices, _ = _replayed(search.replayer, steps)
+    _claim(search, "property", f"{name} is false after {len(path)} moves", path, choices, feature=name)
 
 
 def parallel_result(search: _Search, seconds: float) -> Result:

@@ -60,3 +60,21 @@ def test_the_cli_check_over_workers_reports_as_one_process(tmp_path: Path, capsy
     assert _without_moves(capsys.readouterr().out) == _without_moves(alone)
     assert main(["check", str(model), "--action", "Race", "--ray", "127.0.0.1:1"]) == 2  # --ray alone is refused
     assert "--workers" in capsys.readouterr().err
+
+
+def _without_witnesses(text: str) -> str:
+    """What a report says, but for which schedules witness it (breadth first keeps the shallowest, depth
+    first the first found) and the moves searched."""
+    return re.sub(r"\d+ witnesses", "N witnesses", re.sub(r"\(witness \d+\)", "(witness N)", _without_moves(text)))
+
+
+@needs_ray
+def test_the_cli_checks_a_machine_over_workers_as_in_one_process(capsys: pytest.CaptureFixture[str]) -> None:
+    model = str(Path(__file__).resolve().parents[1] / "engines" / "check" / "machines" / "door.sysml")
+    args = ["check", model, "--state", "DoorMachine", "--alphabet", "Open,Close", "--max-events", "2"]
+    assert main(args) == 1
+    alone = capsys.readouterr().out
+    assert main([*args, "--workers", "2"]) == 1
+    spread = capsys.readouterr().out
+    assert "divergent (16 states" in spread
+    assert _without_witnesses(spread) == _without_witnesses(alone)

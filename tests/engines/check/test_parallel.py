@@ -109,16 +109,6 @@ def test_bounds_hold_across_workers() -> None:
     assert any(b.name == "depth" and b.reached for b in shallow[0].bounds)
 
 
-def test_what_the_workers_do_not_cover_is_refused_with_what_to_do() -> None:
-    from engines.check.parallel import ParallelUnavailable
-
-    program = Program(ir.resolve([ir.parse(
-        "package p { action def A { attribute x : Integer := 1; first start; then a; "
-        "action a { while x < 3 { assign x := x + 1; } } then done; } }", "loop.sysml")]))
-    with pytest.raises(ParallelUnavailable, match=r"flat form"):
-        check(program, "p::A", Bounds(workers=2))
-
-
 def test_without_ray_workers_are_refused_naming_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     from engines.check import parallel
 
