@@ -1,5 +1,7 @@
 """The check partitioned over Ray workers (engines/check/parallel.py) against the sequential check, side by
-side in one run on one machine, over ../shared/bench/gen_scaling.py families.
+side in one run on one machine, over ../shared/bench/gen_scaling.py's action families (rows `mode:n:k`,
+whose states travel flat) and gen_states.py's machines (rows `states:mode:n:k`, whose states travel as
+schedules).
 
 Per row and worker count: wall seconds (the workers already started and the model loaded: a kept pool,
 as a notebook's second check finds it), states, states per second, the speed-up over the sequential
@@ -12,13 +14,13 @@ speed-up at 8, 32 and 128 workers from the figures measured here (stated as a pr
 
     python benchmarks/check_parallel.py                          # the issue's rows
     python benchmarks/check_parallel.py racy:3:3 --workers 1,2   # chosen rows and counts
+    python benchmarks/check_parallel.py states:shared:8:3        # a machine
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import pickle
 import sys
 import time
 from pathlib import Path
@@ -27,38 +29,22 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.check_scaling import model  # noqa: E402
+from benchmarks.check_states import model as machine_model  # noqa: E402
 
-DEFAULT_ROWS = ["racy:4:3", "shared:7:4"]
+DEFAULT_ROWS = ["racy:4:3", "shared:7:4", "states:shared:8:3"]
 
 
-def _checked(program: object, name: str, workers: int | None) -> tuple[object, float]:
+def _checked(program: object, name: str, workers: int | None, machine: bool) -> tuple[object, float]:
+    from engines.check.machine import check_machine
     from engines.check.search import check
     from engines.framework import Bounds
 
     started = time.perf_counter()
-    result = check(program, name, Bounds(workers=workers))  # type: ignore[arg-type]
+    if machine:
+        result = check_machine(program, name, bounds=Bounds(workers=workers))  # type: ignore[arg-type]
+    else:
+        result = check(program, name, Bounds(workers=workers))  # type: ignore[arg-type]
     return result, time.perf_counter() - started
-
-
-def _message_bytes(program: object, name: str) -> float:
-    """The pickled size of one successor message (fingerprint, parent, move label, state), averaged over
-    the first states a flat run reaches: what one state sent to another worker costs on the wire."""
-    from engines.runtime import Program
-
-    assert isinstance(program, Program)
-    probe = program.start_action(name, None, fine=True)
-    flat = program.flat_action(name, None, lambda moves: "", probe.world.max_steps)
-    run = flat.start()
-    sizes = []
-    for _ in range(40):
-        moves = run.enabled_moves()
-        if not moves:
-            break
-        parent = run.fingerprint()
-        run.apply(moves[-1])
-        state = run.state()
-        sizes.append(len(pickle.dumps((run.fingerprint(), parent, moves[-1].label, state))))
-    return sum(sizes) / max(len(sizes), 1)
 
 
 def project(one: float, two: float, crossing: int, rounds: int, n: int) -> float:
@@ -85,29 +71,31 @@ def main() -> int:
     parallel.connect()
     counts = [int(n) for n in args.workers.split(",")]
     print(f"machine: {os.cpu_count()} cores")
-    print(f"{'model':<12}{'workers':>8}{'wall s':>9}{'states':>9}{'states/s':>10}{'speed-up':>9}{'efficiency':>11}"
+    print(f"{'model':<20}{'workers':>8}{'wall s':>9}{'states':>9}{'states/s':>10}{'speed-up':>9}{'efficiency':>11}"
           f"{'msgs/state':>11}{'bytes/state':>12}{'balance':>9}{'MB/worker':>10}{'busy':>7}{'rounds s':>10}")
     for row in args.rows:
-        mode, n, k = row.split(":")
-        text, name = model(mode, int(n), int(k))
+        machine = row.startswith("states:")
+        mode, n, k = row.removeprefix("states:").split(":")
+        text, name = (machine_model if machine else model)(mode, int(n), int(k))
         program = Program(ir.resolve([ir.parse(text, "bench")]))
-        sequential, alone = _checked(program, name, None)
+        sequential, alone = _checked(program, name, None, machine)
         states = sequential.stats.states  # type: ignore[attr-defined]
-        print(f"{mode + ' ' + n + 'x' + k:<12}{'seq':>8}{alone:>9.2f}{states:>9}{states / alone:>10.0f}"
+        label = ("machine " if machine else "") + f"{mode} {n}x{k}"
+        print(f"{label:<20}{'seq':>8}{alone:>9.2f}{states:>9}{states / alone:>10.0f}"
               f"{1.0:>9.2f}{1.0:>11.2f}", flush=True)
-        size = _message_bytes(program, name)
         walls: dict[int, float] = {}
         crossing = rounds = 0
         for count in counts:
-            _checked(program, name, count)  # the workers started and the model loaded, as a kept pool has it
-            result, wall = _checked(program, name, count)
+            _checked(program, name, count, machine)  # the workers started and the model loaded, as a kept pool has it
+            result, wall = _checked(program, name, count, machine)
             walls[count] = wall
             spread = parallel.LAST_BALANCE[0]
             sent = sum(w.sent for w in spread.workers)
+            size = sum(w.sent_bytes for w in spread.workers) / max(sent, 1)
             if count == 2:
                 crossing, rounds = sent, result.stats.depth + 1  # type: ignore[attr-defined]
             memory = max(w.memory for w in spread.workers) / 2**20
-            print(f"{'':<12}{count:>8}{wall:>9.2f}{result.stats.states:>9}"  # type: ignore[attr-defined]
+            print(f"{'':<20}{count:>8}{wall:>9.2f}{result.stats.states:>9}"  # type: ignore[attr-defined]
                   f"{result.stats.states / wall:>10.0f}{alone / wall:>9.2f}{alone / wall / count:>11.2f}"  # type: ignore[attr-defined]
                   f"{sent / spread.states:>11.2f}{sent * size / spread.states:>12.0f}{spread.imbalance():>9.3f}"
                   f"{memory:>10.0f}{max(w.busy for w in spread.workers) / spread.searched:>7.2f}"
@@ -115,7 +103,7 @@ def main() -> int:
         if 1 in walls and 2 in walls:
             projected = ", ".join(f"{n}: {project(walls[1], walls[2], crossing, rounds, n):.1f}x"
                                   for n in (8, 32, 128))
-            print(f"{'':<12}projected speed-up over 1 worker (a model, not a measurement): {projected}")
+            print(f"{'':<20}projected speed-up over 1 worker (a model, not a measurement): {projected}")
     return 0
 
 

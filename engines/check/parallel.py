@@ -32,6 +32,7 @@ import inspect
 import logging
 import marshal
 import os
+import pickle
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -85,11 +86,13 @@ def connect(address: str | None = None) -> Any:
 
 @dataclass(frozen=True)
 class Figures:
-    """What one partition did: states it owns, moves it made, bytes it sent, its resident memory."""
+    """What one partition did: states it owns, moves it made, states and bytes it sent to other workers,
+    its resident memory."""
 
     states: int
     moves: int
     sent: int
+    sent_bytes: int
     memory: int
     busy: float  # seconds spent expanding, receiving and keeping states
 
@@ -216,6 +219,7 @@ class Partition:
         self.inbox: list[Message] = []
         self.moves = 0
         self.sent = 0
+        self.sent_bytes = 0
         # what the states it expanded showed: outcomes (final values and the properties false there),
         # violated properties, deadlocks, failing moves, each at the first state in the fixed order
         # (round, fingerprint); a property that cannot be evaluated, where first met
@@ -284,18 +288,18 @@ class Partition:
             if step == TIME:
                 run.let_time_pass()
             else:
-                self._apply(run.enabled_moves()[step])
+                self._apply(run.enabled_moves()[step], self._fingerprint())
             self.snapshots.append(self._snapshot())
         self.at = state
 
-    def _apply(self, move: Move) -> None:
-        # A machine's move listed as enabled where its run was put is not looked up again. None of the
-        # moves is given the state's fingerprint (`at`, by which the sequential search keys a firing left
-        # in progress): the replays of a state's schedule could give it only by fingerprinting every step.
+    def _apply(self, move: Move, at: bytes) -> None:
+        """A move enabled where the run stands, whose fingerprint is `at`: a machine keys a firing the move
+        leaves in progress by it, so every move is given it, replayed or not (else one state would be
+        keyed two ways), and a machine's move is not looked up again."""
         if self.listed:
-            self.run.apply(move, listed=True)
+            self.run.apply(move, at=at, listed=True)
         else:
-            self.run.apply(move)
+            self.run.apply(move, at=at)
 
     def _snapshot(self) -> Snapshot | None:
         try:
@@ -419,8 +423,10 @@ class Partition:
             if owner == self.index:
                 self.inbox.extend(batch)
             else:
+                packed = pack(batch)
                 self.sent += len(batch)
-                sends.append(peers[owner].receive.remote(pack(batch)))
+                self.sent_bytes += len(packed) if isinstance(packed, bytes) else len(pickle.dumps(packed))
+                sends.append(peers[owner].receive.remote(packed))
         self.busy += time.perf_counter() - started
         return sends
 
@@ -460,7 +466,7 @@ class Partition:
             fresh = False
             self.moves += 1
             try:
-                self._apply(move)
+                self._apply(move, fp)
             except RunError:
                 self._failed(where, index)
                 continue
@@ -481,11 +487,11 @@ class Partition:
                 out[self._owner(fp)].append((*message, False, state))
                 return
             try:
-                self._apply(moves[0])
+                self._apply(moves[0], fp)
             except RunError:
                 self.moves += 1
                 self._failed(where, 0)
-                out[self._owner(fp)].append((*message, True, state))
+                out[self._owner(fp)].append((*message, True, ()))
                 return
             if not self._walkable():
                 # past it, the canonical state names the moves that led there: the state is the owner's to
@@ -493,7 +499,7 @@ class Partition:
                 out[self._owner(fp)].append((*message, False, state))
                 return
             self.moves += 1
-            out[self._owner(fp)].append((*message, True, state))
+            out[self._owner(fp)].append((*message, True, ()))  # (examined: its owner needs no schedule to it)
             fp, parent, index, level, state = self._fingerprint(), fp, 0, level + 1, self._child(state, 0)
 
     def _walkable(self) -> bool:
@@ -517,7 +523,7 @@ class Partition:
 
         deepest = max((level for level, _, _ in self.visited.values()), default=0)
         return Report(self.finals, self.violations, self.deadlocks, self.failures, self.depth_hit, deepest,
-                      Figures(len(self.visited), self.moves, self.sent, resident_memory(), self.busy))
+                      Figures(len(self.visited), self.moves, self.sent, self.sent_bytes, resident_memory(), self.busy))
 
     def refused(self) -> tuple[Where, str] | None:
         """A property that could not be evaluated at a state of the rounds so far: where first met."""
