@@ -1,27 +1,41 @@
 """The check partitioned over workers on Ray: the same answers as the sequential search, its states
-spread over processes (and machines, on a Ray cluster).
+spread over processes (and machines, on a Ray cluster), for every behavior the check searches.
 
 The fingerprint space is split by hash over N Ray actors. Each rebuilds the model once from its source
-text and lowers the action flat (engines/runtime/actions/flat.py); a state travels as that form's
-tuple of token places and values, never as pickled runtime objects. Each actor owns its share of the
-visited set, with every state's shallowest depth and the move and state it was first reached from.
-The search runs breadth first in synchronous rounds (bulk-synchronous parallel): in a round each
-actor expands the states it owns at the current depth and sends each successor to its owner in one
-batch per owner; at the barrier the owners keep the successors they had not seen. Termination is
-that barrier's: a round after which no actor holds a new state ends the search, which no message can
-outlive (every batch of a round is delivered before the round's barrier is passed).
+text and makes the behavior by a `Recipe` (plain data: an action, a machine with its environment, a
+part's instance; properties, performer, compared features). A state travels as a compact encoding,
+never as pickled runtime objects: an action the flat form covers (engines/runtime/actions/flat.py)
+as that form's tuple of token places and values; anything else as its schedule from the start (each
+move's place among the moves enabled where it was taken), which its owner replays in the interpreter.
+An owner replays its states in the schedules' order from the nearest snapshot of the steps they share
+(a machine partway through a firing has none: the steps from the last settled state are made again),
+and a state with exactly one move, whose successor a snapshot could hold, is walked through by the
+worker that reached it (examined there, its successor sent on), so that a chain of such states is not
+replayed from the start once per state.
 
-Where two states reach one successor in a round, its owner keeps the one first in a fixed order (the
-predecessor's fingerprint, then the move), so what is kept, and so every witness and its token
-numbers, is the same at any worker count. Reduction is by persistent sets alone, computed per state
-from the state (they need no search order); the sleep sets of the sequential search need its depth-first
-order and are left out, which keeps every final state and deadlock (a persistent set of a state holds
-a move of every schedule to a final state from it) and may search more states than the sequential
-reduced search, never more than the unreduced one. Every claim's schedule is rebuilt from the parent
-links of the partitions and replayed in the interpreter before it is reported, as the sequential
-search's are.
+Each actor owns its share of the visited set, with every state's level (its steps from the start) and
+the move and state it was first reached from. The search runs breadth first by level in synchronous
+rounds (bulk-synchronous parallel): in a round each actor expands the states it owns at the lowest
+level any actor still holds and sends each successor to its owner, one batch per owner; at the barrier
+the owners keep the successors they had not seen, or had only at a deeper level. Termination is that
+barrier's: a round after which no actor holds a state to expand ends the search, which no message can
+outlive (every batch of a round is delivered before the round's barrier is passed). A walked state
+arrives before its level's round: states of one level arrive no later than the round before it.
 
-Fingerprints hash strings, so every actor hashes with one seed (PYTHONHASHSEED in its environment).
+Where two states reach one successor, its owner keeps the one first in a fixed order: flat, the
+predecessor's fingerprint, then the move; as schedules, the schedule itself (a move's place among the
+moves enabled is decided by numbering, which the canonical state leaves out, so the same place may
+name different moves after two schedules to one state). So what is kept, and every witness, is the
+same at any worker count. Reduction is by persistent sets alone, computed per state from the state
+(they need no search order); the sleep sets of the sequential search need its depth-first order and
+are left out, which keeps every final state and deadlock (a persistent set of a state holds a move of
+every schedule to a final state from it) and may search more states than the sequential reduced
+search, never more than the unreduced one. Every claim's schedule (rebuilt from the parent links of
+the partitions, or carried by the claim) is replayed in the interpreter before it is reported, as the
+sequential search's are.
+
+Fingerprints hash strings, so every actor hashes with one seed (PYTHONHASHSEED in its environment), and
+an interpreter's state is fingerprinted by its spelling (canon.py `portable_fingerprint`).
 """
 
 from __future__ import annotations
@@ -52,7 +66,7 @@ _SEED = "0"  # the hash seed every actor's process starts with
 
 
 class ParallelUnavailable(EngineError):
-    """A parallel search asked for where it cannot run: no Ray, or a behavior it does not cover."""
+    """A parallel search asked for where it cannot run: no Ray, or a behavior no recipe makes."""
 
 
 def status() -> Status:
@@ -220,6 +234,7 @@ class Partition:
         self.moves = 0
         self.sent = 0
         self.sent_bytes = 0
+        self.deepest = 0  # the most moves to a state it examined
         # what the states it expanded showed: outcomes (final values and the properties false there),
         # violated properties, deadlocks, failing moves, each at the first state in the fixed order
         # (round, fingerprint); a property that cannot be evaluated, where first met
@@ -438,6 +453,7 @@ class Partition:
         """The state the run stands at: what it shows, and its successors (walked through, or sent)."""
         run = self.run
         moved = self._moved(state, level)
+        self.deepest = max(self.deepest, moved)
         where = self._where(fp, level, state)
         if self._examine(where) is None:
             return
@@ -482,8 +498,12 @@ class Partition:
             message = (fp, parent, index, level, run.settled())
             moves = run.enabled_moves() if self.walks and not run.finished and self._walkable() else None
             where = self._where(fp, level, state)
-            if moves is None or len(moves) != 1 or self._moved(state, level) >= bound \
-                    or self._examine(where) is None:
+            moved = self._moved(state, level)
+            if moves is None or len(moves) != 1 or moved >= bound:
+                out[self._owner(fp)].append((*message, False, state))
+                return
+            self.deepest = max(self.deepest, moved)
+            if self._examine(where) is None:
                 out[self._owner(fp)].append((*message, False, state))
                 return
             try:
@@ -521,8 +541,7 @@ class Partition:
     def report(self) -> Report:
         from engines.runtime.watch import resident_memory
 
-        deepest = max((level for level, _, _ in self.visited.values()), default=0)
-        return Report(self.finals, self.violations, self.deadlocks, self.failures, self.depth_hit, deepest,
+        return Report(self.finals, self.violations, self.deadlocks, self.failures, self.depth_hit, self.deepest,
                       Figures(len(self.visited), self.moves, self.sent, self.sent_bytes, resident_memory(), self.busy))
 
     def refused(self) -> tuple[Where, str] | None:
@@ -539,7 +558,7 @@ class Report:
     deadlocks: dict[str, Where]
     failures: dict[tuple[bytes, int], Where]  # (fingerprint, move's place or NO_MOVE) -> where first
     depth_hit: bool
-    deepest: int  # the highest level of a state it owns
+    deepest: int  # the most moves to a state it examined
     figures: Figures
 
 
