@@ -386,11 +386,14 @@ class Partition:
         """A state as a claim names it: its level, fingerprint and (a schedule's) the schedule to it."""
         return (level, fp, () if self.recipe.flat else state)
 
-    def _examine(self, where: Where) -> list[str] | None:
+    def _examine(self, fp: bytes, level: int, state: tuple[Any, ...]) -> list[str] | None:
         """What the state the run stands at shows (properties, failure, end, deadlock): the properties
         false there, or None where it has no move to search."""
         run = self.run
         violated: list[str] = []
+        if not self.properties and run.error is None and not run.finished:
+            return violated
+        where = self._where(fp, level, state)
         if self.properties and run.settled():
             for prop in self.properties:
                 holds, error = prop.holds(run)
@@ -452,10 +455,10 @@ class Partition:
     def _expand(self, fp: bytes, state: tuple[Any, ...], level: int, bound: int, out: list[list[Message]]) -> None:
         """The state the run stands at: what it shows, and its successors (walked through, or sent)."""
         run = self.run
-        moved = self._moved(state, level)
-        self.deepest = max(self.deepest, moved)
-        where = self._where(fp, level, state)
-        if self._examine(where) is None:
+        moved = level if self.recipe.flat else self._moved(state, level)
+        if moved > self.deepest:
+            self.deepest = moved
+        if self._examine(fp, level, state) is None:
             return
         moves = run.enabled_moves()
         if not moves:
@@ -464,6 +467,7 @@ class Partition:
                 self._reached(self._fingerprint(), fp, TIME, level + 1, self._child(state, TIME), bound, out)
                 return
             text = (run.stuck() or "deadlock").removeprefix("deadlock: ")
+            where = self._where(fp, level, state)
             seen = self.deadlocks.get(text)
             if seen is None or where < seen:
                 self.deadlocks[text] = where
@@ -476,6 +480,23 @@ class Partition:
             chosen = {id(m) for m in self.reducer.persistent(cast("Behavior", run), moves, run.actors())}
             taken = [(i, m) for i, m in taken if id(m) in chosen]
         fresh = True  # the run still stands at the state: the first move needs no load
+        if self.recipe.flat:
+            # the inner loop of an action's flat form, where every call counts: nothing is walked
+            count = self.count
+            for index, move in taken:
+                if not fresh:
+                    run.restore(state)
+                fresh = False
+                self.moves += 1
+                try:
+                    run.apply(move)
+                except RunError:
+                    self._failed(self._where(fp, level, state), index)
+                    continue
+                child = run.fingerprint()
+                out[int.from_bytes(child, "little") % count].append(
+                    (child, fp, index, level + 1, True, False, run.state()))
+            return
         for index, move in taken:
             if not fresh:
                 self._back(state)
@@ -484,7 +505,7 @@ class Partition:
             try:
                 self._apply(move, fp)
             except RunError:
-                self._failed(where, index)
+                self._failed(self._where(fp, level, state), index)
                 continue
             self._reached(self._fingerprint(), fp, index, level + 1, self._child(state, index), bound, out)
 
@@ -503,7 +524,7 @@ class Partition:
                 out[self._owner(fp)].append((*message, False, state))
                 return
             self.deepest = max(self.deepest, moved)
-            if self._examine(where) is None:
+            if self._examine(fp, level, state) is None:
                 out[self._owner(fp)].append((*message, False, state))
                 return
             try:
