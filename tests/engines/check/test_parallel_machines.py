@@ -27,7 +27,7 @@ from engines.framework import Bounds, Result
 from engines.runtime import Program, Script
 from engines.runtime.states import events_from_json, parse_send
 from tests.corpus_cases import HAVE_CORPUS, NO_CORPUS, cases, entry
-from tests.engines.check.test_parallel import NO_RAY
+from tests.engines.check.test_parallel import NO_RAY, oracle_actions
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason=NO_RAY)
 HERE = Path(__file__).resolve().parent
@@ -114,23 +114,13 @@ def test_the_workers_answer_as_the_sequential_search_on_the_machine_oracles() ->
 
 @pytest.mark.skipif(not HAVE_CORPUS, reason=NO_CORPUS)
 def test_the_workers_answer_as_the_sequential_search_on_actions_the_flat_form_does_not_cover() -> None:
-    from engines.check.search import why_not_flat
-
-    compared = 0
-    for case in cases("action"):
-        if case.check is None or case.disputed:
-            continue
-        model = ir.resolve([ir.parse(case.text, case.name)])
-        program, subject = Program(model), entry(case, model)
-        if why_not_flat(program, subject) is None:
-            continue  # (tests/engines/check/test_parallel.py)
-
+    uncovered = oracle_actions(flat=False)  # (the covered ones: tests/engines/check/test_parallel.py)
+    assert len(uncovered) >= 10
+    for name, program, subject in uncovered:
         def run(bounds: Bounds, reduce: bool, program: Program = program, subject: str = subject) -> Result:
             return check(program, subject, bounds, reduce=reduce)
 
-        _agree(case.name, run)
-        compared += 1
-    assert compared >= 10
+        _agree(name, run)
 
 
 def test_a_machine_over_workers_keeps_the_same_witnesses_and_replays_them() -> None:
