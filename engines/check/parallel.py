@@ -54,6 +54,7 @@ from enum import Enum
 from typing import Any, TypeVar, cast
 
 from engines.check.canon import portable_fingerprint
+from engines.check.search import final_values
 from engines.errors import EngineError, RunError
 from engines.framework import Bounds, Result, Status
 from engines.runtime import Behavior, Program, Script
@@ -209,8 +210,7 @@ class Partition:
             self.run: Any = self.flat.start()
             self.listed = False
         else:
-            self.run = recipe.start(program)
-            self.run.world.trace.enabled = False
+            self._fresh()
             self.listed = "listed" in inspect.signature(self.run.apply).parameters
             # the snapshots of the schedule the run stands at: snapshots[i] after its first i steps
             self.snapshots: list[Snapshot | None] = []
@@ -249,6 +249,11 @@ class Partition:
     def _owner(self, fp: bytes) -> int:
         return int.from_bytes(fp, "little") % self.count
 
+    def _fresh(self) -> None:
+        """The run made afresh by the recipe, at the start (an interpreter's, its trace off)."""
+        self.run = self.recipe.start(cast("Program", self.program))
+        self.run.world.trace.enabled = False
+
     def _fingerprint(self) -> bytes:
         if self.recipe.flat:
             return cast("bytes", self.run.fingerprint())
@@ -260,8 +265,7 @@ class Partition:
             self.run = self.flat.start()
             state: tuple[Any, ...] = self.run.state()
         else:
-            self.run = self.recipe.start(cast("Program", self.program))
-            self.run.world.trace.enabled = False
+            self._fresh()
             self.snapshots = [self._snapshot()]
             self.at = state = ()
         fp = self._fingerprint()
@@ -294,8 +298,7 @@ class Partition:
         del self.snapshots[shared + 1:]  # (closed by the restore below)
         first = self.snapshots[0] if shared == 0 else None
         if shared == 0 and first is None:
-            self.run = self.recipe.start(cast("Program", self.program))
-            self.run.world.trace.enabled = False
+            self._fresh()
         else:
             cast("Snapshot", self.snapshots[shared]).restore()
         run = self.run
@@ -410,9 +413,7 @@ class Partition:
             self._failed(where, NO_MOVE)
             return None
         if run.finished:
-            outputs = run.own_outputs() if self.recipe.features is None else run.outputs()
-            values = outputs if self.recipe.features is None else \
-                {f: outputs.get(f, "<unset>") for f in self.recipe.features}
+            values = final_values(run, self.recipe.features)
             key = (tuple(sorted(values.items())), tuple(sorted(set(violated))))
             known = self.finals.get(key)
             if known is None:

@@ -122,7 +122,8 @@ class _Search:
     travelled: dict[_OutcomeKey, Travelled | None] = field(default_factory=dict)
 
 
-def _final_values(run: Behavior, features: tuple[str, ...] | None) -> dict[str, str]:
+def final_values(run: Behavior, features: tuple[str, ...] | None) -> dict[str, str]:
+    """The values compared at a final state: the named features (`<unset>` where absent), else its own."""
     if features is None:
         return run.own_outputs()
     outputs = run.outputs()
@@ -504,7 +505,7 @@ def _claim(search: _Search, kind: str, text: str, path: list[Move], choices: lis
 def _final(search: _Search, run: Behavior, path: list[Move], choices: list[list[Move]],
            violated: tuple[str, ...] = ()) -> _OutcomeKey:
     """A final state reached: its values and outcome counted, a schedule kept for each; its outcome."""
-    values = _final_values(run, search.features)
+    values = final_values(run, search.features)
     for feature, value in values.items():
         per = search.finals.setdefault(feature, {})
         if value not in per:
