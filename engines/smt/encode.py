@@ -381,7 +381,8 @@ class _Move:
                 here = z3.And(pc, first)
                 for index in place.locals:
                     feature = self.net.features[index]
-                    value = before.get(("obj", i) if feature.instance else (feature.slot, i))
+                    value = before.get(("obj", i)) if feature.instance else \
+                        self.b.field_at(before, place.matcher, feature.slot, i)
                     if value is None:
                         break  # no send puts this signal on the bus: the accept never takes one
                     self.set(here, ("val", index), value)
@@ -1054,6 +1055,22 @@ class Builder:
             return len(TAGS) + 1 + self.net.signals.index(kind.removeprefix("signal:"))
         return TAGS[kind]
 
+    def taken(self, matcher: Matcher) -> tuple[str, ...]:
+        """The sent signals an accept of the matcher's signal takes: itself and its specializations."""
+        return self.net.taken.get(matcher.signal or "", (matcher.signal or "",))
+
+    def field_at(self, st: State, matcher: Matcher, slot: str, i: int) -> Any:
+        """The value in bus slot i of the accepted signal's feature that travels in `slot`, from
+        whichever taken signal the message is (None when no send puts one there)."""
+        field = slot.partition(".")[2]
+        value = None
+        for name in reversed(self.taken(matcher)):
+            held = st.get((signal_slot(name, field), i))
+            if held is not None:
+                value = held if value is None else \
+                    z3.If(st[("tag", i)] == self.tag_of("signal:" + name), held, value)
+        return value
+
     def takes(self, st: State, place: Place, slot: int) -> Any:
         """Whether the accept at the place takes the message in the slot: addressed to no one, to the
         accept or a step it is within by name, and matched by its trigger."""
@@ -1086,7 +1103,7 @@ class Builder:
         if matcher.kind in ("bool", "str"):
             return tag == TAGS[matcher.kind]
         if matcher.kind == "signal":
-            return tag == self.tag_of("signal:" + matcher.signal)
+            return z3.Or([tag == self.tag_of("signal:" + name) for name in self.taken(matcher)])
         # an Integer and a Rational apart, so a model sending only Integers stays in integer arithmetic
         cases = []
         if whole is not None:

@@ -207,6 +207,9 @@ class Net:
     # the features of each signal sent or accepted that has some (`attribute def SetPoint { attribute
     # celsius : Integer; }`), in the order a construction binds them, each with its domain
     signal_fields: dict[str, tuple[tuple[str, Sort], ...]] = field(default_factory=dict)
+    # an accepted signal's definition -> the sent ones an accept of it takes: itself and those that
+    # specialize it (`accept w : Warning` takes an `Alarm :> Warning`, as engines/runtime/bus.matches does)
+    taken: dict[str, tuple[str, ...]] = field(default_factory=dict)
     first_object: int = 1  # the number the interpreter gives the first object the run makes
 
     @property
@@ -481,7 +484,7 @@ class _Builder:
         self._flow(graph, None, "root")
         for place in self.net.places:
             self._parts_touched(place)
-        self._no_specialized_signals()
+        self._specializations()
         if self.net.numbers_objects:
             if self.net.parts:
                 payload = next(f for f in self.net.features if f.instance)
@@ -491,21 +494,30 @@ class _Builder:
             self.net.first_object = run.ctx.next_object_id
         return self.net
 
-    def _no_specialized_signals(self) -> None:
-        """An accept of a signal some sent signal specializes takes it (engines/runtime/bus.matches): the
-        encoding tags each signal by its own definition, so such an accept is refused."""
+    def _specializations(self) -> None:
+        """Net.taken: each accepted signal with the sent signals that specialize it. A specialization's
+        message carries the accepted signal's features in slots of its own, so each feature must be one
+        the specialization's construction binds, in the same domain."""
         from ir.resolve import lineage
 
         sent = {p.signal for p in self.net.places if p.act is Act.SEND and p.signal is not None}
         for place in self.net.places:
             matcher = place.matcher
-            if place.act is not Act.ACCEPT or matcher is None or matcher.kind != "signal":
+            if place.act is not Act.ACCEPT or matcher is None or matcher.kind != "signal" \
+                    or matcher.signal in self.net.taken:
                 continue
+            taken = [matcher.signal]
             for name in sorted(sent - {matcher.signal}):
                 el = lookup(self.program.model, self.action, name)
-                if el is not None and any(a.name == matcher.signal for a in lineage(self.program.model, el)):
-                    raise NotCovered(place.node.name, f"an accept of {matcher.signal}, which the sent {name} "
-                                                      "specializes")
+                if el is None or not any(a.name == matcher.signal for a in lineage(self.program.model, el)):
+                    continue
+                fields = dict(self.net.signal_fields.get(name, ()))
+                for field_name, sort in self.net.signal_fields.get(matcher.signal, ()):
+                    if fields.get(field_name) != sort:
+                        raise NotCovered(place.node.name, f"an accept of {matcher.signal} taking the sent {name},"
+                                                          f" whose feature '{field_name}' is redefined")
+                taken.append(name)
+            self.net.taken[matcher.signal] = tuple(taken)
 
     def _parts_touched(self, place: Place) -> None:
         """The part features a move at the place names by a chain (`counter.c`), each part made known."""
