@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from engines.errors import EngineError
@@ -119,7 +120,8 @@ def solve(program: Program, subject: str, kind: str, properties: Sequence[str] =
         if kind == "sensitive":
             answer = _sensitive(base, un, program, subject, features, started, interrupted)
             if induction:
-                answer = _induct_ends(answer, un, program, action, features, assumptions, started)
+                answer = _induct_ends(answer, un, program, action, features, assumptions, started,
+                                      lambda: unrolled(("",)))
             return answer
         unevaluable = _unevaluable(un, program, action, properties)
         if unevaluable is not None:
@@ -209,18 +211,25 @@ def _unevaluable(un: Any, program: Program, action: Any, names: Sequence[str]) -
 
 
 def _assumptions(un: Any, program: Program, action: Any, names: Sequence[str]) -> bool:
+    if not names:
+        return False
+    un.solver.add(*_assumed(un, program, action, names))
+    return True
+
+
+def _assumed(un: Any, program: Program, action: Any, names: Sequence[str]) -> list[Any]:
+    """The named assumptions as terms over the initial state (each evaluable: no run error)."""
     import z3
 
     from engines.check.properties import UnknownPropertyError, resolve_properties
     from engines.smt.net import NotCovered
 
-    if not names:
-        return False
     try:
         found = resolve_properties(program, action, tuple(names))
     except UnknownPropertyError as missing:
         raise AssumptionError(f"--assume: {missing}") from None
     first = un.copies[""][0][0]
+    out: list[Any] = []
     for prop in found:
         if prop.bindings or prop.defaults or prop.assumptions:
             raise NotCovered(prop.name, "an assumption with parameters")
@@ -228,8 +237,8 @@ def _assumptions(un: Any, program: Program, action: Any, names: Sequence[str]) -
             term, err = un.builder.translate(first, 0, condition, prop.name)
             if term.kind != "bool":
                 raise NotCovered(prop.name, "a condition that is not Boolean")
-            un.solver.add(z3.Not(err), term.value)
-    return True
+            out.extend((z3.Not(err), term.value))
+    return out
 
 
 def _holds(base: Answer, un: Any, program: Program, subject: str, props: list[tuple[str, Any]],
@@ -274,23 +283,22 @@ def _induct(answer: Answer, un: Any, program: Program, action: Any, props: list[
 
 
 MAX_RUN_MOVES = 100_000  # the one run that gives the final values k-induction proves of every schedule
+MAX_VALUATIONS = 16  # the valuations of free inputs over which non-sensitivity's step is asked, one by one
+
+Fixed = tuple[tuple[tuple[str, str], ...], tuple[tuple[int, Any, Any], ...]]  # inputs as spelled; as endings
 
 
 def _induct_ends(answer: Answer, un: Any, program: Program, action: Any, features: Sequence[str],
-                 assumptions: Sequence[str], started: float) -> Answer:
+                 assumptions: Sequence[str], started: float, alone: Callable[[], Any]) -> Answer:
     """A bounded `no sensitivity found within k moves` made unbounded. With every input fixed, one run
     of the interpreter to its end gives each feature's final value v; the base showed no schedule of at
     most k moves fails, deadlocks or completes otherwise (they all end alike), so k-induction of `a
     completed run holds v` over the same step as a property's proves every schedule of any length ends
-    with v: none can end differently from another. With a free input v is a function of the inputs,
-    which this step cannot state: the answer stays the bounded one, and says so."""
-    import z3
-
-    from engines.errors import RunError
-    from engines.smt import induction, queries
-    from engines.smt.encode import constant, default_of
-    from engines.smt.net import NotCovered
-    from engines.smt.unroll import OutOfTime, held_values
+    with v: none can end differently from another. With free inputs v is a function of the inputs, which
+    one step cannot state; where their domains and the assumptions admit at most MAX_VALUATIONS
+    valuations, the same is asked of each (on one copy, `alone`, the inputs fixed), and otherwise the
+    answer stays the bounded one, and says so."""
+    from engines.smt.unroll import OutOfTime
 
     def noted(why: str) -> Answer:
         return _with(answer, started=started, notes=(*answer.notes, f"k-induction: {why}"))
@@ -299,11 +307,102 @@ def _induct_ends(answer: Answer, un: Any, program: Program, action: Any, feature
         return noted(f"not needed: every schedule ends within {un.k} moves, so the bounded proof covers them all")
     if not answer.verdict.startswith("no sensitivity found within"):
         return answer
-    if "B" in un.copies:
-        return noted("with a free input the final value is a function of the inputs, which the step cannot"
-                     " state; the answer stays the bounded one (fix the inputs for an unbounded proof)")
+    valuations: list[Fixed] = [((), ())]
+    one = un
+    try:
+        if "B" in un.copies:
+            one = alone()
+            _assumptions(one, program, action, assumptions)
+            found = _valuations(one, program, action, assumptions)
+            if found is None:
+                return noted(f"the free inputs admit more than {MAX_VALUATIONS} valuations"
+                             f"{' under the assumptions' if assumptions else ''}, and the final value is a function"
+                             " of them, which one step cannot state: the answer stays the bounded one (fix the"
+                             f" inputs, or assume them to at most {MAX_VALUATIONS} values, for an unbounded proof)")
+            valuations = found
+        proofs = []
+        for fixed in valuations:
+            proof = _ends_proved(one, program, action, features, assumptions, fixed)
+            if isinstance(proof, str):
+                given = ", ".join(f"{n} = {v}" for n, v in fixed[0])
+                return noted(f"with {given}: {proof}" if given else proof)
+            proofs.append(proof)
+    except OutOfTime:
+        return noted("the time bound passed before the step was decided")
+    closed = max(found.closed or 0 for _, found in proofs)
+    if len(proofs) == 1 and not valuations[0][0]:
+        ((spelled, found),) = proofs
+        return _with(answer, started=started, verdict=f"not sensitive, unbounded (k-induction at {un.k})",
+                     strength=Strength.PROVED, induction=True, closed=closed,
+                     notes=(*answer.notes, f"every schedule that completes ends with {spelled} (the interpreter's"
+                            " run ended so; k-induction proves no schedule of any length ends otherwise)",
+                            *found.notes))
+    per_input = tuple(f"with {', '.join(f'{n} = {v}' for n, v in fixed[0])}: every schedule that completes ends"
+                      f" with {spelled}" for fixed, (spelled, _) in zip(valuations, proofs, strict=True))
+    steps = tuple(dict.fromkeys(n for _, found in proofs for n in found.notes if not n.startswith("k-induction closed")))
+    return _with(answer, started=started, verdict=f"not sensitive, unbounded (k-induction at {un.k})",
+                 strength=Strength.PROVED, induction=True, closed=closed,
+                 notes=(*answer.notes, f"the free inputs admit {len(valuations)} valuation"
+                        f"{'s' if len(valuations) != 1 else ''}: k-induction was asked of each, its final values"
+                        " those the interpreter's run with it ended with", *per_input,
+                        f"k-induction closed for every valuation, at {closed} moves at most: from any state the"
+                        " structural invariant allows (the inputs no move writes as fixed), that many moves that"
+                        " keep a completed run's final values cannot be followed by one that breaks them", *steps))
+
+
+def _valuations(un: Any, program: Program, action: Any, assumptions: Sequence[str]) -> list[Fixed] | None:
+    """Every valuation of the free inputs their domains and the assumptions admit, or None when there
+    are more than MAX_VALUATIONS (an Integer or Real input nothing bounds has endlessly many)."""
+    import z3
+
+    from engines.smt.decode import inputs_of
+    from engines.smt.queries import Undecided
+
+    first = un.copies[""][0][0]
+    solver = z3.Solver()
+    solver.add(*un.builder.initial(first, un.values, un.free), *_assumed(un, program, action, assumptions))
+    out: list[Fixed] = []
+    while len(out) <= MAX_VALUATIONS:
+        left = un.left_ms()
+        if left is not None:
+            solver.set("timeout", left)
+        answer = solver.check()
+        if answer == z3.unknown:
+            raise Undecided(solver.reason_unknown())
+        if answer == z3.unsat:
+            return sorted(out, key=lambda fixed: [_ordered(text) for _, text in fixed[0]])
+        model = solver.model()
+        values = [model.eval(first[("val", f.index)], model_completion=True) for f in un.free]
+        out.append((inputs_of(un, model), tuple((f.index, z3.BoolVal(True), v) for f, v in zip(un.free, values,
+                                                                                              strict=True))))
+        solver.add(z3.Or([first[("val", f.index)] != v for f, v in zip(un.free, values, strict=True)]))
+    return None
+
+
+def _ordered(text: str) -> tuple[int, Fraction, str]:
+    """A value's spelling ordered as a modeler reads a domain: numbers by value, then the rest by text."""
+    try:
+        return 0, Fraction(text), ""
+    except ValueError:
+        return 1, Fraction(0), text
+
+
+def _ends_proved(un: Any, program: Program, action: Any, features: Sequence[str], assumptions: Sequence[str],
+                 fixed: Fixed) -> tuple[str, Any] | str:
+    """The final values one run of the interpreter ends with (its inputs fixed), spelled, and their
+    k-induction over `un` with the same inputs fixed; or why there is none."""
+    import z3
+
+    from engines.errors import RunError
+    from engines.smt import induction, queries
+    from engines.smt.encode import constant, default_of
+    from engines.smt.net import NotCovered
+    from engines.smt.unroll import held_values
+    from engines.witness import fix_inputs
+
     run = program.start_action(action.qualified_name, fine=True)
     try:
+        fix_inputs(run, fixed[0])
         for _ in range(MAX_RUN_MOVES):
             if run.finished:
                 break
@@ -313,42 +412,36 @@ def _induct_ends(answer: Answer, un: Any, program: Program, action: Any, feature
             elif not run.let_time_pass():
                 break
     except RunError as failed:
-        return noted(f"a run of the interpreter fails ({failed}), so no schedule's end is proved")
+        return f"a run of the interpreter fails ({failed}), so no schedule's end is proved"
     if not run.finished or run.error is not None:
         why = f"fails ({run.error})" if run.error is not None else \
             (run.stuck() or f"has not ended after {MAX_RUN_MOVES:,} moves")
-        return noted(f"a run of the interpreter {why}, so no final value to prove")
+        return f"a run of the interpreter {why}, so no final value to prove"
     try:
         held = held_values(un.net, run)
     except NotCovered as refused:
-        return noted(f"a final value the encoding cannot state: {refused}")
+        return f"a final value the encoding cannot state: {refused}"
     ends = []
     for name in features:
         f = un.net.feature(name)
         if f.index not in held:
-            return noted(f"{f.name} is a nested step's feature, whose final value the step does not state")
+            return f"{f.name} is a nested step's feature, whose final value the step does not state"
         value = held[f.index]
         has = z3.BoolVal(value is not None)
         ends.append((f.index, has, constant(value if value is not None else None, f.sort, un.builder.enums)
                      if value is not None else default_of(f.sort, un.builder.enums)))
     st = un.last()
+    first = un.copies[""][0][0]
+    given = [first[("val", i)] == value for i, _, value in fixed[1]]
     otherwise = [z3.And(un.completed(st), z3.Not(st["ovf"]),
                         z3.Or(st[("has", i)] != has, z3.And(has, st[("val", i)] != value))) for i, has, value in ends]
-    if queries._sat(un, z3.Or(otherwise)):  # the base: a schedule of at most k moves ends otherwise
-        return noted("a schedule of at most k moves ends otherwise than the interpreter's run, which the"
-                     " bounded query did not compare with it; ask again with a larger depth")
-    try:
-        found = induction.prove(un, program, action, (), assumptions, ends)
-    except OutOfTime:
-        return noted("the time bound passed before the step was decided")
+    if queries._sat(un, z3.And(*given, z3.Or(otherwise))):  # the base: a schedule of at most k moves ends otherwise
+        return ("a schedule of at most k moves ends otherwise than the interpreter's run, which the"
+                " bounded query did not compare with it; ask again with a larger depth")
+    found = induction.prove(un, program, action, (), assumptions, ends, fixed[1])
     if found.closed is None:
-        return noted(f"{found.why}")
-    spelled = ", ".join(f"{n} = {run.outputs().get(un.net.feature(n).name, '<unset>')}" for n in features)
-    return _with(answer, started=started, verdict=f"not sensitive, unbounded (k-induction at {un.k})",
-                 strength=Strength.PROVED, induction=True, closed=found.closed,
-                 notes=(*answer.notes, f"every schedule that completes ends with {spelled} (the interpreter's"
-                        " run ended so; k-induction proves no schedule of any length ends otherwise)",
-                        *found.notes))
+        return f"{found.why}"
+    return ", ".join(f"{n} = {run.outputs().get(un.net.feature(n).name, '<unset>')}" for n in features), found
 
 
 def _sensitive(base: Answer, un: Any, program: Program, subject: str, features: Sequence[str], started: float,

@@ -256,10 +256,11 @@ def assumption_names(conditions: Sequence[Any]) -> list[str]:
 
 
 def prove(un: Unrolled, program: Any, action: Any, properties: Sequence[tuple[str, Callable[[State], Any]]],
-          assumptions: Sequence[str], ends: Sequence[Ending] = ()) -> Induction:
+          assumptions: Sequence[str], ends: Sequence[Ending] = (), fixed: Sequence[Ending] = ()) -> Induction:
     """The step after the base (a bounded `no violation within k moves`), for j = 1 .. min(k, MAX_STEP).
     With `ends`, P also says a completed run ends with those values: non-sensitivity, where the base
-    showed every completed schedule of at most k moves ends with them."""
+    showed every completed schedule of at most k moves ends with them. `fixed`: inputs the base held
+    to these values; those no move writes hold them in every state, so the step starts from them too."""
     from engines.check.properties import resolve_properties
 
     send = send_on_cycle(un.net)
@@ -289,6 +290,9 @@ def prove(un: Unrolled, program: Any, action: Any, properties: Sequence[tuple[st
         for condition in prop.conditions:
             term, err = step.b.translate(first, 0, condition, prop.name)
             step.solver.add(z3.Not(err), term.value)
+    for i, has, value in fixed:
+        if read_only(un.net, [un.net.features[i].local]):
+            step.solver.add(first[("has", i)] == has, z3.Implies(has, first[("val", i)] == value))
     p = good(step, properties, ends)
     for j in range(1, min(un.k, MAX_STEP) + 1):
         step.solver.add(p(step.states[-1]))

@@ -4,6 +4,9 @@ verdict kept, never a proof. Each expectation is derived in the comments."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from engines.framework import Strength
 from engines.smt.answer import Answer
 from engines.smt.answer import solve as _solve
@@ -224,10 +227,71 @@ def test_non_sensitivity_over_a_free_input_stays_bounded_and_says_why() -> None:
     answer = solve(program(TALLY), "counting::Dose", "sensitive", diverge=("total",), depth=40,
                    inputs=("amount",), induction=True)
     assert answer.verdict == "no sensitivity found within 40 moves"
-    assert any("with a free input the final value is a function of the inputs" in n for n in answer.notes)
+    assert any("the free inputs admit more than 16 valuations" in n for n in answer.notes)
 
 
 def test_non_sensitivity_within_the_bound_needs_no_induction() -> None:
     answer = solve(program(COUNTER), "counter::Count", "sensitive", diverge=("i",), depth=20, induction=True)
     assert answer.verdict == "not sensitive"
     assert any("k-induction: not needed" in n for n in answer.notes)
+
+
+# With free inputs whose domains and assumptions admit few valuations (tests/engines/smt/fresh/dosing.sysml),
+# the step is asked once per valuation, the inputs no move writes held fixed through it. Derivations:
+# dosing::Pump: the fill runs one unit a pass to 20 (mild) or 30 (strong), two moves a pass, so no run
+# ends within 20 moves; the record adds 5 for a rinse; the monitor writes only checks. So total ends
+# 20, 25, 30 or 35 by the valuation, on every schedule. As for Tally, a state the loop leaves below the
+# fill is no end, and a chain of 11 moves without completing must run passes from below it, so the step
+# closes. dosing::Extra: 20 passes, total = 20 + extra, for extra in 0 .. 2 under Few.
+DOSING = (Path(__file__).parent / "fresh" / "dosing.sysml").read_text()
+DOSES = {("Strength::mild", "false"): "20", ("Strength::mild", "true"): "25",
+         ("Strength::strong", "false"): "30", ("Strength::strong", "true"): "35"}
+
+
+def _with_inputs(text: str, values: dict[str, str]) -> str:
+    """The model with the inputs given these values, as a modeler fixing them would write it."""
+    for name, value in values.items():
+        text = re.sub(rf"(in attribute {name} : \w+);", rf"\1 := {value};", text)
+    return text
+
+
+def test_non_sensitivity_over_few_input_valuations_is_proved_by_induction_per_valuation() -> None:
+    from engines.check import check
+
+    answer = solve(program(DOSING), "dosing::Pump", "sensitive", diverge=("total",), depth=20, induction=True)
+    assert answer.verdict == "not sensitive, unbounded (k-induction at 20)", answer.notes
+    assert answer.strength is Strength.PROVED and answer.closed is not None
+    assert any("the free inputs admit 4 valuations" in n for n in answer.notes)
+    stated = [n for n in answer.notes if n.startswith("with ")]
+    assert stated == [f"with setting = {s}, rinse = {r}: every schedule that completes ends with total = {t}"
+                      for (s, r), t in sorted(DOSES.items())]
+    for (setting, rinse), total in DOSES.items():  # the referee: every schedule of each valuation, explicitly
+        fixed = program(_with_inputs(DOSING, {"setting": setting, "rinse": rinse}))
+        searched = check(fixed, "dosing::Pump", diverge=("total",))
+        assert not searched.divergent and {dict(o.values)["total"] for o in searched.outcomes} == {total}
+
+
+def test_an_assumption_bounding_an_integer_input_makes_it_few_valuations() -> None:
+    prog = program(DOSING)
+    answer = solve(prog, "dosing::Extra", "sensitive", diverge=("total",), depth=20, induction=True,
+                   assumptions=("dosing::Few",))
+    assert answer.verdict == "not sensitive, unbounded (k-induction at 20)", answer.notes
+    assert [n for n in answer.notes if n.startswith("with ")] == [
+        f"with extra = {e}: every schedule that completes ends with total = {20 + e}" for e in range(3)]
+    unbounded = solve(prog, "dosing::Extra", "sensitive", diverge=("total",), depth=20, induction=True)
+    assert unbounded.verdict == "no sensitivity found within 20 moves"
+    assert unbounded.strength is Strength.BOUNDED
+    assert any("the free inputs admit more than 16 valuations" in n for n in unbounded.notes)
+
+
+# dosing::Sloppy copies in the loop's own body, whose statements are unordered: with a rinse the copy may
+# run at any of the 31 points of the fill (total 5 .. 35), past the bound. The induction must not close.
+def test_a_sensitivity_past_the_bound_over_an_input_is_never_proved_away() -> None:
+    from engines.check import check
+
+    answer = solve(program(DOSING), "dosing::Sloppy", "sensitive", diverge=("total",), depth=20, induction=True)
+    assert answer.verdict == "no sensitivity found within 20 moves" and answer.strength is Strength.BOUNDED
+    assert any("the step did not close" in n for n in answer.notes), answer.notes
+    searched = check(program(_with_inputs(DOSING, {"rinse": "true"})), "dosing::Sloppy", diverge=("total",))
+    ((_, values),) = searched.divergent
+    assert {int(v) for v, _ in values} == set(range(5, 36))
