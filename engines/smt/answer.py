@@ -103,7 +103,8 @@ def solve(program: Program, subject: str, kind: str, properties: Sequence[str] =
         timeout_ms = int((solver_seconds or DEFAULT_SOLVER_SECONDS) * 1000)
 
         def unrolled(copies: tuple[str, ...]) -> Unrolled:
-            return Unrolled(net, program, subject, k, inputs, copies, timeout_ms, safe, deadline)
+            return Unrolled(net, program, subject, k, inputs, copies, timeout_ms, safe, deadline,
+                            canonical=kind in ("outcomes", "sensitive"))
 
         un = unrolled(("",))
         if un.free and kind == "sensitive":  # two schedules must share the inputs: two copies

@@ -91,6 +91,37 @@ class Encoding:
     constraints: list[Any] = field(default_factory=list)
 
 
+def _adds_to(update: Any, var: Any) -> bool:
+    """Whether the update of `var` only adds to it, whatever the state: `var + t` or `var - t` (a number),
+    `var ∨ t` or true (a Boolean), under conditions, with t and the conditions free of var."""
+    if update.eq(var):
+        return True
+    if z3.is_app_of(update, z3.Z3_OP_ITE):
+        cond, then, other = update.children()
+        return not _mentions(cond, var) and _adds_to(then, var) and _adds_to(other, var)
+    if z3.is_bool(var) and z3.is_true(update):
+        return True
+    if z3.is_add(update) or z3.is_or(update) or z3.is_sub(update):
+        kids = update.children()
+        own = [i for i, kid in enumerate(kids) if kid.eq(var)]
+        if len(own) != 1 or (z3.is_sub(update) and own[0] != 0):
+            return False
+        return not any(_mentions(kid, var) for i, kid in enumerate(kids) if i != own[0])
+    return False
+
+
+def _mentions(expr: Any, var: Any) -> bool:
+    stack, seen = [expr], set()
+    while stack:
+        e = stack.pop()
+        if e.eq(var):
+            return True
+        if e.get_id() not in seen:
+            seen.add(e.get_id())
+            stack.extend(e.children())
+    return False
+
+
 class _Move:
     """One move written as guarded updates of a state (see the module docstring)."""
 
@@ -1171,6 +1202,55 @@ class Builder:
                 value = z3.If(taken[i], changed, value)
             out.append(after[key] == value)
         return out
+
+    def independent(self, before: State, valued: set[int]) -> list[tuple[int, int]]:
+        """The pairs (a, b) of choices, a < b, that commute wherever both are enabled: neither writes a
+        state variable the other reads (its enabledness included), and a variable both write each only
+        adds to (a number: `c := c + 1` and `c := c + step` end alike in either order; the overflow flag
+        or a Boolean: set, never cleared). Read off the moves as the encoding writes them, over the
+        symbolic state `before`: every move reads the error flag, so one that may fail commutes with
+        none, and time passing reads what every move's enabledness reads. `valued`: the features
+        holding a value at the start; those no move can leave without one hold one in every state, so a
+        read of them cannot fail for want of a value."""
+        moves = [self.step(before, ch) for ch in self.choices]
+        kept = set(valued)
+        while True:  # the features every move leaves with a value, given that the others keep one
+            true = [(before[("has", i)], z3.BoolVal(True)) for i in sorted(kept)]
+            lost = {i for i in kept for nxt in moves
+                    if not z3.is_true(z3.simplify(z3.substitute(nxt[("has", i)], *true)))} if true else set()
+            if not lost:
+                break
+            kept -= lost
+        keyed = {before[key].get_id(): key for key in self.keys}
+        reads: list[set[Any]] = []
+        writes: list[set[Any]] = []
+        adds: list[set[Any]] = []  # the variables written that the move only adds to
+        for ch, nxt in zip(self.choices, moves, strict=True):
+            after = {key: z3.simplify(z3.substitute(nxt[key], *true)) if true else nxt[key] for key in self.keys}
+            written = {key for key in self.keys if not after[key].eq(before[key])
+                       and not (key[0] == "has" and key[1] in kept)}
+            added = {key for key in written if _adds_to(after[key], before[key])}
+            enabled = self.enabled(before, ch)
+            read: set[Any] = set()
+            roots = [(z3.simplify(z3.substitute(enabled, *true)) if true else enabled, None),
+                     *((after[key], before[key] if key in added else None) for key in written)]
+            for root, own in roots:  # an addition's own variable is no read: what it adds is
+                stack, seen = [root], set()
+                while stack:
+                    e = stack.pop()
+                    if e.get_id() in seen or (own is not None and e.eq(own)):
+                        continue
+                    seen.add(e.get_id())
+                    key = keyed.get(e.get_id())
+                    if key is not None:
+                        read.add(key)
+                    stack.extend(e.children())
+            reads.append(read)
+            writes.append(written)
+            adds.append(added)
+        return [(a, b) for a in range(len(self.choices)) for b in range(a + 1, len(self.choices))
+                if not writes[a] & reads[b] and not writes[b] & reads[a]
+                and writes[a] & writes[b] <= adds[a] & adds[b]]
 
     def initial(self, st: State, values: dict[int, Any], free: Sequence[Feature]) -> list[Any]:
         out = [st["err"] == z3.BitVecVal(0, ERR_BITS), st["ovf"] == z3.BoolVal(False)]

@@ -67,7 +67,7 @@ class Unrolled:
 
     def __init__(self, net: Net, program: Program, subject: str, k: int, inputs: Sequence[str] = (),
                  copies: Sequence[str] = ("",), timeout_ms: int | None = None,
-                 safe: frozenset[Any] = frozenset(), deadline: float | None = None) -> None:
+                 safe: frozenset[Any] = frozenset(), deadline: float | None = None, canonical: bool = False) -> None:
         self.net = net
         self.timeout_ms = timeout_ms
         self.deadline = deadline  # time.monotonic() past which no query is asked
@@ -87,6 +87,14 @@ class Unrolled:
         self.copies: dict[str, tuple[list[State], list[list[Any]]]] = {}
         first = self.builder.state(0)
         self.solver.add(*self.builder.initial(first, self.values, self.free))
+        # canonical: of two moves in a row that commute, the later choice never comes first. Swapping
+        # such a pair leaves every later state as it was, so each schedule has one of the same length
+        # ending in the same state that keeps the order: a question about the states runs end in
+        # (outcomes, sensitivity) loses nothing, and the solver is spared the orders that differ only
+        # there. A question about every state on the way (a property) keeps them all.
+        valued = {f.index for f in net.features if f.index in {g.index for g in self.free}
+                  or (f.owner is None and self.values.get(f.index) is not None)}
+        commute = self.builder.independent(first, valued) if canonical else []
         for copy in copies:
             states = [first] + [self.builder.state(i, copy) for i in range(1, k + 1)]
             choices = [[z3.Bool(f"{copy}take@{i}#{j}") for j in range(len(self.builder.choices))]
@@ -97,6 +105,7 @@ class Unrolled:
                 if i + 1 < k:
                     # a run that stopped stays stopped
                     self.solver.add(z3.Implies(z3.Not(z3.Or(choices[i])), z3.Not(z3.Or(choices[i + 1]))))
+                    self.solver.add(*(z3.Not(z3.And(choices[i][b], choices[i + 1][a])) for a, b in commute))
             self.copies[copy] = (states, choices)
 
     def last(self, copy: str = "") -> State:
