@@ -94,7 +94,9 @@ class Unrolled:
         # there. A question about every state on the way (a property) keeps them all.
         valued = {f.index for f in net.features if f.index in {g.index for g in self.free}
                   or (f.owner is None and self.values.get(f.index) is not None)}
-        commute = self.builder.independent(first, valued) if canonical else []
+        after: dict[int, list[int]] = {}  # a choice -> the later choices it commutes with
+        for a, b in self.builder.independent(first, valued) if canonical else []:
+            after.setdefault(a, []).append(b)
         for copy in copies:
             states = [first] + [self.builder.state(i, copy) for i in range(1, k + 1)]
             choices = [[z3.Bool(f"{copy}take@{i}#{j}") for j in range(len(self.builder.choices))]
@@ -105,7 +107,8 @@ class Unrolled:
                 if i + 1 < k:
                     # a run that stopped stays stopped
                     self.solver.add(z3.Implies(z3.Not(z3.Or(choices[i])), z3.Not(z3.Or(choices[i + 1]))))
-                    self.solver.add(*(z3.Not(z3.And(choices[i][b], choices[i + 1][a])) for a, b in commute))
+                    for a, later in after.items():
+                        self.solver.add(z3.Implies(choices[i + 1][a], z3.Not(z3.Or([choices[i][b] for b in later]))))
             self.copies[copy] = (states, choices)
 
     def last(self, copy: str = "") -> State:
