@@ -167,6 +167,10 @@ TIME = -1  # a schedule's step where no move was enabled and the clock moved to 
 NO_MOVE = -2  # a failure found at a state, not by a move from it
 
 
+BATCH = 65_536  # messages gathered (to send) or received (to keep) before they are sent or kept: a
+# round's memory is bounded by the states kept, not by the messages in flight
+
+
 def pack(batch: list[Message]) -> bytes | list[Message]:
     """A batch as marshal's bytes where its values allow (numbers, strings, Booleans: several times
     quicker to write and read than pickle's), else as it is (a Real value is a Fraction)."""
@@ -231,6 +235,7 @@ class Partition:
         # would be replayed from the start again for each of its states
         self.walks = not recipe.flat
         self.inbox: list[Message] = []
+        self.fresh = self.counted = 0  # the round's new states so far, and those the check counts
         self.moves = 0
         self.sent = 0
         self.sent_bytes = 0
@@ -340,13 +345,28 @@ class Partition:
     def receive(self, batch: bytes | list[Message]) -> None:
         started = time.perf_counter()
         self.inbox.extend(unpack(batch))
+        if len(self.inbox) >= BATCH:
+            self._keep()
         self.busy += time.perf_counter() - started
 
     def settle(self) -> tuple[int, int, int]:
-        """Keep the states received not seen before, or seen only from a predecessor later in the fixed
-        order (level, predecessor's fingerprint, move) and not yet expanded: how many are new, how many
-        of those the check counts, and the lowest level still to expand (-1: none)."""
+        """The round's states kept (`_keep`): how many are new, how many of those the check counts, and
+        the lowest level still to expand (-1: none)."""
         started = time.perf_counter()
+        self._keep()
+        pending = self.pending
+        for level in [lv for lv, states in pending.items() if not states]:
+            del pending[level]
+        fresh, counted = self.fresh, self.counted
+        self.fresh = self.counted = 0
+        self.busy += time.perf_counter() - started
+        return fresh, counted, min(pending, default=-1)
+
+    def _keep(self) -> None:
+        """Keep the states received not seen before, or seen only from a predecessor later in the fixed
+        order (level, predecessor's fingerprint, move) and not yet expanded, counting the new ones for the
+        round. The first in that order wins whichever arrives first, so the inbox is kept in batches as it
+        fills (a round's walked chains would otherwise all wait in it)."""
         visited = self.visited
         pending = self.pending
         fresh = counted = 0
@@ -364,10 +384,8 @@ class Partition:
             if not examined:
                 pending.setdefault(level, {})[fp] = state
         self.inbox = []
-        for level in [lv for lv, states in pending.items() if not states]:
-            del pending[level]
-        self.busy += time.perf_counter() - started
-        return fresh, counted, min(pending, default=-1)
+        self.fresh += fresh
+        self.counted += counted
 
     def _better(self, key: tuple[int, bytes, int], examined: bool, state: tuple[Any, ...],
                 seen: tuple[int, bytes, int], fp: bytes) -> bool:
@@ -432,22 +450,31 @@ class Partition:
         frontier = list(self.pending.pop(round_, {}).items())
         if not self.recipe.flat:
             frontier.sort(key=lambda item: item[1])  # schedules in order: the replays share their steps
+        sends: list[Any] = []
         for fp, state in frontier:
             self._goto(state)
             self._expand(fp, state, round_, bound, out)
-        sends = []
+            if sum(map(len, out)) >= BATCH:
+                self._send(out, peers, sends)
+        self._send(out, peers, sends)
+        self.busy += time.perf_counter() - started
+        return sends
+
+    def _send(self, out: list[list[Message]], peers: list[Any], sends: list[Any]) -> None:
+        """The successors gathered so far sent to their owners (its own kept here), `out` emptied."""
         for owner, batch in enumerate(out):
             if not batch:
                 continue
             if owner == self.index:
                 self.inbox.extend(batch)
+                if len(self.inbox) >= BATCH:
+                    self._keep()
             else:
                 packed = pack(batch)
                 self.sent += len(batch)
                 self.sent_bytes += len(packed) if isinstance(packed, bytes) else len(pickle.dumps(packed))
                 sends.append(peers[owner].receive.remote(packed))
-        self.busy += time.perf_counter() - started
-        return sends
+            out[owner] = []
 
     def _moved(self, state: tuple[Any, ...], level: int) -> int:
         """The moves made to reach a state (a flat run's level is its moves; a schedule may let time pass)."""
