@@ -10,7 +10,7 @@ place whose token is still inside, which the slots do not hold)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -103,11 +103,32 @@ def _adds_to(update: Any, var: Any) -> bool:
         return True
     if z3.is_add(update) or z3.is_or(update) or z3.is_sub(update):
         kids = update.children()
-        own = [i for i, kid in enumerate(kids) if kid.eq(var)]
+        own = [i for i, kid in enumerate(kids) if _mentions(kid, var)]
         if len(own) != 1 or (z3.is_sub(update) and own[0] != 0):
             return False
-        return not any(_mentions(kid, var) for i, kid in enumerate(kids) if i != own[0])
+        return _adds_to(kids[own[0]], var)
     return False
+
+
+SIMPLIFIED = 2_000  # the most terms a condition is simplified with: past it, it is taken as it stands
+
+
+def _true_given(expr: Any, true: list[tuple[Any, Any]]) -> bool:
+    """Whether `expr` is true once the `true` flags are (False where it is too large to simplify)."""
+    return _small(expr) and bool(z3.is_true(z3.simplify(z3.substitute(expr, *true)) if true else z3.simplify(expr)))
+
+
+def _small(expr: Any) -> bool:
+    stack, seen = [expr], set()
+    while stack:
+        e = stack.pop()
+        if e.get_id() in seen:
+            continue
+        seen.add(e.get_id())
+        if len(seen) > SIMPLIFIED:
+            return False
+        stack.extend(e.children())
+    return True
 
 
 def _mentions(expr: Any, var: Any) -> bool:
@@ -1203,7 +1224,7 @@ class Builder:
             out.append(after[key] == value)
         return out
 
-    def independent(self, before: State, valued: set[int]) -> list[tuple[int, int]]:
+    def independent(self, before: State, valued: set[int], tick: Callable[[], Any] = lambda: None) -> list[tuple[int, int]]:
         """The pairs (a, b) of choices, a < b, that commute wherever both are enabled: neither writes a
         state variable the other reads (its enabledness included), and a variable both write each only
         adds to (a number: `c := c + 1` and `c := c + step` end alike in either order; the overflow flag
@@ -1211,13 +1232,18 @@ class Builder:
         symbolic state `before`: every move reads the error flag, so one that may fail commutes with
         none, and time passing reads what every move's enabledness reads. `valued`: the features
         holding a value at the start; those no move can leave without one hold one in every state, so a
-        read of them cannot fail for want of a value."""
-        moves = [self.step(before, ch) for ch in self.choices]
+        read of them cannot fail for want of a value. `tick` is called as it goes (the question's deadline:
+        it raises once that has passed)."""
+        moves = []
+        for ch in self.choices:
+            tick()
+            moves.append(self.step(before, ch))
+        written = [{key for key in self.keys if not nxt[key].eq(before[key])} for nxt in moves]
         kept = set(valued)
         while True:  # the features every move leaves with a value, given that the others keep one
             true = [(before[("has", i)], z3.BoolVal(True)) for i in sorted(kept)]
-            lost = {i for i in kept for nxt in moves
-                    if not z3.is_true(z3.simplify(z3.substitute(nxt[("has", i)], *true)))} if true else set()
+            lost = {key[1] for nxt, keys in zip(moves, written, strict=True) for key in keys
+                    if key[0] == "has" and key[1] in kept and not _true_given(nxt[key], true)}
             if not lost:
                 break
             kept -= lost
@@ -1225,15 +1251,16 @@ class Builder:
         reads: list[set[Any]] = []
         writes: list[set[Any]] = []
         adds: list[set[Any]] = []  # the variables written that the move only adds to
-        for ch, nxt in zip(self.choices, moves, strict=True):
-            after = {key: z3.simplify(z3.substitute(nxt[key], *true)) if true else nxt[key] for key in self.keys}
-            written = {key for key in self.keys if not after[key].eq(before[key])
-                       and not (key[0] == "has" and key[1] in kept)}
-            added = {key for key in written if _adds_to(after[key], before[key])}
-            enabled = self.enabled(before, ch)
+        for ch, nxt, keys in zip(self.choices, moves, written, strict=True):
+            tick()
+            # a kept feature's value flag is true throughout, and a failure it alone guards never comes
+            keys = {key for key in keys if not (key[0] == "has" and key[1] in kept)}
+            if "err" in keys and _true_given(nxt["err"] == before["err"], true):
+                keys.discard("err")
+            added = {key for key in keys if _adds_to(nxt[key], before[key])}
             read: set[Any] = set()
-            roots = [(z3.simplify(z3.substitute(enabled, *true)) if true else enabled, None),
-                     *((after[key], before[key] if key in added else None) for key in written)]
+            roots = [(self.enabled(before, ch), None),
+                     *((nxt[key], before[key] if key in added else None) for key in keys if key != "err")]
             for root, own in roots:  # an addition's own variable is no read: what it adds is
                 stack, seen = [root], set()
                 while stack:
@@ -1246,7 +1273,7 @@ class Builder:
                         read.add(key)
                     stack.extend(e.children())
             reads.append(read)
-            writes.append(written)
+            writes.append(keys)
             adds.append(added)
         return [(a, b) for a in range(len(self.choices)) for b in range(a + 1, len(self.choices))
                 if not writes[a] & reads[b] and not writes[b] & reads[a]

@@ -95,7 +95,7 @@ class Unrolled:
         valued = {f.index for f in net.features if f.index in {g.index for g in self.free}
                   or (f.owner is None and self.values.get(f.index) is not None)}
         after: dict[int, list[int]] = {}  # a choice -> the later choices it commutes with
-        for a, b in self.builder.independent(first, valued) if canonical else []:
+        for a, b in self.builder.independent(first, valued, self.left_ms) if canonical else []:
             after.setdefault(a, []).append(b)
         for copy in copies:
             states = [first] + [self.builder.state(i, copy) for i in range(1, k + 1)]
