@@ -108,9 +108,7 @@ class Step:
         self._regions = {flow: regions(self.net, flow) for flow in range(len(self.net.flows))}
         # features that hold a value from the start and, as far as I is shown inductive, keep one: without
         # it the step starts where a feature never unset has no value and its first read fails
-        free = {f.index for f in un.free}
-        self.valued = [f.index for f in self.net.features
-                       if f.index in free or (f.owner is None and un.values.get(f.index) is not None)]
+        self.valued = un.valued()
 
     # -- the structural invariant
 

@@ -92,10 +92,8 @@ class Unrolled:
         # ending in the same state that keeps the order: a question about the states runs end in
         # (outcomes, sensitivity) loses nothing, and the solver is spared the orders that differ only
         # there. A question about every state on the way (a property) keeps them all.
-        valued = {f.index for f in net.features if f.index in {g.index for g in self.free}
-                  or (f.owner is None and self.values.get(f.index) is not None)}
         after: dict[int, list[int]] = {}  # a choice -> the later choices it commutes with
-        for a, b in self.builder.independent(first, valued, self.left_ms) if canonical else []:
+        for a, b in self.builder.independent(first, set(self.valued()), self.left_ms) if canonical else []:
             after.setdefault(a, []).append(b)
         for copy in copies:
             states = [first] + [self.builder.state(i, copy) for i in range(1, k + 1)]
@@ -110,6 +108,12 @@ class Unrolled:
                     for a, later in after.items():
                         self.solver.add(z3.Implies(choices[i + 1][a], z3.Not(z3.Or([choices[i][b] for b in later]))))
             self.copies[copy] = (states, choices)
+
+    def valued(self) -> list[int]:
+        """The features holding a value at the start: the free inputs and those the model gives one."""
+        free = {f.index for f in self.free}
+        return [f.index for f in self.net.features
+                if f.index in free or (f.owner is None and self.values.get(f.index) is not None)]
 
     def last(self, copy: str = "") -> State:
         return self.copies[copy][0][-1]
