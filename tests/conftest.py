@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Generator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,6 +17,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tests.corpus_cases import CORPUS, HAVE_CORPUS, NO_CORPUS  # noqa: E402
+from tests.engines.runtime import conformance_summary  # noqa: E402
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -39,3 +42,25 @@ def corpus_dir() -> Path:
     if not HAVE_CORPUS:
         pytest.skip(NO_CORPUS)
     return CORPUS
+
+
+# The conformance summary table, printed at the end of a session that ran the corpus harness. Each case's
+# row travels on its test's report, so that under pytest-xdist (scripts/test.sh runs two workers) the
+# process that prints the table has every worker's rows. These hooks live here, in the conftest every
+# process loads, not beside the harness: pytest-xdist's controlling process collects no test and loads no
+# deeper conftest.
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Generator[None, Any, None]:
+    outcome = yield
+    conformance_summary.attach(outcome.get_result())
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    conformance_summary.gather(report)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    for line in conformance_summary.table():
+        terminalreporter.write_line(line)

@@ -8,13 +8,32 @@ import pytest
 
 from tests.corpus_cases import Case
 
-# case name -> (folder, status, reason, deterministic)
+# case name -> (folder, status, reason, deterministic): the table's rows, gathered from the test reports
 RESULTS: dict[str, tuple[str, str, str, bool]] = {}
+# the rows the running test recorded, not yet on its report
+PENDING: list[tuple[str, tuple[str, str, str, bool]]] = []
 STATUSES = ["passed", "failed", "known failure", "fixed", "disputed"]
+PROPERTY = "conformance"  # the report's user property a row travels as
 
 
 def record(case: Case, status: str, reason: str) -> None:
-    RESULTS[case.name] = (case.folder, status, reason, case.deterministic)
+    """A case's row, carried on its test's report (`attach`), so the table is the same whether the tests
+    run in this process or on pytest-xdist's workers, whose reports reach the process that prints it."""
+    PENDING.append((case.name, (case.folder, status, reason, case.deterministic)))
+
+
+def attach(report: pytest.TestReport) -> None:
+    """The rows recorded while the report's phase ran, put on it."""
+    while PENDING:
+        report.user_properties.append((PROPERTY, PENDING.pop(0)))
+
+
+def gather(report: pytest.TestReport) -> None:
+    """The rows a report carries, into the table."""
+    for key, value in report.user_properties:
+        if key == PROPERTY:
+            name, row = value
+            RESULTS[name] = tuple(row)  # type: ignore[assignment]
 
 
 def table() -> list[str]:
