@@ -401,14 +401,25 @@ def _preload() -> None:
     threading.Thread(target=load, name="preload", daemon=True).start()
 
 
+_RUNNING = [False]  # a cell is running: an interrupt now stops it
+
+
+def _on_interrupt(signum: int, frame: object) -> None:
+    """Ctrl-C (SIGINT) interrupts a running cell; between cells it is ignored. One handler for the kernel's
+    life, reading a flag: switching handlers around each cell let an interrupt that landed as the cell
+    ended raise inside `signal.signal` (which runs pending handlers before it installs the new one), so the
+    raising handler stayed installed, and the next interrupt ended the kernel as it sent a reply."""
+    if _RUNNING[0]:
+        raise KeyboardInterrupt
+
+
 @contextmanager
 def _interruptible() -> Iterator[None]:
-    """Ctrl-C (SIGINT) interrupts a running cell; between cells it is ignored."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    _RUNNING[0] = True
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        _RUNNING[0] = False
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -419,7 +430,7 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m opensysml_kernel.kernel -f CONNECTION_FILE (a front end writes the file)",
               file=sys.stderr)
         return 2
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, _on_interrupt)
     kernel = SysmlKernel(Wire(read_connection(path)))
     try:
         kernel.serve()
