@@ -165,7 +165,7 @@ class SysmlKernel:
                 waiting = self._asked and self._shell is None
                 ready = dict(poller.poll(int(IDLE_WARM_UP * 1000) if waiting else None))
             except KeyboardInterrupt:
-                continue  # an interrupt with nothing running
+                continue  # an interrupt with nothing running, under a SIGINT handler a cell installed
             if not ready:
                 self.shell  # noqa: B018 (idle: made now, so the first cell does not wait for it)
                 continue
@@ -415,6 +415,7 @@ def _on_interrupt(signum: int, frame: object) -> None:
 
 @contextmanager
 def _interruptible() -> Iterator[None]:
+    """A cell running: Ctrl-C stops it (`_on_interrupt`)."""
     _RUNNING[0] = True
     try:
         yield

@@ -24,16 +24,16 @@ def record(case: Case, status: str, reason: str) -> None:
 
 def attach(report: pytest.TestReport) -> None:
     """The rows recorded while the report's phase ran, put on it."""
-    while PENDING:
-        report.user_properties.append((PROPERTY, PENDING.pop(0)))
+    report.user_properties.extend((PROPERTY, row) for row in PENDING)
+    PENDING.clear()
 
 
 def gather(report: pytest.TestReport) -> None:
     """The rows a report carries, into the table."""
     for key, value in report.user_properties:
         if key == PROPERTY:
-            name, row = value
-            RESULTS[name] = tuple(row)  # type: ignore[assignment]
+            name, (folder, status, reason, deterministic) = value
+            RESULTS[name] = (folder, status, reason, deterministic)
 
 
 def table() -> list[str]:
