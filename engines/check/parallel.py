@@ -95,6 +95,10 @@ def connect(address: str | None = None) -> Any:
         if target:
             ray.init(address=target, runtime_env=env, **quiet)
         else:
+            # Ray starts its workers at niceness 15, behind its own processes, the driver and whatever else
+            # runs: a check is the modeler's foreground work, searched at the priority the sequential search
+            # has (read by the raylet this starts; a cluster joined keeps its own setting)
+            os.environ.setdefault("RAY_worker_niceness", "0")
             ray.init(runtime_env=env, include_dashboard=False, num_cpus=max(os.cpu_count() or 1, 1), **quiet)
     return ray
 
@@ -235,6 +239,9 @@ class Partition:
         # would be replayed from the start again for each of its states
         self.walks = not recipe.flat
         self.inbox: list[Message] = []
+        # a flat search's successors for each other worker, gathered for the next batch it is sent: the
+        # message from the first predecessor in the fixed order, by fingerprint
+        self.boxes: list[dict[bytes, Message]] = [{} for _ in range(count)] if recipe.flat else []
         self.fresh = self.counted = 0  # the round's new states so far, and those the check counts
         self.moves = 0
         self.sent = 0
@@ -368,24 +375,25 @@ class Partition:
         round. The first in that order wins whichever arrives first, so the inbox is kept in batches as it
         fills (a round's walked chains would otherwise all wait in it)."""
         visited = self.visited
-        pending = self.pending
-        fresh = counted = 0
         for fp, parent, index, level, settled, examined, state in self.inbox:
             seen = visited.get(fp)
-            if seen is not None and not self._better((level, parent, index), examined, state, seen, fp):
-                continue
-            if seen is None:
-                fresh += 1
-                counted += settled
-            else:
-                # (a state expanded already has a level below any still arriving: it is never replaced)
-                pending.get(seen[0], {}).pop(fp, None)
-            visited[fp] = (level, parent, index)
-            if not examined:
-                pending.setdefault(level, {})[fp] = state
+            if seen is None or self._better((level, parent, index), examined, state, seen, fp):
+                self._take(fp, (level, parent, index), seen, settled, examined, state)
         self.inbox = []
-        self.fresh += fresh
-        self.counted += counted
+
+    def _take(self, fp: bytes, key: tuple[int, bytes, int], seen: tuple[int, bytes, int] | None, settled: bool,
+              examined: bool, state: tuple[Any, ...]) -> None:
+        """A state kept, first reached or reached first in the fixed order (`key`: its level, predecessor's
+        fingerprint and move; `seen`: what was held of it before), to be expanded unless `examined`."""
+        if seen is None:
+            self.fresh += 1
+            self.counted += settled
+        else:
+            # (a state expanded already has a level below any still arriving: it is never replaced)
+            self.pending.get(seen[0], {}).pop(fp, None)
+        self.visited[fp] = key
+        if not examined:
+            self.pending.setdefault(key[0], {})[fp] = state
 
     def _better(self, key: tuple[int, bytes, int], examined: bool, state: tuple[Any, ...],
                 seen: tuple[int, bytes, int], fp: bytes) -> bool:
@@ -451,17 +459,23 @@ class Partition:
         if not self.recipe.flat:
             frontier.sort(key=lambda item: item[1])  # schedules in order: the replays share their steps
         sends: list[Any] = []
+        boxes = self.boxes
         for fp, state in frontier:
             self._goto(state)
             self._expand(fp, state, round_, bound, out)
-            if sum(map(len, out)) >= BATCH:
+            if sum(map(len, out)) + sum(map(len, boxes)) >= BATCH:
                 self._send(out, peers, sends)
         self._send(out, peers, sends)
         self.busy += time.perf_counter() - started
         return sends
 
     def _send(self, out: list[list[Message]], peers: list[Any], sends: list[Any]) -> None:
-        """The successors gathered so far sent to their owners (its own kept here), `out` emptied."""
+        """The successors gathered so far sent to their owners (its own kept here), `out` (and a flat
+        search's boxes) emptied."""
+        for owner, box in enumerate(self.boxes):
+            if box:
+                out[owner].extend(box.values())
+                box.clear()
         for owner, batch in enumerate(out):
             if not batch:
                 continue
@@ -509,8 +523,12 @@ class Partition:
             taken = [(i, m) for i, m in taken if id(m) in chosen]
         fresh = True  # the run still stands at the state: the first move needs no load
         if self.recipe.flat:
-            # the inner loop of an action's flat form, where every call counts: nothing is walked
-            count = self.count
+            # the inner loop of an action's flat form, where every call counts: nothing is walked, a
+            # successor its own worker owns is kept at once, and one another owns is sent once a batch,
+            # from the predecessor first in the fixed order (a state reached from several predecessors
+            # is sent, marshalled and kept once, not once per predecessor)
+            count, mine, boxes, visited = self.count, self.index, self.boxes, self.visited
+            below = level + 1
             for index, move in taken:
                 if not fresh:
                     run.restore(state)
@@ -522,8 +540,17 @@ class Partition:
                     self._failed(self._where(fp, level, state), index)
                     continue
                 child = run.fingerprint()
-                out[int.from_bytes(child, "little") % count].append(
-                    (child, fp, index, level + 1, True, False, run.state()))
+                key = (below, fp, index)
+                owner = int.from_bytes(child, "little") % count
+                if owner == mine:
+                    kept = visited.get(child)
+                    if kept is None or key < kept:
+                        self._take(child, key, kept, True, False, run.state())
+                    continue
+                box = boxes[owner]
+                held = box.get(child)
+                if held is None or key < (held[3], held[1], held[2]):
+                    box[child] = (child, fp, index, below, True, False, run.state())
             return
         for index, move in taken:
             if not fresh:

@@ -34,17 +34,33 @@ class _Peer:
         self.part.receive(batch)
 
 
-def _search(path: Path, recipe: Recipe, count: int) -> tuple[int, list[Any], list[Any]]:
+class _Recording(_Peer):
+    """A peer that also keeps the fingerprints of each batch it receives."""
+
+    def __init__(self, part: Partition) -> None:
+        super().__init__(part)
+        self.batches: list[list[bytes]] = []
+
+    def remote(self, batch: Any) -> None:
+        self.batches.append([message[0] for message in parallel.unpack(batch)])
+        super().remote(batch)
+
+
+def _search(path: Path, recipe: Recipe, count: int, peer: type[_Peer] = _Peer,
+            peers: list[Any] | None = None) -> tuple[int, list[Any], list[Any]]:
+    """The search driven round by round; `peers`, where given, is filled with the partitions' peers."""
     sources = [(str(path), path.read_text(encoding="utf-8"))]
     parts = [Partition() for _ in range(count)]
     for i, part in enumerate(parts):
         part.load(sources, recipe, True, i, count)
-    peers = [_Peer(p) for p in parts]
+    made = [peer(p) for p in parts]
+    if peers is not None:
+        peers.extend(made)
     states = sum(p.start() for p in parts)
     round_ = 0
     while True:
         for part in parts:
-            part.expand(peers, round_, 10_000)
+            part.expand(made, round_, 10_000)
         settled = [part.settle() for part in parts]
         states += sum(counted for _, counted, _ in settled)
         levels = [level for _, _, level in settled if level >= 0]
@@ -85,3 +101,15 @@ def test_what_a_partition_keeps_does_not_depend_on_its_batches(made: Any, count:
     monkeypatch.setattr(parallel, "BATCH", 3)
     batched = _search(path, recipe, count)
     assert whole[0] > 3 and whole == batched
+
+
+def test_a_flat_state_reached_from_several_predecessors_is_sent_to_its_owner_once() -> None:
+    """A successor another worker owns is sent once a batch, from its predecessor first in the fixed order:
+    no batch names a state twice, though the search reaches states from several predecessors."""
+    path, recipe = _action()
+    peers: list[_Recording] = []
+    _, kept, _ = _search(path, recipe, 2, _Recording, peers)
+    batches = [b for peer in peers for b in peer.batches]
+    assert batches and all(len(b) == len(set(b)) for b in batches)
+    moves = sum(peer.part.moves for peer in peers)
+    assert moves > len(kept)  # (states are reached more than once: there were repeats to leave out)
