@@ -35,7 +35,8 @@ the partitions, or carried by the claim) is replayed in the interpreter before i
 sequential search's are.
 
 Fingerprints hash strings, so every actor hashes with one seed (PYTHONHASHSEED in its environment), and
-an interpreter's state is fingerprinted by its spelling (canon.py `portable_fingerprint`).
+an interpreter's state is fingerprinted by bytes that write its values alike in every process (canon.py
+`portable_fingerprint`).
 """
 
 from __future__ import annotations
@@ -223,6 +224,9 @@ class Partition:
             # the snapshots of the schedule the run stands at: snapshots[i] after its first i steps
             self.snapshots: list[Snapshot | None] = []
             self.at: tuple[int, ...] = ()
+            # the fingerprints of the states after the schedule's first i steps, where found (a replay gives
+            # each move the fingerprint of where it is made, as the first run of it did)
+            self.prints: list[bytes | None] = []
         self.properties = resolve_properties(program, recipe.element(program), recipe.properties) \
             if recipe.properties else []
         self.reduce = reduce and not self.properties
@@ -279,6 +283,7 @@ class Partition:
         else:
             self._fresh()
             self.snapshots = [self._snapshot()]
+            self.prints = []
             self.at = state = ()
         fp = self._fingerprint()
         if self._owner(fp) != self.index:
@@ -303,22 +308,32 @@ class Partition:
             limit = min(len(at), len(state))
             while shared < limit and at[shared] == state[shared]:
                 shared += 1
+        # the states after the steps the two schedules share are the same: their fingerprints are kept
+        prints = self.prints
+        del prints[shared + 1:]
         # the nearest point back that a snapshot holds: partway through a machine's firing none can
         # (where its units stand is not journaled), and the steps from the point before are made again
-        while shared > 0 and self.snapshots[shared] is None:
-            shared -= 1
-        del self.snapshots[shared + 1:]  # (closed by the restore below)
-        first = self.snapshots[0] if shared == 0 else None
-        if shared == 0 and first is None:
+        point = shared
+        while point > 0 and self.snapshots[point] is None:
+            point -= 1
+        del self.snapshots[point + 1:]  # (closed by the restore below)
+        first = self.snapshots[0] if point == 0 else None
+        if point == 0 and first is None:
             self._fresh()
         else:
-            cast("Snapshot", self.snapshots[shared]).restore()
+            cast("Snapshot", self.snapshots[point]).restore()
         run = self.run
-        for step in state[shared:]:
+        for i in range(point, len(state)):
+            step = state[i]
             if step == TIME:
                 run.let_time_pass()
             else:
-                self._apply(run.enabled_moves()[step], self._fingerprint())
+                known = prints[i] if i < len(prints) else None
+                if known is None:
+                    known = self._fingerprint()
+                    prints.extend([None] * (i + 1 - len(prints)))
+                    prints[i] = known
+                self._apply(run.enabled_moves()[step], known)
             self.snapshots.append(self._snapshot())
         self.at = state
 

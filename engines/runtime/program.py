@@ -14,6 +14,7 @@ from engines.runtime.states import EnvironmentInputError, MachineRun, start_mach
 from engines.runtime.states.driven import Driven, Script
 from engines.runtime.states.instance_run import InstanceRun
 from engines.runtime.states.instances import Instantiation
+from engines.runtime.states.machine import machine_element
 from engines.runtime.world import Context
 from ir.model import Element
 
@@ -42,7 +43,7 @@ class Program(LoweredModel):
         """The state machine `name` (qualified, or unqualified when unique) with its environment `script`,
         before its first move; an event of the script that the machine and the model name nowhere is
         refused here (UnknownSignalError)."""
-        qualified = start_machine(self, name).element.qualified_name
+        qualified = machine_element(self, name).qualified_name
         script = script or Script()
         sent_to = next((e for e in (*script.events, *script.alphabet) if e.to is not None), None)
         if sent_to is not None:

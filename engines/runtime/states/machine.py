@@ -268,6 +268,11 @@ _DECLARED: weakref.WeakKeyDictionary[Model, frozenset[str]] = weakref.WeakKeyDic
 def start_machine(program: LoweredModel, name: str, schedule: str = "reverse", performer: str | None = None,
                   max_steps: int | None = None, units: bool = False) -> MachineRun:
     """A machine performance over the state named (qualified, or unqualified when unique)."""
+    return MachineRun(program, machine_element(program, name), schedule, performer, max_steps, units=units)
+
+
+def machine_element(program: LoweredModel, name: str) -> Element:
+    """The state named (qualified, or unqualified when unique), or UnknownBehaviorError naming the states."""
     el = program.model.element(name)
     if el is None or el.base_kind != "state":
         from engines.errors import UnknownBehaviorError
@@ -278,7 +283,7 @@ def start_machine(program: LoweredModel, name: str, schedule: str = "reverse", p
             raise UnknownBehaviorError(name, "state", states)
         el = program.model.element(matches[0])
         assert el is not None
-    return MachineRun(program, el, schedule, performer, max_steps, units=units)
+    return el
 
 
 def _concurrent(shape: Shape) -> bool:
