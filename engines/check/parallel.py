@@ -203,11 +203,18 @@ class Partition:
         from engines.check.reduce import Reducer
 
         # A flat state holds no reference cycle, and the collector's passes would walk the visited set
-        # again and again as it grows (a third of the time on racy 4x3): off in the worker, whose own
-        # leftovers are collected once here, between searches. (An interpreter's states are schedules,
-        # tuples too; its run is one, restored in place.)
-        gc.disable()
+        # again and again as it grows (a third of the time on racy 4x3): off in the worker for a flat
+        # search, its leftovers collected once here, between searches. An interpreter's run is made
+        # afresh for each replay from the start (a machine partway through its first firing has no
+        # snapshot), and the run it replaces holds reference cycles, which only the collector frees: on
+        # there, with what the worker holds before the search frozen out of its passes (as the sequential
+        # search has it). Its states are schedules, tuples of numbers, which the collector stops tracking.
+        gc.unfreeze()
         gc.collect()
+        if recipe.flat:
+            gc.disable()
+        else:
+            gc.enable()
         if self.program is None or sources != self.sources:
             self.program = Program(ir.resolve([ir.parse(text, path) for path, text in sources]))
             self.sources = sources
@@ -229,6 +236,7 @@ class Partition:
             self.prints: list[bytes | None] = []
         self.properties = resolve_properties(program, recipe.element(program), recipe.properties) \
             if recipe.properties else []
+        gc.freeze()
         self.reduce = reduce and not self.properties
         self.reducer = Reducer()
         self.index = index
