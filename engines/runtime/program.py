@@ -10,11 +10,10 @@ from engines.runtime.behavior import Move
 from engines.runtime.lowered import LoweredModel
 from engines.runtime.objects import action_on, performer_for
 from engines.runtime.schedule import make_scheduler
-from engines.runtime.states import EnvironmentInputError, MachineRun, start_machine
+from engines.runtime.states import EnvironmentInputError, MachineRun, machine_element, start_machine
 from engines.runtime.states.driven import Driven, Script
 from engines.runtime.states.instance_run import InstanceRun
 from engines.runtime.states.instances import Instantiation
-from engines.runtime.states.machine import machine_element
 from engines.runtime.world import Context
 from ir.model import Element
 

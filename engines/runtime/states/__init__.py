@@ -14,8 +14,8 @@ from engines.runtime.states.environment import (
     parse_send,
     split_target,
 )
-from engines.runtime.states.machine import MachineRun, start_machine
+from engines.runtime.states.machine import MachineRun, machine_element, start_machine
 
 __all__ = ["EnvEvent", "EnvironmentInputError", "EventKind", "MachineError", "MachineRun", "UnknownSignalError",
-           "events_from_json", "parse_addressed", "parse_duration", "parse_send", "split_target",
-           "start_machine"]
+           "events_from_json", "machine_element", "parse_addressed", "parse_duration", "parse_send",
+           "split_target", "start_machine"]

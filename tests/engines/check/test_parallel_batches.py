@@ -95,12 +95,17 @@ def _action() -> tuple[Path, Recipe]:
     return path, recipe
 
 
+def _machine_in(path: Path, name: str, script: Script) -> Recipe:
+    """The recipe of the machine `name` of the model at `path`, with its environment `script`."""
+    program = Program(ir.resolve([ir.parse(path.read_text(encoding="utf-8"), str(path))]))
+    start, subject = machine_start(program, name, script)
+    return Recipe(SubjectKind.MACHINE, subject, script=script, features=feature_paths(start(), subject, None))
+
+
 def _machine() -> tuple[Path, Recipe]:
     path = HERE / "machines" / "door.sysml"
-    program = Program(ir.resolve([ir.parse(path.read_text(encoding="utf-8"), str(path))]))
     script = Script(alphabet=(parse_send("Open"), parse_send("Close")), max_events=3)
-    start, subject = machine_start(program, "DoorMachine", script)
-    return path, Recipe(SubjectKind.MACHINE, subject, script=script, features=feature_paths(start(), subject, None))
+    return path, _machine_in(path, "DoorMachine", script)
 
 
 @pytest.mark.parametrize("made", [_action, _machine], ids=["flat action", "machine"])
@@ -154,9 +159,7 @@ def test_the_runs_a_machine_partition_replaces_are_freed(tmp_path: Path, monkeyp
     the runs replaced (which hold reference cycles) are freed as the search goes, not kept to its end."""
     path = tmp_path / "mixer.sysml"
     path.write_text(MIXER, encoding="utf-8")
-    program = Program(ir.resolve([ir.parse(MIXER, str(path))]))
-    start, subject = machine_start(program, "Mixer", Script())
-    recipe = Recipe(SubjectKind.MACHINE, subject, script=Script(), features=feature_paths(start(), subject, None))
+    recipe = _machine_in(path, "Mixer", Script())
     made = [0]
     init = MachineRun.__init__
 
