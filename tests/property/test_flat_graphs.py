@@ -12,7 +12,8 @@ from engines.runtime import Program
 from tests.engines.check.test_flat import same
 from tests.property.graphs import Kinds, build, models
 
-FLAT_KINDS = Kinds(messages=False, negatives=True)  # forks, joins, decisions, loops and bodies of assignments
+FLAT_KINDS = Kinds(messages=False, negatives=True, ifs=True)  # forks, joins, decisions, loops, bodies of
+# assignments and `if` statements
 # a graph costs four checks: a tenth of the expressions' count, as tests/property/test_graphs.py's
 GRAPH_EXAMPLES = max(20, settings().max_examples // 10)
 

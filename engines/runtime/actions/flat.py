@@ -4,7 +4,8 @@ move is a function from state to state with no journal, snapshot or re-canonical
 
 It covers the flows people write most (start, done, fork, join, merge, decisions with guards, action
 nodes whose bodies declare Integer, Real, Rational, Boolean and String attributes and assign them
-with arithmetic, comparisons, concatenation and Boolean operators, unordered or ordered by `then`)
+with arithmetic, comparisons, concatenation and Boolean operators, unordered or ordered by `then`,
+with `if` and `while` statements among them)
 and moves exactly as the interpreter's fine run does: the same moves, labels and token numbers, the
 same states told apart, the same footprints. Anything else is refused by name when lowering
 (`NotFlat`) and the interpreter searches; the interpreter stays the reference, replays every witness,
@@ -35,10 +36,13 @@ Value = Any
 Slots = tuple[Value, ...]
 Eval = Callable[[Slots], Value]
 # a token: (number, root node, the node it came from where its node converges else -1, the statement it
-# stands at inside its node's body else -1, the number of the token that entered the body else 0)
-Token = tuple[int, int, int, int, int]
-# a run's whole state: its tokens, its slots, the mask of ended performances, the next token number
-FlatState = tuple[tuple[Token, ...], Slots, int, int]
+# stands at inside its node's body else -1 (its place among all the body's statements, those of its `if`
+# branches included), the numbers of the tokens that entered the flows it stands in, innermost first: the
+# node's, then each `if` whose branch it runs in (empty at a root node))
+Token = tuple[int, int, int, int, tuple[int, ...]]
+# a run's whole state: its tokens, its slots, the mask of ended performances, the next token number, the
+# steps of its budget spent (a move each, and each pass of a loop; no part of its key, as the interpreter's)
+FlatState = tuple[tuple[Token, ...], Slots, int, int, int]
 
 _TYPES: dict[str, type] = {"Integer": int, "Boolean": bool, "Real": Fraction, "Rational": Fraction, "String": str}
 _TYPES.update({f"ScalarValues::{name}": kind for name, kind in list(_TYPES.items())})
@@ -71,18 +75,34 @@ class _Assign:
 
 
 @dataclass(frozen=True)
+class _Statement:
+    """A statement of a body, at its place among all the body's statements: an assignment, an `if`
+    (reading its condition is a move; the branch taken is entered as a flow of its own, its statements
+    moves after it, unordered but for the successions between them, as the body's are) or a `while`
+    (each test a move, each pass entered as an `if` branch is; after a pass its token stands at the
+    loop again, at a place of its own: the interpreter's state tells the loop's phase apart)."""
+
+    assign: _Assign | None
+    successors: tuple[int, ...]  # those a succession orders after it, in its flow
+    owner: int = -1  # the `if` or `while` whose branch or pass it stands in (-1: the body's own statements)
+    test: Eval | None = None  # an `if`'s or a `while`'s condition
+    then: tuple[int, ...] = ()  # where its branches (a loop's pass) start (empty: no statement there)
+    otherwise: tuple[int, ...] = ()
+    again: int = -1  # a loop's: where its token stands after a pass
+
+
+@dataclass(frozen=True)
 class _Body:
     """An action node's performance: one move (`single`), or a start shot setting `locals` and then
     its statements, each a move of its own, unordered but for the successions between them."""
 
     single: _Assign | None
     locals: tuple[tuple[int, Eval], ...]
-    statements: tuple[_Assign, ...]
+    statements: tuple[_Statement, ...]
     labels: tuple[str, ...]
     sealed_drop: tuple[int, ...]  # the locals no expression reads once it ended (left out of the state)
     bit: int  # its place in the mask of ended performances that hold features (0: it holds none)
     initial: tuple[int, ...] = ()  # the statements no succession orders after another
-    successors: tuple[tuple[int, ...], ...] = ()  # per statement, those a succession orders after it
 
 
 @dataclass(frozen=True)
@@ -155,10 +175,11 @@ class FlatRun:
 
     def __init__(self, action: FlatAction) -> None:
         self.action = action
-        self.tokens: tuple[Token, ...] = tuple((i, n, -1, -1, 0) for i, n in enumerate(action.initial, start=1))
+        self.tokens: tuple[Token, ...] = tuple((i, n, -1, -1, ()) for i, n in enumerate(action.initial, start=1))
         self.next_id = len(action.initial) + 1
         self.slots: Slots = action.slots
         self.ended = 0
+        self.spent = 0
         self.moves_taken: list[Move] = []
         self._moves: dict[tuple[int, int, int, str | None], Move] = {}
         self._actors: dict[tuple[int, int, int], Actor] = {}
@@ -207,11 +228,11 @@ class FlatRun:
 
     def state(self) -> FlatState:
         """Where the run stands, as a tuple of plain values: what a snapshot keeps and a worker sends."""
-        return (self.tokens, self.slots, self.ended, self.next_id)
+        return (self.tokens, self.slots, self.ended, self.next_id, self.spent)
 
     def restore(self, state: FlatState, taken: int = 0) -> None:
         """Back to `state`, with the moves taken before it left at the first `taken`."""
-        self.tokens, self.slots, self.ended, self.next_id = state
+        self.tokens, self.slots, self.ended, self.next_id, self.spent = state
         del self.moves_taken[taken:]
 
     def outputs(self) -> dict[str, str]:
@@ -292,7 +313,7 @@ class FlatRun:
         return holding
 
     def apply(self, move: Move, *, at: bytes | None = None) -> list[str]:
-        if len(self.moves_taken) >= self.action.max_steps:
+        if self.spent >= self.action.max_steps:
             self._fail(move)
         number = move.actor
         for token in self.tokens:
@@ -301,6 +322,7 @@ class FlatRun:
         else:
             raise RunError(f"no token {number}")
         self.moves_taken.append(move)
+        self.spent += 1
         try:
             self._advance(token, move.option)
         except RunError:
@@ -320,26 +342,19 @@ class FlatRun:
         if inside >= 0:
             assert body is not None
             statement = body.statements[inside]
-            self._set(statement.slot, statement.value(self.slots))
-            after = body.successors[inside]
-            if len(after) == 1:  # the statement a succession orders after it: the token moves on to it
-                moved = (number, at, -1, after[0], parent)
-                self.tokens = tuple(moved if t[0] == number else t for t in self.tokens)
-                return
-            for target in after:
-                self.tokens = (*self.tokens, (self.next_id, at, -1, target, parent))
-                self.next_id += 1
-            if len(body.statements) > 1 and \
-                    any(t[1] == at and t[3] >= 0 and t[4] == parent and t[0] != number for t in self.tokens):
-                self._remove(number)
-                return
-            # the performance ends: the entering token stands at the node again, in its number's place
-            back = (parent, at, -1, -1, 0)
-            if number == parent:
-                self.tokens = tuple(back if t[0] == number else t for t in self.tokens)
+            if statement.assign is not None:
+                self._set(statement.assign.slot, statement.assign.value(self.slots))
             else:
-                self.tokens = tuple(sorted((*(t for t in self.tokens if t[0] != number), back)))
-            self._completed(parent, at)
+                assert statement.test is not None
+                branch = statement.then if _boolean(statement.test(self.slots)) else statement.otherwise
+                if branch:
+                    if statement.again >= 0:  # a loop's pass, a unit of the budget as each move is
+                        self.spent += 1
+                        if self.spent > self.action.max_steps:
+                            raise RunError("step limit exceeded")
+                    self._branch(number, at, branch, (number, *parent))
+                    return
+            self._went_on(number, at, inside, parent)
             return
         code = node.code
         if code == _FOLLOW:
@@ -354,7 +369,7 @@ class FlatRun:
         elif code == _JOIN:
             joined = self.next_id
             self.next_id += 1
-            self.tokens = (*(t for t in self.tokens if not (t[1] == at and t[3] < 0)), (joined, at, -1, -1, 0))
+            self.tokens = (*(t for t in self.tokens if not (t[1] == at and t[3] < 0)), (joined, at, -1, -1, ()))
             self._follow(joined, at)
         elif code == _DONE:
             self._remove(number)
@@ -374,7 +389,7 @@ class FlatRun:
 
     def _arrived(self, number: int, target: int, via: int) -> Token:
         """Token `number` at `target`, come from `via` (kept only where successions converge there)."""
-        return (number, target, via if self.action.nodes[target].converging else -1, -1, 0)
+        return (number, target, via if self.action.nodes[target].converging else -1, -1, ())
 
     def _place(self, number: int, target: int, via: int) -> None:
         """The token moves on to `target`, keeping its number and its place in token order."""
@@ -412,14 +427,57 @@ class FlatRun:
         for slot, value in body.locals:
             self._set(slot, value(self.slots))
         self.ended &= ~body.bit
-        inner = [(number, at, -1, body.initial[0], number)]
-        for i in body.initial[1:]:
-            inner.append((self.next_id, at, -1, i, number))
+        self._branch(number, at, body.initial, (number,))
+
+    def _branch(self, number: int, at: int, initial: tuple[int, ...], chain: tuple[int, ...]) -> None:
+        """Token `number` enters a flow of statements at `initial` (the body's, or an `if` branch's): the
+        first of its tokens keeps its number, the others take new ones (the highest)."""
+        inner = [(number, at, -1, initial[0], chain)]
+        for i in initial[1:]:
+            inner.append((self.next_id, at, -1, i, chain))
             self.next_id += 1
         kept = [t for t in self.tokens if t[0] != number]
         # the inner tokens stand where the entering one stood in token order; new numbers are the highest
         position = next(i for i, t in enumerate(self.tokens) if t[0] == number)
         self.tokens = (*kept[:position], inner[0], *kept[position:], *inner[1:])
+
+    def _went_on(self, number: int, at: int, inside: int, chain: tuple[int, ...]) -> None:
+        """The statement at `inside` is done: token `number` goes on to those ordered after it; where none
+        is, and no other token stands in its flow, the flow ends, and the token that entered it goes on
+        (an `if`'s from its statement, the node's from the node)."""
+        body = self.action.nodes[at].body
+        assert body is not None
+        statement = body.statements[inside]
+        after = statement.successors
+        if len(after) == 1:  # the statement a succession orders after it: the token moves on to it
+            moved = (number, at, -1, after[0], chain)
+            self.tokens = tuple(moved if t[0] == number else t for t in self.tokens)
+            return
+        if after:  # several: a token for each, this one gone
+            for target in after:
+                self.tokens = (*self.tokens, (self.next_id, at, -1, target, chain))
+                self.next_id += 1
+            self._remove(number)
+            return
+        if len(body.statements) > 1:
+            depth = len(chain)
+            for t in self.tokens:  # another token in its flow (or in a branch entered there): it goes on
+                if t[1] == at and t[0] != number and t[3] >= 0 and t[4][-depth:] == chain:
+                    self._remove(number)
+                    return
+        # the flow ends: the token that entered it stands where it stood again, in its number's place (a
+        # loop's after a pass, its next test a move of its own)
+        entered, around, owner = chain[0], chain[1:], statement.owner
+        again = body.statements[owner].again if owner >= 0 else -1
+        back = (entered, at, -1, owner if again < 0 else again, around)
+        if number == entered:
+            self.tokens = tuple(back if t[0] == number else t for t in self.tokens)
+        else:
+            self.tokens = tuple(sorted((*(t for t in self.tokens if t[0] != number), back)))
+        if owner < 0:
+            self._completed(entered, at)
+        elif again < 0:
+            self._went_on(entered, at, owner, around)  # the branch ended, and its `if` with it
 
     def _completed(self, number: int, at: int) -> None:
         """The performance at `at` ended and its token `number`, standing there, goes on."""
@@ -566,12 +624,13 @@ def lower(program: Any, subject: str, readable: frozenset[str] | None, replay: C
     outputs = tuple(sorted((name, slot) for name, (slot, _) in names.items()))
     bits = 0
     nodes: list[_Node] = []
+    places: dict[int, list[_Place]] = {}
     for node in graph.nodes:
-        body, bits_used = _body(program, graph, node, scope, initial, readable, bits)
+        body, bits_used, places[node.index] = _body(program, graph, node, scope, initial, readable, bits)
         bits += bits_used
         nodes.append(_node(graph, node, scope, body))
     flat = FlatAction(tuple(nodes), graph.initial, tuple(initial), outputs, max_steps, replay)
-    _footprints(program, graph, flat)
+    _footprints(graph, places, flat)
     return flat
 
 
@@ -609,11 +668,17 @@ def _node(graph: ActionGraph, node: Node, scope: _Scope, body: _Body | None) -> 
                  frozenset(e.source for e in incoming), tuple(guards), otherwise, body, code)
 
 
+# where a body's statement stands, for its footprints: its flow, its node there, and the nodes whose flows it
+# stands inside, innermost first
+_Place = tuple[ActionGraph, int, list[tuple[ActionGraph, int]]]
+
+
 def _body(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: list[Value], readable: frozenset[str] | None,
-          bits: int) -> tuple[_Body | None, int]:
-    """An action node's body flat (None: a node with none, or a control node), and the bits it used."""
+          bits: int) -> tuple[_Body | None, int, list[_Place]]:
+    """An action node's body flat (None: a node with none, or a control node), the bits it used, and
+    where each of its statements stands."""
     if node.kind is not NodeKind.ACTION:
-        return None, 0
+        return None, 0, []
     where = f"node {node.name}"
     decl = node.decl
     if not isinstance(decl, s.Usage) or decl.kind != "action" or decl.types:
@@ -622,14 +687,14 @@ def _body(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: 
         raise NotFlat(f"{where}: an assertion")
     body = node.body
     if body is None:
-        return None, 0
+        return None, 0, []
     if body.performs is not None or body.bindings or body.outputs or body.terminate:
         raise NotFlat(f"{where}: a body performing an action, with bindings or a terminate")
     if body.flow is None:
         if not body.attributes and not body.statements:
-            return None, 0
-        if not body.attributes and len(body.statements) == 1:
-            return _Body(_assign(body.statements[0], outer), (), (), (), (), 0), 0
+            return None, 0, []
+        if not body.attributes and len(body.statements) == 1 and isinstance(body.statements[0], s.Assign):
+            return _Body(_assign(body.statements[0], outer), (), (), (), (), 0), 0, []
         if not body.statements or not node.starts_with_a_shot():
             raise NotFlat(f"{where}: a body of declarations alone")
     own: dict[str, tuple[int, type]] = {}
@@ -644,27 +709,75 @@ def _body(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: 
         local_slots.append((slot, value))
         if readable is not None and attr.name not in readable:
             drop.append(slot)
-    flow = program.statement_flow(node)
-    if not flow.initial or flow.converging or any(e.guard is not None or e.is_else for e in flow.edges) \
-            or any(n.kind is not NodeKind.STATEMENT or n.decl is None for n in flow.nodes):
-        raise NotFlat(f"{where}: statements joined or guarded by successions")
-    statements = tuple(_assign(n.decl, scope) for n in flow.nodes)
-    labels = tuple(n.name for n in flow.nodes)
-    successors = tuple(tuple(e.target for e in flow.outgoing(n.index)) for n in flow.nodes)
+    lowering = _Statements(program, body.scope, scope, where)
+    starts = lowering.flow(program.statement_flow(node), -1, [(graph, node.index)])
     bit = 1 << bits if body.attributes else 0
-    return (_Body(None, tuple(local_slots), statements, labels, tuple(drop), bit, flow.initial, successors),
-            1 if body.attributes else 0)
+    return (_Body(None, tuple(local_slots), tuple(lowering.statements), tuple(lowering.labels), tuple(drop), bit,
+                  starts), 1 if body.attributes else 0, lowering.places)
 
 
-def _footprints(program: Any, graph: ActionGraph, flat: FlatAction) -> None:
+class _Statements:
+    """A body's statements lowered, its `if` branches' with them, each given its place among them all."""
+
+    def __init__(self, program: Any, owner: Any, scope: _Scope, where: str) -> None:
+        self.program = program
+        self.owner = owner  # the element the branches' names resolve in, as the interpreter's frame's
+        self.scope = scope
+        self.where = where
+        self.statements: list[_Statement] = []
+        self.labels: list[str] = []
+        self.places: list[_Place] = []
+
+    def flow(self, graph: ActionGraph, owner: int, around: list[tuple[ActionGraph, int]]) -> tuple[int, ...]:
+        """The statements of `graph` (the body's, or the branch of the `if` at `owner`), standing inside
+        the nodes `around`; where they start."""
+        if not graph.initial or graph.converging or graph.attributes or graph.flows or graph.binds \
+                or graph.connections or any(e.guard is not None or e.is_else for e in graph.edges) \
+                or any(n.kind is not NodeKind.STATEMENT or n.decl is None for n in graph.nodes):
+            raise NotFlat(f"{self.where}: statements joined or guarded by successions, or declared in a branch")
+        base = len(self.statements)
+        self.statements.extend([_Statement(None, ())] * len(graph.nodes))  # (each set below: its place is kept)
+        self.labels.extend(n.name for n in graph.nodes)
+        self.places.extend((graph, n.index, around) for n in graph.nodes)
+        for n in graph.nodes:
+            successors = tuple(base + e.target for e in graph.outgoing(n.index))
+            stmt = n.decl
+            if isinstance(stmt, s.If):
+                test, kind = _expr(stmt.condition, self.scope)
+                if kind is not bool:
+                    raise NotFlat(f"{self.where}: an if whose condition is not Boolean")
+                inside = [(graph, n.index), *around]
+                then, otherwise = (self._branch(block, base + n.index, n.name, inside) for block in (stmt.then, stmt.otherwise))
+                lowered = _Statement(None, successors, owner, test, then, otherwise)
+            elif isinstance(stmt, s.While) and stmt.until is None and stmt.body.members:
+                test, kind = _expr(stmt.condition, self.scope)
+                if kind is not bool:
+                    raise NotFlat(f"{self.where}: a while whose condition is not Boolean")
+                passes = self._branch(stmt.body, base + n.index, n.name, [(graph, n.index), *around])
+                again = len(self.statements)  # the loop's place after a pass: its own, the same statement
+                lowered = _Statement(None, successors, owner, test, passes, (), again)
+                self.statements.append(lowered)
+                self.labels.append(n.name)
+                self.places.append((graph, n.index, around))
+            else:
+                assert stmt is not None
+                lowered = _Statement(_assign(stmt, self.scope), successors, owner)
+            self.statements[base + n.index] = lowered
+        return tuple(base + i for i in graph.initial)
+
+    def _branch(self, block: s.Block | None, at: int, label: str,
+                around: list[tuple[ActionGraph, int]]) -> tuple[int, ...]:
+        if block is None or not block.members:
+            return ()  # the `if` ends at its test
+        return self.flow(self.program.clause_flow(self.owner, block, label), at, around)
+
+
+def _footprints(graph: ActionGraph, places: dict[int, list[_Place]], flat: FlatAction) -> None:
     """What each place's next move and future touch, as the interpreter's footprints say."""
     footprints = Footprints()
     for node in graph.nodes:
         flat.now[(node.index, -1)] = touch_now(graph, node.index, True, [])
         flat.future[(node.index, -1)] = footprints.future_from(graph, node.index, [])
-        body = flat.nodes[node.index].body
-        if body is not None and body.single is None:
-            inner = program.statement_flow(node)
-            for i in range(len(inner.nodes)):
-                flat.now[(node.index, i)] = touch_now(inner, i, True, [(graph, node.index)])
-                flat.future[(node.index, i)] = footprints.future_from(inner, i, [(graph, node.index)])
+        for i, (inner, index, around) in enumerate(places[node.index]):
+            flat.now[(node.index, i)] = touch_now(inner, index, True, around)
+            flat.future[(node.index, i)] = footprints.future_from(inner, index, around)

@@ -20,6 +20,7 @@ import ir
 from engines.check.search import check, why_not_flat
 from engines.framework import Bounds, Result
 from engines.runtime import Program
+from engines.runtime.world import MAX_STEPS_VARIABLE
 from ir import syntax as s
 from tests.corpus_cases import CONFORMANCE, HAVE_CORPUS, MORE, NO_CORPUS
 from tests.engines.check.models import DEPENDENCE, REDUCTION
@@ -122,8 +123,8 @@ def test_flat_checks_the_scaling_families_as_the_interpreter_does(row: str) -> N
 def test_a_construct_it_does_not_cover_is_named() -> None:
     program = Program(ir.resolve([ir.parse(
         "package p { action def A { attribute x : Integer := 1; first start; then a; "
-        "action a { while x < 3 { assign x := x + 1; } } then done; } }", "loop.sysml")]))
-    assert "While" in (why_not_flat(program, "p::A") or "")
+        "action a { for i in 1..3 { assign x := x + i; } } then done; } }", "loop.sysml")]))
+    assert "For" in (why_not_flat(program, "p::A") or "")
     # and the check answers all the same, through the interpreter
     assert check(program, "p::A", BOUNDS).stats.states == check(program, "p::A", BOUNDS, flat=False).stats.states
 
@@ -142,6 +143,39 @@ def test_the_till_and_the_booking_race_end_as_derived() -> None:
     ends = {tuple(o.values) for o in check(booking, "booking::Book", BOUNDS).outcomes}
     assert ends == {(("booked", "4"), ("overbooked", "false"), ("seats", "1")),
                     (("booked", "4"), ("overbooked", "true"), ("seats", "-1"))}
+
+
+def test_branches_and_loops_in_bodies_end_as_derived() -> None:
+    """Answers derived by hand, through the flat form (counters.sysml). Reading an `if`'s or a `while`'s
+    condition is a move, the statements of the branch (or pass) moves after it. The sellers: both may
+    read that the last ticket is left before either takes it, so it is sold twice (-1 left); else one
+    sells and the other turns its buyer away. The heater: the window's -2 before the loop's last test is
+    heated back to 20, after it the room stays at 18. The clerk: its first two rounds find a customer
+    (two wait at the start); the third finds the arrival only if it came before that round's test."""
+    program = _program(FLAT_MODELS / "counters.sysml")
+
+    def ends(subject: str) -> set[tuple[tuple[str, str], ...]]:
+        assert why_not_flat(program, subject) is None
+        return {tuple(o.values) for o in check(program, subject, BOUNDS).outcomes}
+
+    assert ends("counters::Sell") == {(("sold", "1"), ("tickets", "0"), ("turnedAway", "1")),
+                                      (("sold", "2"), ("tickets", "-1"), ("turnedAway", "0"))}
+    assert ends("counters::Warm") == {(("temp", "18"),), (("temp", "20"),)}
+    assert ends("counters::Serve") == {(("idle", "0"), ("queue", "0"), ("served", "3")),
+                                       (("idle", "1"), ("queue", "1"), ("served", "2"))}
+
+
+def test_a_loop_that_never_ends_spends_the_step_budget_as_the_interpreter_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each pass of a `while` is a unit of the run's step budget besides its test's move: a loop with no
+    end fails at the same move, worded alike, flat or interpreted (a budget of 25 steps here)."""
+    monkeypatch.setenv(MAX_STEPS_VARIABLE, "25")
+    program = Program(ir.resolve([ir.parse(
+        "package p { action def A { attribute n : Integer := 0; first start; then spin; "
+        "action spin { while true { assign n := n + 1; } } then done; } }", "spin.sysml")]))
+    assert why_not_flat(program, "p::A") is None
+    same(program, "p::A")
+    failures = check(program, "p::A", BOUNDS).witnesses
+    assert failures and "step limit" in str(failures), failures
 
 
 def test_minus_one_and_minus_two_are_two_states() -> None:
