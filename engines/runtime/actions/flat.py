@@ -562,8 +562,11 @@ def _expr(e: s.Expr, scope: _Scope) -> tuple[Eval, type]:
             raise NotFlat(f"operator {op} over {lk.__name__} and {rk.__name__}")
         if op in _ARITHMETIC and lk is int:
             return _integer(op, left, right), int
-        if (op in _ARITHMETIC and lk in _NUMBERS) or (op == "/" and lk is Fraction) or (op == "+" and lk is str):
+        if (op in _ARITHMETIC and lk in _NUMBERS) or (op == "%" and lk in _NUMBERS) or (op == "/" and lk is Fraction) \
+                or (op == "+" and lk is str):
             return (lambda v: operators.binary(op, left(v), right(v))), lk
+        if op == "/" and lk is int:  # two Integers divide to a Real (Fraction: 7 / 2 is 3.5)
+            return (lambda v: operators.binary(op, left(v), right(v))), Fraction
         if op in _COMPARE and lk is not bool:
             return (lambda v: operators.binary(op, left(v), right(v))), bool
         if op in _EQUAL:

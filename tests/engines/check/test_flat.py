@@ -165,6 +165,17 @@ def test_branches_and_loops_in_bodies_end_as_derived() -> None:
                                        (("idle", "1"), ("queue", "1"), ("served", "2"))}
 
 
+def test_integer_division_and_remainder_end_as_derived() -> None:
+    """shares.sysml: 7 / 2 is 3.5 and -1 / 2 is -0.5 (two Integers divide to a Real); 7 % 3 is 1 and
+    -1 % 3 is -1, -1 % 2 is -1 (the remainder takes the dividend's sign); each read of `total` may come
+    before or after the withdrawal, the parity's too (a body's statements are unordered)."""
+    program = _program(FLAT_MODELS / "shares.sysml")
+    assert why_not_flat(program, "shares::Split") is None
+    result = check(program, "shares::Split", BOUNDS)
+    assert dict((f, [v for v, _ in e]) for f, e in result.divergent) == {
+        "parity": ["-1", "1"], "rest": ["-1", "1"], "share": ["-0.5", "3.5"]}
+
+
 def test_a_loop_that_never_ends_spends_the_step_budget_as_the_interpreter_does(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each pass of a `while` is a unit of the run's step budget besides its test's move: a loop with no
     end fails at the same move, worded alike, flat or interpreted (a budget of 25 steps here)."""
