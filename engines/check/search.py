@@ -13,7 +13,7 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, cast
 
 from engines.check.canon import fingerprint
@@ -155,13 +155,24 @@ def check(program: Program, subject: str, bounds: Bounds | None = None, properti
 
         recipe = Recipe(SubjectKind.ACTION, subject, performer, None, properties, diverge, readable,
                         flat=covered is not None, max_steps=probe.world.max_steps)
-        return check_behavior(interpreted, subject, bounds, props, diverge, reduce, interrupted, progress, readable,
-                              model_hash(program.model), performer, program=program, recipe=recipe)
-    start = interpreted
+        try:
+            return check_behavior(interpreted, subject, bounds, props, diverge, reduce, interrupted, progress,
+                                  readable, model_hash(program.model), performer, program=program, recipe=recipe)
+        except NotFlat:
+            if not recipe.flat:
+                raise
+            recipe = replace(recipe, flat=False)  # the flat form met, partway, what it does not cover
+            return check_behavior(interpreted, subject, bounds, props, diverge, reduce, interrupted, progress,
+                                  readable, model_hash(program.model), performer, program=program, recipe=recipe)
     if covered is not None:
-        # the flat run offers what the search reads of a behavior; its world holds nothing
-        start = cast("Callable[[], Behavior]", covered.start)
-    return check_behavior(start, subject, bounds, props, diverge, reduce, interrupted, progress, readable,
+        try:
+            # the flat run offers what the search reads of a behavior; its world holds nothing
+            return check_behavior(cast("Callable[[], Behavior]", covered.start), subject, bounds, props, diverge,
+                                  reduce, interrupted, progress, readable, model_hash(program.model), performer,
+                                  replayer=interpreted)
+        except NotFlat:
+            pass  # the flat form met, partway, what it does not cover: the interpreter searches from the start
+    return check_behavior(interpreted, subject, bounds, props, diverge, reduce, interrupted, progress, readable,
                           model_hash(program.model), performer, replayer=interpreted)
 
 

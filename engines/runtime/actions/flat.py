@@ -424,6 +424,10 @@ class FlatRun:
         self._place(number, chosen, at)
 
     def _enter(self, number: int, at: int, body: _Body) -> None:
+        if body.bit and any(t[1] == at and t[3] >= 0 for t in self.tokens):
+            # a second performance of the node while one runs (two tokens merged into it): each has
+            # features of its own, where the flat form has one slot for each; the interpreter searches
+            raise NotFlat(f"node {self.action.nodes[at].name}: two performances at once, each with features of its own")
         for slot, value in body.locals:
             self._set(slot, value(self.slots))
         self.ended &= ~body.bit

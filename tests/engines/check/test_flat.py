@@ -165,6 +165,19 @@ def test_branches_and_loops_in_bodies_end_as_derived() -> None:
                                        (("idle", "1"), ("queue", "1"), ("served", "2"))}
 
 
+def test_two_performances_of_one_node_at_once_are_searched_through_the_interpreter() -> None:
+    """merged.sysml: both sensors' tokens may stand in the logger at once, each performance with its own
+    `before`; the flat form, which has one slot for it, hands the search to the interpreter when it
+    meets that (it did not: the second performance overwrote the first's feature, and the first's end
+    cleared it under the second, which failed reading it). The count ends 2, or 1 where both read 0."""
+    program = _program(FLAT_MODELS / "merged.sysml")
+    assert why_not_flat(program, "merged::Log") is None  # (what it meets partway, not in the text)
+    same(program, "merged::Log")
+    result = check(program, "merged::Log", BOUNDS)
+    assert dict((f, [v for v, _ in e]) for f, e in result.divergent) == {"count": ["1", "2"]}
+    assert not result.witnesses or all("fail" not in str(w) for w in result.witnesses)
+
+
 def test_integer_division_and_remainder_end_as_derived() -> None:
     """shares.sysml: 7 / 2 is 3.5 and -1 / 2 is -0.5 (two Integers divide to a Real); 7 % 3 is 1 and
     -1 % 3 is -1, -1 % 2 is -1 (the remainder takes the dividend's sign); each read of `total` may come
