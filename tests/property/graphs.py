@@ -74,11 +74,17 @@ def _assign(draw: st.DrawFn, negatives: bool) -> str:
 
 
 @st.composite
-def _statement(draw: st.DrawFn, graph_counter: list[int], negatives: bool, ifs: bool) -> tuple[str, str | None]:
+def _statement(draw: st.DrawFn, graph_counter: list[int], negatives: bool, ifs: bool,
+               fors: bool) -> tuple[str, str | None]:
     """A statement and, for a `while`, the counter feature it needs declared."""
-    kind = draw(st.sampled_from(["assign", "assign", "while"] + (["if"] if ifs else [])))
+    kind = draw(st.sampled_from(["assign", "assign", "while"] + (["if"] if ifs else []) + (["for"] if fors else [])))
     if kind == "assign":
         return draw(_assign(negatives)), None
+    if kind == "for":
+        # the range is read once, at the loop's first test: a body writing x does not change it
+        low = draw(st.sampled_from(["1", "x"]))
+        target = draw(st.sampled_from(["x", "y"]))
+        return f"for i in {low}..2 {{ assign {target} := {target} + i; {draw(_assign(negatives))} }}", None
     if kind == "if":
         guard = draw(st.sampled_from(_GUARDS))
         return f"if {guard} {{ {draw(_assign(negatives))} }} else {{ {draw(_assign(negatives))} }}", None
@@ -139,9 +145,9 @@ AnyPart = Leaf | Fork | Decide | Loop | SendAccept | LoneAccept | Wait
 
 
 @st.composite
-def _leaf(draw: st.DrawFn, negatives: bool, ifs: bool) -> Leaf:
+def _leaf(draw: st.DrawFn, negatives: bool, ifs: bool, fors: bool) -> Leaf:
     counter = [0]
-    drawn = draw(st.lists(_statement(counter, negatives, ifs), min_size=1, max_size=2))
+    drawn = draw(st.lists(_statement(counter, negatives, ifs, fors), min_size=1, max_size=2))
     counters = tuple(dict.fromkeys(c for _, c in drawn if c is not None))
     return Leaf(tuple(s for s, _ in drawn), draw(st.booleans()), counters)
 
@@ -159,13 +165,14 @@ class Kinds:
     lone_accepts: bool = False  # accepts nothing feeds: deadlocks
     negatives: bool = False  # updates that may make x or y negative
     ifs: bool = False  # `if` statements in bodies
+    fors: bool = False  # `for` loops over a range in bodies
     timers: bool = False  # waits of `accept after` on the clock
 
 
 @functools.cache
 def parts(depth: int, kinds: Kinds) -> st.SearchStrategy[AnyPart]:
-    negatives, ifs = kinds.negatives, kinds.ifs
-    simple: list[st.SearchStrategy[AnyPart]] = [_leaf(negatives, ifs), _leaf(negatives, ifs)]
+    negatives, ifs, fors = kinds.negatives, kinds.ifs, kinds.fors
+    simple: list[st.SearchStrategy[AnyPart]] = [_leaf(negatives, ifs, fors), _leaf(negatives, ifs, fors)]
     if kinds.messages:
         simple.append(st.builds(SendAccept, st.sampled_from(["x", "y + 1", "7"])))
     if kinds.lone_accepts:

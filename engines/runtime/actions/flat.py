@@ -5,7 +5,7 @@ move is a function from state to state with no journal, snapshot or re-canonical
 It covers the flows people write most (start, done, fork, join, merge, decisions with guards, action
 nodes whose bodies declare Integer, Real, Rational, Boolean and String attributes and assign them
 with arithmetic, comparisons, concatenation and Boolean operators, unordered or ordered by `then`,
-with `if` and `while` statements among them)
+with `if`, `while` and `for` (over an Integer range) statements among them)
 and moves exactly as the interpreter's fine run does: the same moves, labels and token numbers, the
 same states told apart, the same footprints. Anything else is refused by name when lowering
 (`NotFlat`) and the interpreter searches; the interpreter stays the reference, replays every witness,
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -89,6 +89,10 @@ class _Statement:
     then: tuple[int, ...] = ()  # where its branches (a loop's pass) start (empty: no statement there)
     otherwise: tuple[int, ...] = ()
     again: int = -1  # a loop's: where its token stands after a pass
+    items: tuple[Eval, Eval] | None = None  # a `for` loop's range: its bounds
+    slot: int = -1  # a `for` loop's: its range and passes made, three slots from here (lower, upper, passes)
+    # while it runs, else UNSET
+    var: int = -1  # a `for` loop's variable: the pass's element while a pass runs, else UNSET
 
 
 @dataclass(frozen=True)
@@ -344,14 +348,15 @@ class FlatRun:
             statement = body.statements[inside]
             if statement.assign is not None:
                 self._set(statement.assign.slot, statement.assign.value(self.slots))
+            elif statement.items is not None:
+                self._for(number, at, inside, parent, statement)
+                return
             else:
                 assert statement.test is not None
                 branch = statement.then if _boolean(statement.test(self.slots)) else statement.otherwise
                 if branch:
-                    if statement.again >= 0:  # a loop's pass, a unit of the budget as each move is
-                        self.spent += 1
-                        if self.spent > self.action.max_steps:
-                            raise RunError("step limit exceeded")
+                    if statement.again >= 0:
+                        self._pass()
                     self._branch(number, at, branch, (number, *parent))
                     return
             self._went_on(number, at, inside, parent)
@@ -433,6 +438,31 @@ class FlatRun:
         self.ended &= ~body.bit
         self._branch(number, at, body.initial, (number,))
 
+    def _for(self, number: int, at: int, inside: int, chain: tuple[int, ...], loop: _Statement) -> None:
+        """A `for` loop's next element taken (its range read at its first), and its pass entered; or, with
+        none left, the loop ended."""
+        slot, slots = loop.slot, self.slots
+        if inside == loop.again:
+            low, high, made = slots[slot:slot + 3]
+        else:
+            assert loop.items is not None
+            low, high, made = loop.items[0](slots), loop.items[1](slots), 0
+        if low + made > high:
+            self.slots = (*slots[:slot], UNSET, UNSET, UNSET, *slots[slot + 3:])
+            self._went_on(number, at, inside, chain)
+            return
+        self._pass()
+        # (each number a slot of its own: -1 and -2, which Python hashes alike, told apart in the fingerprint)
+        self.slots = (*slots[:slot], low, high, made + 1, *slots[slot + 3:])
+        self._set(loop.var, low + made)
+        self._branch(number, at, loop.then, (number, *chain))
+
+    def _pass(self) -> None:
+        """A loop's pass begins: a unit of the step budget, as each move is."""
+        self.spent += 1
+        if self.spent > self.action.max_steps:
+            raise RunError("step limit exceeded")
+
     def _branch(self, number: int, at: int, initial: tuple[int, ...], chain: tuple[int, ...]) -> None:
         """Token `number` enters a flow of statements at `initial` (the body's, or an `if` branch's): the
         first of its tokens keeps its number, the others take new ones (the highest)."""
@@ -473,6 +503,8 @@ class FlatRun:
         # loop's after a pass, its next test a move of its own)
         entered, around, owner = chain[0], chain[1:], statement.owner
         again = body.statements[owner].again if owner >= 0 else -1
+        if again >= 0 and body.statements[owner].var >= 0:
+            self._set(body.statements[owner].var, UNSET)  # (a `for` pass's element, bound in it alone)
         back = (entered, at, -1, owner if again < 0 else again, around)
         if number == entered:
             self.tokens = tuple(back if t[0] == number else t for t in self.tokens)
@@ -544,7 +576,7 @@ def _expr(e: s.Expr, scope: _Scope) -> tuple[Eval, type]:
         kind = _LITERALS.get(e.kind)
         if kind is None or len(e.text) > operators.MAX_DIGITS:
             raise NotFlat(f"a {e.kind} literal")
-        constant = Evaluator.literal(e)
+        constant = _told_apart(Evaluator.literal(e))
         return (lambda _: constant), kind
     if isinstance(e, s.Name):
         found = scope.find(e.name)
@@ -557,7 +589,7 @@ def _expr(e: s.Expr, scope: _Scope) -> tuple[Eval, type]:
         if (kind is bool) != (e.op == "not") or kind is str:
             raise NotFlat(f"operator {e.op} on a {kind.__name__}")
         op = e.op
-        return (lambda v: operators.unary(op, inner(v))), kind
+        return (lambda v: _told_apart(operators.unary(op, inner(v)))), kind
     if isinstance(e, s.Binary):
         left, lk = _expr(e.left, scope)
         right, rk = _expr(e.right, scope)
@@ -566,11 +598,12 @@ def _expr(e: s.Expr, scope: _Scope) -> tuple[Eval, type]:
             raise NotFlat(f"operator {op} over {lk.__name__} and {rk.__name__}")
         if op in _ARITHMETIC and lk is int:
             return _integer(op, left, right), int
-        if (op in _ARITHMETIC and lk in _NUMBERS) or (op == "%" and lk in _NUMBERS) or (op == "/" and lk is Fraction) \
-                or (op == "+" and lk is str):
-            return (lambda v: operators.binary(op, left(v), right(v))), lk
+        if op == "+" and lk is str:
+            return (lambda v: operators.binary(op, left(v), right(v))), str
+        if (op in _ARITHMETIC and lk in _NUMBERS) or (op == "%" and lk in _NUMBERS) or (op == "/" and lk is Fraction):
+            return (lambda v: _told_apart(operators.binary(op, left(v), right(v)))), lk
         if op == "/" and lk is int:  # two Integers divide to a Real (Fraction: 7 / 2 is 3.5)
-            return (lambda v: operators.binary(op, left(v), right(v))), Fraction
+            return (lambda v: _told_apart(operators.binary(op, left(v), right(v)))), Fraction
         if op in _COMPARE and lk is not bool:
             return (lambda v: operators.binary(op, left(v), right(v))), bool
         if op in _EQUAL:
@@ -587,16 +620,34 @@ def _expr(e: s.Expr, scope: _Scope) -> tuple[Eval, type]:
     raise NotFlat(f"the expression {type(e).__name__}")
 
 
-_SMALL = 1 << 62  # an Integer this small is far within the bound operators.bounded holds numbers to
+# Python hashes an Integer modulo the prime 2**61 - 1 (2**62 as 2, a Fraction a/b as a times b's inverse
+# there), so the fingerprint, one hash of the state's tuple, would take two states apart by such values alone
+# for one (found: a loop doubling past 2**61 stopped at a state it had "seen"). Integers below it hash apart
+# (but -1 and -2, see `fingerprint`), and so do Fractions whose parts are below 2**30 (a cross product below
+# the prime); a number beyond them hands the search to the interpreter, whose fingerprint hashes the bytes.
+_SMALL = (1 << 61) - 1
+_PART = 1 << 30
+
+
+def _told_apart(value: Value) -> Value:
+    """A number the fingerprint tells apart from every other (above), or NotFlat."""
+    if type(value) is int:
+        if -_SMALL < value < _SMALL:
+            return value
+    elif type(value) is not Fraction or (-_PART < value.numerator < _PART and value.denominator < _PART):
+        return value
+    raise NotFlat("a number too large for the flat form's fingerprint to tell apart")
+
 
 
 def _integer(op: str, left: Eval, right: Eval) -> Eval:
-    """`+ - *` on two Integers, as operators.binary computes them: a result past _SMALL is bounded there."""
+    """`+ - *` on two Integers, as operators.binary computes them: a result past _SMALL is bounded there (a
+    number too large refused, as the interpreter words it), and one within the bound is left to it."""
     apply = {"+": operator.add, "-": operator.sub, "*": operator.mul}[op]
 
     def value(v: Slots) -> Value:
         result = apply(left(v), right(v))
-        return result if -_SMALL < result < _SMALL else operators.bounded(result, op)
+        return result if -_SMALL < result < _SMALL else _told_apart(operators.bounded(result, op))
     return value
 
 
@@ -716,28 +767,30 @@ def _body(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: 
         local_slots.append((slot, value))
         if readable is not None and attr.name not in readable:
             drop.append(slot)
-    lowering = _Statements(program, body.scope, scope, where)
-    starts = lowering.flow(program.statement_flow(node), -1, [(graph, node.index)])
+    lowering = _Statements(program, body.scope, initial, where)
+    starts = lowering.flow(program.statement_flow(node), -1, [(graph, node.index)], scope)
     bit = 1 << bits if body.attributes else 0
     return (_Body(None, tuple(local_slots), tuple(lowering.statements), tuple(lowering.labels), tuple(drop), bit,
                   starts), 1 if body.attributes else 0, lowering.places)
 
 
 class _Statements:
-    """A body's statements lowered, its `if` branches' with them, each given its place among them all."""
+    """A body's statements lowered, its branches' and loop passes' with them, each given its place among
+    them all (a `for` loop also a slot for where it stands and one for its variable, in `initial`)."""
 
-    def __init__(self, program: Any, owner: Any, scope: _Scope, where: str) -> None:
+    def __init__(self, program: Any, owner: Any, initial: list[Value], where: str) -> None:
         self.program = program
         self.owner = owner  # the element the branches' names resolve in, as the interpreter's frame's
-        self.scope = scope
+        self.initial = initial
         self.where = where
         self.statements: list[_Statement] = []
         self.labels: list[str] = []
         self.places: list[_Place] = []
 
-    def flow(self, graph: ActionGraph, owner: int, around: list[tuple[ActionGraph, int]]) -> tuple[int, ...]:
-        """The statements of `graph` (the body's, or the branch of the `if` at `owner`), standing inside
-        the nodes `around`; where they start."""
+    def flow(self, graph: ActionGraph, owner: int, around: list[tuple[ActionGraph, int]],
+             scope: _Scope) -> tuple[int, ...]:
+        """The statements of `graph` (the body's, or the branch or pass of the statement at `owner`),
+        standing inside the nodes `around`, their names found in `scope`; where they start."""
         if not graph.initial or graph.converging or graph.attributes or graph.flows or graph.binds \
                 or graph.connections or any(e.guard is not None or e.is_else for e in graph.edges) \
                 or any(n.kind is not NodeKind.STATEMENT or n.decl is None for n in graph.nodes):
@@ -749,34 +802,53 @@ class _Statements:
         for n in graph.nodes:
             successors = tuple(base + e.target for e in graph.outgoing(n.index))
             stmt = n.decl
+            inside = [(graph, n.index), *around]
             if isinstance(stmt, s.If):
-                test, kind = _expr(stmt.condition, self.scope)
-                if kind is not bool:
-                    raise NotFlat(f"{self.where}: an if whose condition is not Boolean")
-                inside = [(graph, n.index), *around]
-                then, otherwise = (self._branch(block, base + n.index, n.name, inside) for block in (stmt.then, stmt.otherwise))
+                test = _condition(stmt.condition, scope, f"{self.where}: an if")
+                then, otherwise = (self._branch(block, base + n.index, n.name, inside, scope)
+                                   for block in (stmt.then, stmt.otherwise))
                 lowered = _Statement(None, successors, owner, test, then, otherwise)
             elif isinstance(stmt, s.While) and stmt.until is None and stmt.body.members:
-                test, kind = _expr(stmt.condition, self.scope)
-                if kind is not bool:
-                    raise NotFlat(f"{self.where}: a while whose condition is not Boolean")
-                passes = self._branch(stmt.body, base + n.index, n.name, [(graph, n.index), *around])
-                again = len(self.statements)  # the loop's place after a pass: its own, the same statement
-                lowered = _Statement(None, successors, owner, test, passes, (), again)
-                self.statements.append(lowered)
-                self.labels.append(n.name)
-                self.places.append((graph, n.index, around))
+                test = _condition(stmt.condition, scope, f"{self.where}: a while")
+                passes = self._branch(stmt.body, base + n.index, n.name, inside, scope)
+                lowered = self._loop(_Statement(None, successors, owner, test, passes), graph, n, around)
+            elif isinstance(stmt, s.For) and stmt.short_name is None and stmt.body.members \
+                    and isinstance(stmt.collection, s.Binary) and stmt.collection.op == "..":
+                bounds = [_expr(e, scope) for e in (stmt.collection.left, stmt.collection.right)]
+                if any(kind is not int for _, kind in bounds):
+                    raise NotFlat(f"{self.where}: a for loop over a range whose bounds are not Integers")
+                slot, var = len(self.initial), len(self.initial) + 3
+                self.initial.extend((UNSET, UNSET, UNSET, UNSET))
+                passes = self._branch(stmt.body, base + n.index, n.name, inside,
+                                      _Scope({stmt.variable: (var, int)}, scope))
+                lowered = self._loop(_Statement(None, successors, owner, then=passes, items=(bounds[0][0], bounds[1][0]),
+                                                slot=slot, var=var), graph, n, around)
             else:
                 assert stmt is not None
-                lowered = _Statement(_assign(stmt, self.scope), successors, owner)
+                lowered = _Statement(_assign(stmt, scope), successors, owner)
             self.statements[base + n.index] = lowered
         return tuple(base + i for i in graph.initial)
 
-    def _branch(self, block: s.Block | None, at: int, label: str,
-                around: list[tuple[ActionGraph, int]]) -> tuple[int, ...]:
+    def _loop(self, loop: _Statement, graph: ActionGraph, node: Node, around: list[tuple[ActionGraph, int]]) -> _Statement:
+        """A loop given its place after a pass: its own, the same statement's."""
+        loop = replace(loop, again=len(self.statements))
+        self.statements.append(loop)
+        self.labels.append(node.name)
+        self.places.append((graph, node.index, around))
+        return loop
+
+    def _branch(self, block: s.Block | None, at: int, label: str, around: list[tuple[ActionGraph, int]],
+                scope: _Scope) -> tuple[int, ...]:
         if block is None or not block.members:
             return ()  # the `if` ends at its test
-        return self.flow(self.program.clause_flow(self.owner, block, label), at, around)
+        return self.flow(self.program.clause_flow(self.owner, block, label), at, around, scope)
+
+
+def _condition(e: s.Expr, scope: _Scope, where: str) -> Eval:
+    test, kind = _expr(e, scope)
+    if kind is not bool:
+        raise NotFlat(f"{where} whose condition is not Boolean")
+    return test
 
 
 def _footprints(graph: ActionGraph, places: dict[int, list[_Place]], flat: FlatAction) -> None:

@@ -123,7 +123,7 @@ def test_flat_checks_the_scaling_families_as_the_interpreter_does(row: str) -> N
 def test_a_construct_it_does_not_cover_is_named() -> None:
     program = Program(ir.resolve([ir.parse(
         "package p { action def A { attribute x : Integer := 1; first start; then a; "
-        "action a { for i in 1..3 { assign x := x + i; } } then done; } }", "loop.sysml")]))
+        "action a { for i in (1, 2, 3) { assign x := x + i; } } then done; } }", "loop.sysml")]))
     assert "For" in (why_not_flat(program, "p::A") or "")
     # and the check answers all the same, through the interpreter
     assert check(program, "p::A", BOUNDS).stats.states == check(program, "p::A", BOUNDS, flat=False).stats.states
@@ -165,11 +165,23 @@ def test_branches_and_loops_in_bodies_end_as_derived() -> None:
                                        (("idle", "1"), ("queue", "1"), ("served", "2"))}
 
 
+def test_a_for_loop_reads_its_range_once_as_derived() -> None:
+    """rounds.sysml: the processor's `for` reads 1..n at its first test; the operator's n := 1 before it
+    leaves one pass, after it three (the range is not read again)."""
+    program = _program(FLAT_MODELS / "rounds.sysml")
+    assert why_not_flat(program, "rounds::Batch") is None
+    ends = {tuple(o.values) for o in check(program, "rounds::Batch", BOUNDS).outcomes}
+    assert ends == {(("n", "1"), ("processed", "1"), ("sum", "1")), (("n", "1"), ("processed", "3"), ("sum", "6"))}
+
+
 def test_two_performances_of_one_node_at_once_are_searched_through_the_interpreter() -> None:
     """merged.sysml: both sensors' tokens may stand in the logger at once, each performance with its own
     `before`; the flat form, which has one slot for it, hands the search to the interpreter when it
     meets that (it did not: the second performance overwrote the first's feature, and the first's end
-    cleared it under the second, which failed reading it). The count ends 2, or 1 where both read 0."""
+    cleared it under the second, which failed reading it). The count ends 2, or 1 where both read 0, as
+    the interpreter lets the two performances overlap (the peer runs them one after the other and
+    answers 2 alone: a disagreement on that overlap, not on the flat form, which answers as the
+    interpreter does)."""
     program = _program(FLAT_MODELS / "merged.sysml")
     assert why_not_flat(program, "merged::Log") is None  # (what it meets partway, not in the text)
     same(program, "merged::Log")
@@ -200,6 +212,36 @@ def test_a_loop_that_never_ends_spends_the_step_budget_as_the_interpreter_does(m
     same(program, "p::A")
     failures = check(program, "p::A", BOUNDS).witnesses
     assert failures and "step limit" in str(failures), failures
+
+
+def test_a_for_loop_over_minus_one_or_minus_two_counts_its_passes_apart() -> None:
+    """A `for` reads its range once, at its first test: starting at -1 it makes 3 passes to 1, at -2
+    four, though the pass sets `lo` alike (found by tests/property/test_flat_graphs.py: a loop's bounds
+    kept as one tuple hashed -1 as -2, and the two loops merged into one)."""
+    program = Program(ir.resolve([ir.parse(
+        "package g { action m { attribute lo : Integer := 0; attribute s : Integer := 0; first start; "
+        "then decide d; if true then a; if true then b; action a { assign lo := -1; } "
+        "action b { assign lo := -2; } merge mg; succession first a then mg; succession first b then mg; "
+        "then c; action c { for i in lo..1 { assign lo := 5; assign s := s + 1; } } then done; } }",
+        "passes.sysml")]))
+    assert why_not_flat(program, "g::m") is None
+    result = check(program, "g::m", BOUNDS)
+    assert [(f, [v for v, _ in e]) for f, e in result.divergent] == [("s", ["3", "4"])]
+    same(program, "g::m")
+
+
+def test_a_loop_doubling_past_two_to_the_61_reaches_its_end() -> None:
+    """Python hashes 2**62 as 2: a flat state's hash would take x = 2**62 for the x = 2 it had seen and
+    stop there, with no outcome (found by tests/property/test_flat_graphs.py); a number that large hands
+    the search to the interpreter, and the loop ends at 2**70, the first power of two past 10**21."""
+    program = Program(ir.resolve([ir.parse(
+        "package g { action m { attribute x : Integer := 1; first start; then grow; "
+        "action grow { while x < 1000000000 * 1000000000 * 1000 { assign x := x * 2; } } then done; } }",
+        "grow.sysml")]))
+    assert why_not_flat(program, "g::m") is None  # (the bound is computed: met partway, not in the text)
+    result = check(program, "g::m", BOUNDS)
+    assert [tuple(o.values) for o in result.outcomes] == [(("x", str(2 ** 70)),)]
+    same(program, "g::m")
 
 
 def test_minus_one_and_minus_two_are_two_states() -> None:
