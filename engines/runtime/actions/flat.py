@@ -38,7 +38,7 @@ Eval = Callable[[Slots], Value]
 # a token: (number, root node, the node it came from where its node converges else -1, the statement it
 # stands at inside its node's body else -1 (its place among all the body's statements, those of its `if`
 # branches included), the numbers of the tokens that entered the flows it stands in, innermost first: the
-# node's, then each `if` whose branch it runs in (empty at a root node))
+# node's, then each `if` or loop whose branch or pass it runs in (empty at a root node))
 Token = tuple[int, int, int, int, tuple[int, ...]]
 # a run's whole state: its tokens, its slots, the mask of ended performances, the next token number, the
 # steps of its budget spent (a move each, and each pass of a loop; no part of its key, as the interpreter's)
@@ -78,13 +78,14 @@ class _Assign:
 class _Statement:
     """A statement of a body, at its place among all the body's statements: an assignment, an `if`
     (reading its condition is a move; the branch taken is entered as a flow of its own, its statements
-    moves after it, unordered but for the successions between them, as the body's are) or a `while`
-    (each test a move, each pass entered as an `if` branch is; after a pass its token stands at the
-    loop again, at a place of its own: the interpreter's state tells the loop's phase apart)."""
+    moves after it, unordered but for the successions between them, as the body's are), a `while` or a
+    `for` over an Integer range (each test, or element taken, a move, each pass entered as an `if`
+    branch is; after a pass its token stands at the loop again, at a place of its own: the interpreter's
+    state tells the loop's phase apart)."""
 
     assign: _Assign | None
     successors: tuple[int, ...]  # those a succession orders after it, in its flow
-    owner: int = -1  # the `if` or `while` whose branch or pass it stands in (-1: the body's own statements)
+    owner: int = -1  # the `if` or loop whose branch or pass it stands in (-1: the body's own statements)
     test: Eval | None = None  # an `if`'s or a `while`'s condition
     then: tuple[int, ...] = ()  # where its branches (a loop's pass) start (empty: no statement there)
     otherwise: tuple[int, ...] = ()
@@ -464,7 +465,7 @@ class FlatRun:
             raise RunError("step limit exceeded")
 
     def _branch(self, number: int, at: int, initial: tuple[int, ...], chain: tuple[int, ...]) -> None:
-        """Token `number` enters a flow of statements at `initial` (the body's, or an `if` branch's): the
+        """Token `number` enters a flow of statements at `initial` (the body's, a branch's or a pass's): the
         first of its tokens keeps its number, the others take new ones (the highest)."""
         inner = [(number, at, -1, initial[0], chain)]
         for i in initial[1:]:
@@ -642,7 +643,7 @@ def _told_apart(value: Value) -> Value:
 
 def _integer(op: str, left: Eval, right: Eval) -> Eval:
     """`+ - *` on two Integers, as operators.binary computes them: a result past _SMALL is bounded there (a
-    number too large refused, as the interpreter words it), and one within the bound is left to it."""
+    number too large to hold refused as the interpreter words it, one it holds refused by `_told_apart`)."""
     apply = {"+": operator.add, "-": operator.sub, "*": operator.mul}[op]
 
     def value(v: Slots) -> Value:
