@@ -44,7 +44,7 @@ from engines.framework import (
 from engines.runtime import FlatAction, NotFlat, Program
 from engines.runtime.behavior import Behavior, Move, Summary, Travelled
 from engines.runtime.snapshot import Snapshot
-from engines.runtime.watch import BoundReached, spell_bytes, watching
+from engines.runtime.watch import BoundReached, spell_bytes, tick, watching
 from engines.witness import Claim, ClaimKind, model_hash, replay, unmet
 from ir.liveness import readable_after_end
 
@@ -367,6 +367,7 @@ def _search_from(search: _Search, started: float, run: Behavior) -> None:
     top = examine(0, {})
     if top is not None:
         stack.append(top)
+    ticks = 0
     while stack:
         level = stack[-1]
         if level.next >= len(level.moves):
@@ -381,6 +382,9 @@ def _search_from(search: _Search, started: float, run: Behavior) -> None:
             search.stopped = "time"
             search.hits.add("time")
             break
+        ticks += 1
+        if not ticks & 255:
+            tick()  # the memory bound too, every 256 moves: a flat run's moves never consult the watch
         move = level.moves[level.next]
         index = level.next
         level.next += 1

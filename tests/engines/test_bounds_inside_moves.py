@@ -108,6 +108,8 @@ def test_a_memory_bound_stops_the_search_with_its_partial_report(program: Progra
     result = explore(program, "Plant::Crowd", Bounds(memory=bound, runs=10 ** 6, timeout=120.0))
     assert result.verdict is Verdict.INCOMPLETE and result.incomplete is not None
     assert result.incomplete.startswith(f"memory: {spell_bytes(bound)} bound hit")
+    # Spin's loop is the flat form's (its moves never consult the watch): the search asks between moves
+    assert check_engine.why_not_flat(program, "Plant::Spin") is None
     checked = check_engine.check(program, "Plant::Spin", Bounds(memory=resident_memory() // 2))
     assert checked.incomplete == "memory"
     assert [b.name for b in checked.bounds if b.reached] == ["memory"]

@@ -347,8 +347,14 @@ class FlatRun:
         if inside >= 0:
             assert body is not None
             statement = body.statements[inside]
-            if statement.assign is not None:
-                self._set(statement.assign.slot, statement.assign.value(self.slots))
+            assign = statement.assign
+            if assign is not None:
+                self._set(assign.slot, assign.value(self.slots))
+                after = statement.successors
+                if len(after) == 1:  # (the common case, inline: the token moves on to the one after it)
+                    moved = (number, at, -1, after[0], parent)
+                    self.tokens = tuple(moved if t[0] == number else t for t in self.tokens)
+                    return
             elif statement.items is not None:
                 self._for(number, at, inside, parent, statement)
                 return
@@ -430,10 +436,13 @@ class FlatRun:
         self._place(number, chosen, at)
 
     def _enter(self, number: int, at: int, body: _Body) -> None:
-        if body.bit and any(t[1] == at and t[3] >= 0 for t in self.tokens):
-            # a second performance of the node while one runs (two tokens merged into it): each has
-            # features of its own, where the flat form has one slot for each; the interpreter searches
-            raise NotFlat(f"node {self.action.nodes[at].name}: two performances at once, each with features of its own")
+        if body.bit:
+            for t in self.tokens:
+                if t[1] == at and t[3] >= 0:
+                    # a second performance of the node while one runs (two tokens merged into it): each has
+                    # features of its own, where the flat form has one slot for each; the interpreter searches
+                    raise NotFlat(f"node {self.action.nodes[at].name}: two performances at once, each with "
+                                  "features of its own")
         for slot, value in body.locals:
             self._set(slot, value(self.slots))
         self.ended &= ~body.bit
@@ -495,9 +504,12 @@ class FlatRun:
             self._remove(number)
             return
         if len(body.statements) > 1:
-            depth = len(chain)
-            for t in self.tokens:  # another token in its flow (or in a branch entered there): it goes on
-                if t[1] == at and t[0] != number and t[3] >= 0 and t[4][-depth:] == chain:
+            # another token in its flow (or in a branch entered there), whose chain ends with this one's:
+            # this one gone, that one goes on
+            depth, entered = len(chain), chain[0]
+            for t in self.tokens:
+                if t[1] == at and t[0] != number and t[3] >= 0 and \
+                        (t[4][-1] == entered if depth == 1 else t[4][-depth:] == chain):
                     self._remove(number)
                     return
         # the flow ends: the token that entered it stands where it stood again, in its number's place (a
