@@ -155,25 +155,23 @@ def check(program: Program, subject: str, bounds: Bounds | None = None, properti
 
         recipe = Recipe(SubjectKind.ACTION, subject, performer, None, properties, diverge, readable,
                         flat=covered is not None, max_steps=probe.world.max_steps)
-        try:
+
+        def search(flat: bool) -> Result:
             return check_behavior(interpreted, subject, bounds, props, diverge, reduce, interrupted, progress,
-                                  readable, model_hash(program.model), performer, program=program, recipe=recipe)
-        except NotFlat:
-            if not recipe.flat:
-                raise
-            recipe = replace(recipe, flat=False)  # the flat form met, partway, what it does not cover
-            return check_behavior(interpreted, subject, bounds, props, diverge, reduce, interrupted, progress,
-                                  readable, model_hash(program.model), performer, program=program, recipe=recipe)
+                                  readable, model_hash(program.model), performer, program=program,
+                                  recipe=replace(recipe, flat=flat))
+    else:
+        def search(flat: bool) -> Result:
+            # the flat run offers what the search reads of a behavior; its world holds nothing
+            start = cast("Callable[[], Behavior]", covered.start) if flat and covered is not None else interpreted
+            return check_behavior(start, subject, bounds, props, diverge, reduce, interrupted, progress, readable,
+                                  model_hash(program.model), performer, replayer=interpreted)
     if covered is not None:
         try:
-            # the flat run offers what the search reads of a behavior; its world holds nothing
-            return check_behavior(cast("Callable[[], Behavior]", covered.start), subject, bounds, props, diverge,
-                                  reduce, interrupted, progress, readable, model_hash(program.model), performer,
-                                  replayer=interpreted)
+            return search(flat=True)
         except NotFlat:
             pass  # the flat form met, partway, what it does not cover: the interpreter searches from the start
-    return check_behavior(interpreted, subject, bounds, props, diverge, reduce, interrupted, progress, readable,
-                          model_hash(program.model), performer, replayer=interpreted)
+    return search(flat=False)
 
 
 def flat_form(program: Program, subject: str, probe: Behavior, diverge: tuple[str, ...] | None,

@@ -351,9 +351,8 @@ class FlatRun:
             if assign is not None:
                 self._set(assign.slot, assign.value(self.slots))
                 after = statement.successors
-                if len(after) == 1:  # (the common case, inline: the token moves on to the one after it)
-                    moved = (number, at, -1, after[0], parent)
-                    self.tokens = tuple(moved if t[0] == number else t for t in self.tokens)
+                if len(after) == 1:  # (the common case, first: the token moves on to the one after it)
+                    self._put(number, (number, at, -1, after[0], parent))
                     return
             elif statement.items is not None:
                 self._for(number, at, inside, parent, statement)
@@ -405,8 +404,11 @@ class FlatRun:
 
     def _place(self, number: int, target: int, via: int) -> None:
         """The token moves on to `target`, keeping its number and its place in token order."""
-        moved = self._arrived(number, target, via)
-        self.tokens = tuple(moved if t[0] == number else t for t in self.tokens)
+        self._put(number, self._arrived(number, target, via))
+
+    def _put(self, number: int, token: Token) -> None:
+        """Token `number` replaced by `token`, in its place in token order."""
+        self.tokens = tuple(token if t[0] == number else t for t in self.tokens)
 
     def _spawn(self, target: int, via: int) -> None:
         self.tokens = (*self.tokens, self._arrived(self.next_id, target, via))
@@ -494,8 +496,7 @@ class FlatRun:
         statement = body.statements[inside]
         after = statement.successors
         if len(after) == 1:  # the statement a succession orders after it: the token moves on to it
-            moved = (number, at, -1, after[0], chain)
-            self.tokens = tuple(moved if t[0] == number else t for t in self.tokens)
+            self._put(number, (number, at, -1, after[0], chain))
             return
         if after:  # several: a token for each, this one gone
             for target in after:
@@ -520,7 +521,7 @@ class FlatRun:
             self._set(body.statements[owner].var, UNSET)  # (a `for` pass's element, bound in it alone)
         back = (entered, at, -1, owner if again < 0 else again, around)
         if number == entered:
-            self.tokens = tuple(back if t[0] == number else t for t in self.tokens)
+            self._put(number, back)
         else:
             self.tokens = tuple(sorted((*(t for t in self.tokens if t[0] != number), back)))
         if owner < 0:
