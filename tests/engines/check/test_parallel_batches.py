@@ -53,7 +53,7 @@ class _Recording(_Peer):
         self.batches: list[list[bytes]] = []
 
     def remote(self, batch: Any) -> None:
-        self.batches.append([message[0] for message in parallel.unpack(batch)])
+        self.batches.append([message[0] for message in parallel.unpack(batch, self.part.recipe.flat)])
         super().remote(batch)
 
 
