@@ -41,9 +41,11 @@ an interpreter's state is fingerprinted by bytes that write its values alike in 
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import importlib.util
 import inspect
+import itertools
 import logging
 import marshal
 import os
@@ -58,7 +60,7 @@ from engines.check.canon import portable_fingerprint
 from engines.check.search import final_values
 from engines.errors import EngineError, RunError
 from engines.framework import Bounds, Result, Status
-from engines.runtime import Behavior, Program, Script
+from engines.runtime import Behavior, NotFlat, Program, Script
 from engines.runtime.behavior import Move
 from engines.runtime.snapshot import Snapshot, SnapshotError
 from ir.model import Element
@@ -204,7 +206,8 @@ class Partition:
         self.sources: list[tuple[str, str]] = []
         self.program: Program | None = None
 
-    def load(self, sources: list[tuple[str, str]], recipe: Recipe, reduce: bool, index: int, count: int) -> None:
+    def load(self, sources: list[tuple[str, str]], recipe: Recipe, reduce: bool, index: int, count: int,
+             search: int = 0) -> None:
         import ir
         from engines.check.properties import resolve_properties
         from engines.check.reduce import Reducer
@@ -248,6 +251,9 @@ class Partition:
         self.reducer = Reducer()
         self.index = index
         self.count = count
+        # which search of the driver's this is: a batch a peer sent in a search given up (the flat form
+        # refused partway, the pool kept for the interpreter's search) may arrive after this load
+        self.search = search
         # fingerprint -> (level, the fingerprint it was first reached from, the move's place among the
         # moves enabled there: the interpreter, which lists the same moves in the same order, takes it)
         self.visited: dict[bytes, tuple[int, bytes, int]] = {}
@@ -379,7 +385,9 @@ class Partition:
 
     # ------------------------------------------------------------ a round
 
-    def receive(self, batch: bytes | list[Message]) -> None:
+    def receive(self, batch: bytes | list[Message], search: int = 0) -> None:
+        if search != self.search:
+            return  # sent in a search given up
         started = time.perf_counter()
         self.inbox.extend(unpack(batch, self.recipe.flat))
         if len(self.inbox) >= BATCH:
@@ -517,7 +525,7 @@ class Partition:
                 packed = pack(batch, self.recipe.flat)
                 self.sent += len(batch)
                 self.sent_bytes += len(packed) if isinstance(packed, bytes) else len(pickle.dumps(packed))
-                sends.append(peers[owner].receive.remote(packed))
+                sends.append(peers[owner].receive.remote(packed, self.search))
             out[owner] = []
 
     def _moved(self, state: tuple[Any, ...], level: int) -> int:
@@ -705,7 +713,9 @@ def check_parallel(program: Program, recipe: Recipe, bounds: Bounds, reduce: boo
     props = resolve_properties(program, recipe.element(program), recipe.properties) if recipe.properties else []
     started = time.monotonic()
     parts = _partitions(ray, workers)
-    ray.get([p.load.remote(sources, recipe, reduce, i, workers) for i, p in enumerate(parts)])
+    search_id = next(_SEARCHES)
+    ray.get([p.load.remote(sources, recipe, reduce, i, workers, search_id) for i, p in enumerate(parts)])
+    calls: list[Any] = []  # the round's calls still running on the workers
     try:
         states = sum(ray.get([p.start.remote() for p in parts]))
         round_ = 0
@@ -719,8 +729,11 @@ def check_parallel(program: Program, recipe: Recipe, bounds: Bounds, reduce: boo
                 stopped = "time"
                 hits.add("time")
                 break
-            sends = ray.get([p.expand.remote(parts, round_, bounds.depth) for p in parts])
-            ray.get([s for batch in sends for s in batch])
+            calls = [p.expand.remote(parts, round_, bounds.depth) for p in parts]
+            sends = ray.get(calls)
+            calls = [s for batch in sends for s in batch]
+            ray.get(calls)
+            calls = []
             if props:
                 _refuse_unevaluable(ray, parts, workers, replayer, recipe.flat)
             settled = ray.get([p.settle.remote() for p in parts])
@@ -749,12 +762,25 @@ def check_parallel(program: Program, recipe: Recipe, bounds: Bounds, reduce: boo
         result = sequential.parallel_result(search, time.monotonic() - started)
         LAST_BALANCE[:] = [Balance(tuple(r.figures for r in reports), searched, time.monotonic() - started)]
         return result
+    except NotFlat:
+        # the flat form met, partway, what it does not cover, and the interpreter searches next: the workers
+        # are kept for it once the round's other calls are done (the batches they sent are the given-up
+        # search's, which `receive` leaves unkept), sparing the start of a new pool
+        _drain(ray, calls)
+        raise
     except BaseException:
         # a search cut short (an interrupt, a failure) leaves its workers mid-round: they are not reused
         for p in parts:
             ray.kill(p)
         _POOL.clear()
         raise
+
+
+def _drain(ray: Any, calls: list[Any]) -> None:
+    """Each call done, whatever it answered (another worker may meet what the flat form refuses too)."""
+    for call in calls:
+        with contextlib.suppress(Exception):  # the search is given up: what the call answered is not read
+            ray.get(call)
 
 
 def _refuse_unevaluable(ray: Any, parts: list[Any], count: int, replayer: Callable[[], Any], flat: bool) -> None:
@@ -773,6 +799,7 @@ def _refuse_unevaluable(ray: Any, parts: list[Any], count: int, replayer: Callab
 
 
 _POOL: list[Any] = []  # the workers of this process's searches, started once and kept
+_SEARCHES = itertools.count(1)  # each search's number, given to its workers with the model
 
 
 def _partitions(ray: Any, count: int) -> list[Any]:

@@ -137,3 +137,19 @@ def test_the_fixed_order_keeps_the_same_witnesses_at_any_count() -> None:
     program = _program(FLAT_MODELS / "till.sysml")
     texts = {str(check(program, "till::Ring", BOUNDS.with_(workers=n)).witnesses) for n in COUNTS}
     assert len(texts) == 1
+
+
+def test_a_flat_search_given_up_partway_keeps_its_workers() -> None:
+    """merged::Log's flat form meets two performances of one node at once partway, and the interpreter
+    searches next: on the same workers (a new pool took seconds to start), answering as alone."""
+    from engines.check import parallel
+
+    program = _program(FLAT_MODELS / "merged.sysml")
+    assert why_not_flat(program, "merged::Log") is None  # (refused only partway)
+    first = check(program, "merged::Log", BOUNDS.with_(workers=2))
+    pool = list(parallel._POOL)
+    again = check(program, "merged::Log", BOUNDS.with_(workers=2))
+    assert len(pool) >= 2 and len(parallel._POOL) == len(pool)
+    assert all(kept is held for kept, held in zip(parallel._POOL, pool, strict=True))
+    assert again == first
+    assert _answers(first) == _answers(check(program, "merged::Log", BOUNDS))
