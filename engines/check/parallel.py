@@ -385,7 +385,7 @@ class Partition:
 
     # ------------------------------------------------------------ a round
 
-    def receive(self, batch: bytes | list[Message], search: int = 0) -> None:
+    def receive(self, batch: bytes | list[Message], search: int) -> None:
         if search != self.search:
             return  # sent in a search given up
         started = time.perf_counter()

@@ -41,7 +41,7 @@ class _Peer:
         self.receive = self
         self.part = part
 
-    def remote(self, batch: Any, search: int = 0) -> None:
+    def remote(self, batch: Any, search: int) -> None:
         self.part.receive(batch, search)
 
 
@@ -52,7 +52,7 @@ class _Recording(_Peer):
         super().__init__(part)
         self.batches: list[list[bytes]] = []
 
-    def remote(self, batch: Any, search: int = 0) -> None:
+    def remote(self, batch: Any, search: int) -> None:
         self.batches.append([message[0] for message in parallel.unpack(batch, self.part.recipe.flat)])
         super().remote(batch, search)
 
