@@ -88,20 +88,23 @@ class Enums:
         return known
 
 
-# The solver's context declares a sort's name once: every query of the process (the two copies of a
-# sensitivity query, a property's and a sensitivity's, another model's) takes the one made for an
-# enumeration's literals; one of the same name with other literals gets a name of its own.
-_ENUM_SORTS: dict[tuple[str, tuple[str, ...]], tuple[Any, dict[str, Any]]] = {}
-
-
 def _enum_sort(enum: str, literals: tuple[str, ...]) -> tuple[Any, dict[str, Any]]:
+    """The sort of an enumeration's literals in the context terms are made in. A context declares a
+    sort's name once: every query made in one (the two copies of a sensitivity query, a property's and
+    a sensitivity's: one question's, answer.own_context) takes the one made there; one of the same name
+    with other literals gets a name of its own. Kept on the context, so it goes with it."""
+    context = z3.main_ctx()
+    made_here: dict[tuple[str, tuple[str, ...]], tuple[Any, dict[str, Any]]] | None = \
+        getattr(context, "enumeration_sorts", None)
+    if made_here is None:
+        made_here = context.enumeration_sorts = {}
     key = (enum, literals)
-    known = _ENUM_SORTS.get(key)
+    known = made_here.get(key)
     if known is None:
-        clashes = sum(1 for name, _ in _ENUM_SORTS if name == enum)
+        clashes = sum(1 for name, _ in made_here if name == enum)
         suffix = f"_{clashes}" if clashes else ""
         made, consts = z3.EnumSort(f"enum_{enum}{suffix}", [f"{enum}{suffix}_{x}" for x in literals])
-        known = _ENUM_SORTS[key] = (made, dict(zip(literals, consts, strict=True)))
+        known = made_here[key] = (made, dict(zip(literals, consts, strict=True)))
     return known
 
 

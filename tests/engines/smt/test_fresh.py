@@ -369,6 +369,28 @@ def test_pipeline_cap_breaks_only_for_large_raw() -> None:
     replayed(prog, "pipeline::OpenLine", answer)
 
 
+# z3's search depends on the terms its context already holds: in one context shared by a session's
+# questions, OpenLine's witness was raw = 100 asked first and raw = 11 asked again after pw::Powers (and
+# pw::Square's BelowHundred, violated in 0.1 s asked first, was undecided at its timeout after others).
+# Each question has a context of its own, so it answers alike whatever was asked, or made, before it:
+# here another question, then terms left in z3's default context (as a question made them before).
+def test_a_question_answers_alike_whatever_was_asked_before() -> None:
+    import z3
+
+    def capped() -> list[str]:
+        answer = solve(model("pipeline"), "pipeline::OpenLine", "holds", properties=("pipeline::Capped",),
+                       inputs=("raw",), solver_seconds=SECONDS)
+        assert answer.verdict == "violated", answer.reason
+        return [witness.text() for witness in answer.witnesses]
+
+    first = capped()
+    assert solve(model("powers"), "pw::Powers", "outcomes", solver_seconds=SECONDS).verdict == "complete"
+    assert capped() == first
+    left = [z3.Int(f"left{i}") for i in range(100)]
+    assert capped() == first
+    assert all(term.ctx is z3.main_ctx() for term in left)  # the default context is the one it was
+
+
 # text::Console, cmd a free String: halted only when cmd == "stop" + "!" = "stop!".
 def test_a_free_string_command_halts_only_as_stop_bang() -> None:
     prog = model("text")
