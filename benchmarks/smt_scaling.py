@@ -71,12 +71,13 @@ def _z3_on_path() -> None:
 
 
 class SolverWatch:
-    """Around one question: the seconds z3 spends in check-sat, and the variables of the largest query
-    (the distinct uninterpreted constants its assertions mention). Measured by wrapping z3's Solver
-    here, so the product carries no instrumentation."""
+    """Around one question: the seconds z3 spends in check-sat, the queries (check-sats) asked, and the
+    variables of the largest query (the distinct uninterpreted constants its assertions mention).
+    Measured by wrapping z3's Solver here, so the product carries no instrumentation."""
 
     def __init__(self) -> None:
         self.seconds = 0.0
+        self.queries = 0
         self.variables = 0
 
     def __enter__(self) -> SolverWatch:
@@ -87,6 +88,7 @@ class SolverWatch:
 
         def timed(solver: z3.Solver, *assumptions: object) -> object:
             watch.variables = max(watch.variables, _variables(solver))
+            watch.queries += 1
             started = time.monotonic()
             try:
                 return check(solver, *assumptions)

@@ -31,16 +31,24 @@ MAX_POWER = 16  # the largest literal exponent a power is encoded with (a produc
 ROOT = 10 ** (MAX_DIGITS // 2)  # a factor of a product past LIMIT is at least this large (or this small)
 
 
+def magnitude(value: Any) -> Any:
+    """|value| as one term. A bound stated on it, not as two comparisons of the value (`v >= B or
+    v <= -B`), leaves the solver no case split on the value's sign: with the split, z3's nonlinear
+    arithmetic spent a minute on pw::Powers (a square, a cube and a reciprocal of one Integer), 0.2 s
+    without it."""
+    return z3.If(value >= 0, value, -value)
+
+
 def too_large(value: Any, kind: str) -> Any:
     """Where the interpreter refuses the result of an operator as too large (NumberTooLarge): an
     Integer of MAX_DIGITS digits or more; a Rational of that magnitude, or nonzero and at most its
     reciprocal (its numerator or denominator has that many digits: the interpreter refuses those and
     a few more, whose magnitude alone does not show it). Without this bound a loop squaring a number
     makes the solver multiply numbers of billions of digits, where it does not see its timeout."""
+    size = magnitude(value)
     if kind == "int":
-        return z3.Or(value >= LIMIT, value <= -LIMIT)
-    tiny = z3.RealVal(1) / LIMIT
-    return z3.Or(value >= LIMIT, value <= -LIMIT, z3.And(value != 0, value <= tiny, value >= -tiny))
+        return size >= LIMIT
+    return z3.Or(size >= LIMIT, z3.And(value != 0, size <= z3.RealVal(1) / LIMIT))
 
 
 def extreme_factor(value: Any, kind: str) -> Any:
@@ -48,10 +56,10 @@ def extreme_factor(value: Any, kind: str) -> Any:
     magnitude (and, for a Rational, both above its reciprocal or zero) give a product within the
     bound. Said first, it spares the solver's nonlinear arithmetic the bound's constant on every
     product of ordinary numbers."""
+    size = magnitude(value)
     if kind == "int":
-        return z3.Or(value >= ROOT, value <= -ROOT)
-    tiny = z3.RealVal(1) / ROOT
-    return z3.Or(value >= ROOT, value <= -ROOT, z3.And(value != 0, value <= tiny, value >= -tiny))
+        return size >= ROOT
+    return z3.Or(size >= ROOT, z3.And(value != 0, size <= z3.RealVal(1) / ROOT))
 
 
 @dataclass(frozen=True)
@@ -368,8 +376,7 @@ class Translator:
         product: Any = z3.IntVal(1) if n == 0 else base.value
         for _ in range(n - 1):
             product = product * base.value
-        large = z3.BoolVal(False) if n < 2 else z3.Or(base.value >= 10 ** (MAX_DIGITS // n - 1),
-                                                        base.value <= -(10 ** (MAX_DIGITS // n - 1)))
+        large = z3.BoolVal(False) if n < 2 else magnitude(base.value) >= 10 ** (MAX_DIGITS // n - 1)
         if literal is e.right or n == 0:
             return Term(product, "int"), z3.Or(err, large)
         return Term(z3.RealVal(1) / z3.ToReal(product), "real"), z3.Or(err, large, base.value == 0)
