@@ -62,6 +62,29 @@ class OutOfTime(Exception):
     """The question's wall-clock bound passed before the solver answered: nothing is established."""
 
 
+class _Step:
+    """The relation of one move, encoded once over one step's variables; each other step's is the same
+    terms over its own variables, by z3's substitution in its C code. The relation reads nothing but the
+    step's variables (no step number, no fresh constant), so these are the very terms the encoder would
+    make again for each step (tests/engines/smt/test_steps.py compares them), at a fraction of the
+    Python: retry::Retry's two copies of 30 steps were encoded in 1.54 s, now 0.58 s."""
+
+    def __init__(self, builder: Builder, before: State, after: State, taken: list[Any]) -> None:
+        self.builder = builder
+        self.terms: list[Any] = builder.transitions(before, after, taken)
+        self.over = [*before.values(), *after.values(), *taken]
+
+    def at(self, before: State, after: State, taken: list[Any]) -> list[Any]:
+        pairs = [(old, new) for old, new in zip(self.over, [*before.values(), *after.values(), *taken],
+                                                strict=True) if not old.eq(new)]
+        # z3.substitute marshals its pairs on every call: here once for the step
+        olds = (z3.Ast * len(pairs))(*(old.as_ast() for old, _ in pairs))
+        news = (z3.Ast * len(pairs))(*(new.as_ast() for _, new in pairs))
+        ctx = self.terms[0].ctx
+        return [z3.z3._to_expr_ref(z3.Z3_substitute(ctx.ref(), term.as_ast(), len(pairs), olds, news), ctx)
+                for term in self.terms]
+
+
 class Unrolled:
     """One copy (or two, sharing the initial state) of the run over k moves, on one incremental solver."""
 
@@ -95,13 +118,18 @@ class Unrolled:
         after: dict[int, list[int]] = {}  # a choice -> the later choices it commutes with
         for a, b in self.builder.independent(first, set(self.valued()), self.left_ms) if canonical else []:
             after.setdefault(a, []).append(b)
+        step: _Step | None = None
         for copy in copies:
             states = [first] + [self.builder.state(i, copy) for i in range(1, k + 1)]
             choices = [[z3.Bool(f"{copy}take@{i}#{j}") for j in range(len(self.builder.choices))]
                        for i in range(k)]
             for i in range(k):
                 self.left_ms()
-                self.solver.add(*self.builder.transitions(states[i], states[i + 1], choices[i]))
+                if step is None:
+                    step = _Step(self.builder, states[i], states[i + 1], choices[i])
+                    self.solver.add(*step.terms)
+                else:
+                    self.solver.add(*step.at(states[i], states[i + 1], choices[i]))
                 if i + 1 < k:
                     # a run that stopped stays stopped
                     self.solver.add(z3.Implies(z3.Not(z3.Or(choices[i])), z3.Not(z3.Or(choices[i + 1]))))
