@@ -371,7 +371,8 @@ def test_pipeline_cap_breaks_only_for_large_raw() -> None:
 
 # z3's search depends on the terms its context already holds: in one context shared by a session's
 # questions, OpenLine's witness was raw = 100 asked first and raw = 11 asked again after pw::Powers (and
-# pw::Square's BelowHundred, violated in 0.1 s asked first, was undecided at its timeout after others).
+# pw::Square's BelowHundred, violated in 0.1 s asked first, was undecided at its timeout asked after
+# OpenLine, the bound stated on magnitudes as it is now).
 # Each question has a context of its own, so it answers alike whatever was asked, or made, before it:
 # here another question, then terms left in z3's default context (as a question made them before).
 def test_a_question_answers_alike_whatever_was_asked_before() -> None:
