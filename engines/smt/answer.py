@@ -83,9 +83,8 @@ def solve(program: Program, subject: str, kind: str, properties: Sequence[str] =
 def own_context() -> Iterator[None]:
     """z3's terms and solvers made meanwhile (each made in z3's default context) in a context of their
     own, freed with them. In one context shared by every question, z3's search depends on the terms the
-    earlier questions made: asked after two others in one session, pw::Square's BelowHundred went from
-    violated in 0.1 s to undecided at its timeout, and a witness's input from 3 to 2. Each question now
-    answers as it does asked first in a fresh process."""
+    earlier questions made: pipeline::OpenLine's witness was raw = 100 asked first, raw = 11 asked again
+    after pw::Powers. Each question now answers as it does asked first in a fresh process."""
     import z3.z3 as api
 
     kept = api._main_ctx

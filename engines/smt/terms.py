@@ -45,10 +45,7 @@ def too_large(value: Any, kind: str) -> Any:
     reciprocal (its numerator or denominator has that many digits: the interpreter refuses those and
     a few more, whose magnitude alone does not show it). Without this bound a loop squaring a number
     makes the solver multiply numbers of billions of digits, where it does not see its timeout."""
-    size = magnitude(value)
-    if kind == "int":
-        return size >= LIMIT
-    return z3.Or(size >= LIMIT, z3.And(value != 0, size <= z3.RealVal(1) / LIMIT))
+    return _beyond(value, kind, LIMIT)
 
 
 def extreme_factor(value: Any, kind: str) -> Any:
@@ -56,10 +53,15 @@ def extreme_factor(value: Any, kind: str) -> Any:
     magnitude (and, for a Rational, both above its reciprocal or zero) give a product within the
     bound. Said first, it spares the solver's nonlinear arithmetic the bound's constant on every
     product of ordinary numbers."""
+    return _beyond(value, kind, ROOT)
+
+
+def _beyond(value: Any, kind: str, bound: int) -> Any:
+    """At least `bound` in magnitude; for a Rational also nonzero and at most its reciprocal."""
     size = magnitude(value)
     if kind == "int":
-        return size >= ROOT
-    return z3.Or(size >= ROOT, z3.And(value != 0, size <= z3.RealVal(1) / ROOT))
+        return size >= bound
+    return z3.Or(size >= bound, z3.And(value != 0, size <= z3.RealVal(1) / bound))
 
 
 @dataclass(frozen=True)
