@@ -102,6 +102,15 @@ class Leaf:
 
 
 @dataclass(frozen=True)
+class InFlow:
+    """A statement standing in the flow itself (`then while ...`), between two empty action nodes (a
+    statement has no name a succession could name)."""
+
+    statement: str
+    counters: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Fork:
     branches: tuple[Seq, ...]
 
@@ -141,7 +150,7 @@ class Seq:
     parts: tuple[AnyPart, ...]
 
 
-AnyPart = Leaf | Fork | Decide | Loop | SendAccept | LoneAccept | Wait
+AnyPart = Leaf | InFlow | Fork | Decide | Loop | SendAccept | LoneAccept | Wait
 
 
 @st.composite
@@ -150,6 +159,12 @@ def _leaf(draw: st.DrawFn, negatives: bool, ifs: bool, fors: bool) -> Leaf:
     drawn = draw(st.lists(_statement(counter, negatives, ifs, fors), min_size=1, max_size=2))
     counters = tuple(dict.fromkeys(c for _, c in drawn if c is not None))
     return Leaf(tuple(s for s, _ in drawn), draw(st.booleans()), counters)
+
+
+@st.composite
+def _in_flow(draw: st.DrawFn, negatives: bool, ifs: bool, fors: bool) -> InFlow:
+    statement, counter = draw(_statement([0], negatives, ifs, fors))
+    return InFlow(statement, () if counter is None else (counter,))
 
 
 def _seq(part: st.SearchStrategy[AnyPart],
@@ -167,6 +182,7 @@ class Kinds:
     ifs: bool = False  # `if` statements in bodies
     fors: bool = False  # `for` loops over a range in bodies
     timers: bool = False  # waits of `accept after` on the clock
+    in_flow: bool = False  # statements standing in the flow itself
 
 
 @functools.cache
@@ -179,6 +195,8 @@ def parts(depth: int, kinds: Kinds) -> st.SearchStrategy[AnyPart]:
         simple.append(st.just(LoneAccept()))
     if kinds.timers:
         simple.append(st.builds(Wait, st.integers(0, 3)))
+    if kinds.in_flow:
+        simple.append(_in_flow(negatives, ifs, fors))
     if depth == 0:
         return st.one_of(simple)
     inner = parts(depth - 1, kinds)
@@ -222,19 +240,30 @@ def _emit_seq(graph: Graph, seq: Seq) -> tuple[str, str]:
     return entry, exit_
 
 
+def _renamed(graph: Graph, name: str, counters: tuple[str, ...], statements: list[str]) -> list[str]:
+    """`statements` with their loop counters made features of the action's own, one per node `name`."""
+    for counter in counters:
+        graph.attributes.append((f"{counter}_{name}", "Integer", "0"))
+    out = []
+    for statement in statements:
+        for counter in counters:
+            statement = statement.replace(f"{counter} ", f"{counter}_{name} ")
+        out.append(statement)
+    return out
+
+
 def _emit(graph: Graph, part: AnyPart) -> tuple[str, str]:
     if isinstance(part, Leaf):
         name = graph.fresh("a")
-        for counter in part.counters:
-            local = f"{counter}_{name}"
-            graph.attributes.append((local, "Integer", "0"))
-        statements = []
-        for i, statement in enumerate(part.statements):
-            for counter in part.counters:
-                statement = statement.replace(f"{counter} ", f"{counter}_{name} ")
-            statements.append(("then " if part.ordered and i else "") + statement)
-        graph.nodes.append(f"action {name} {{ {' '.join(statements)} }}")
+        statements = _renamed(graph, name, part.counters, list(part.statements))
+        ordered = [("then " if part.ordered and i else "") + s for i, s in enumerate(statements)]
+        graph.nodes.append(f"action {name} {{ {' '.join(ordered)} }}")
         return name, name
+    if isinstance(part, InFlow):
+        before, after = graph.fresh("p"), graph.fresh("q")
+        (statement,) = _renamed(graph, before, part.counters, [part.statement])
+        graph.nodes.append(f"action {before}; then {statement} then action {after};")
+        return before, after
     if isinstance(part, Fork):
         fork, join = graph.fresh("f"), graph.fresh("j")
         graph.nodes.append(f"fork {fork};")

@@ -5,8 +5,8 @@ move is a function from state to state with no journal, snapshot or re-canonical
 It covers the flows people write most (start, done, fork, join, merge, decisions with guards, action
 nodes whose bodies declare Integer, Real, Rational, Boolean and String attributes and assign them
 with arithmetic, comparisons, concatenation and Boolean operators, unordered or ordered by `then`,
-with `if`, `while` and `for` (over an Integer range) statements among them)
-and moves exactly as the interpreter's fine run does: the same moves, labels and token numbers, the
+with `if`, `while` and `for` (over an Integer range) statements among them, and those statements
+standing in the flow itself) and moves exactly as the interpreter's fine run does: the same moves, labels and token numbers, the
 same states told apart, the same footprints. Anything else is refused by name when lowering
 (`NotFlat`) and the interpreter searches; the interpreter stays the reference, replays every witness,
 and words every error a flat move meets (its move is replayed there, so the text is the
@@ -58,8 +58,9 @@ _LOGIC = frozenset(("and", "or", "xor", "implies"))
 # process (None hashes by its address before Python 3.12, so two processes would key one state apart)
 UNSET: tuple[()] = ()
 
-# what a move of a token at a node does
-_FOLLOW, _ASSIGN, _ENTER, _JOIN, _DONE, _FORK, _DECIDE = range(7)
+# what a move of a token at a node does (_STATEMENT: an `if` or a loop standing in the flow itself, whose
+# token stands at that statement)
+_FOLLOW, _ASSIGN, _ENTER, _JOIN, _DONE, _FORK, _DECIDE, _STATEMENT = range(8)
 _CODES = {NodeKind.START: _FOLLOW, NodeKind.MERGE: _FOLLOW, NodeKind.JOIN: _JOIN, NodeKind.DONE: _DONE,
           NodeKind.FORK: _FORK, NodeKind.DECIDE: _DECIDE}
 
@@ -119,7 +120,7 @@ class _Node:
     guards: tuple[tuple[str, int, Eval | None], ...] = ()  # of a decision: (target's name, target, guard)
     otherwise: int = -1  # of a decision: its else branch's target
     body: _Body | None = None
-    code: int = 0  # what a move there does (_FOLLOW ... _DECIDE)
+    code: int = 0  # what a move there does (_FOLLOW ... _STATEMENT)
 
 
 @dataclass
@@ -344,6 +345,8 @@ class FlatRun:
         number, at, _, inside, parent = token
         node = nodes[at]
         body = node.body
+        if inside < 0 and node.code == _STATEMENT:
+            inside = 0  # (the statement the node is: its branches' and passes' tokens stand inside it)
         if inside >= 0:
             assert body is not None
             statement = body.statements[inside]
@@ -503,6 +506,9 @@ class FlatRun:
                 self.tokens = (*self.tokens, (self.next_id, at, -1, target, chain))
                 self.next_id += 1
             self._remove(number)
+            return
+        if not chain:  # an `if` or a loop standing in the flow itself ended: its token goes on from the node
+            self._completed(number, at)
             return
         if len(body.statements) > 1:
             # another token in its flow (or in a branch entered there), whose chain ends with this one's:
@@ -714,10 +720,9 @@ def _node(graph: ActionGraph, node: Node, scope: _Scope, body: _Body | None) -> 
         raise NotFlat(f"{where}: a multiplicity or an accept")
     if node.kind not in (NodeKind.JOIN, NodeKind.MERGE, NodeKind.DONE) and len({e.source for e in incoming}) > 1:
         raise NotFlat(f"{where}: successions from several nodes into an action node")
-    if node.kind is not NodeKind.ACTION and node.body is not None and (node.body.statements or node.body.attributes):
+    if node.kind not in (NodeKind.ACTION, NodeKind.STATEMENT) and node.body is not None \
+            and (node.body.statements or node.body.attributes):
         raise NotFlat(f"{where}: a control node's body")
-    if node.kind is NodeKind.STATEMENT:
-        raise NotFlat(f"{where}: a statement in the flow")
     guards: list[tuple[str, int, Eval | None]] = []
     otherwise = -1
     for edge in outgoing:
@@ -735,7 +740,7 @@ def _node(graph: ActionGraph, node: Node, scope: _Scope, body: _Body | None) -> 
             raise NotFlat(f"{where}: a guarded succession")
     code = _CODES.get(node.kind, _FOLLOW)
     if body is not None:
-        code = _ASSIGN if body.single is not None else _ENTER
+        code = _ASSIGN if body.single is not None else _STATEMENT if node.kind is NodeKind.STATEMENT else _ENTER
     return _Node(node.name, tuple(e.target for e in outgoing), node.index in graph.converging,
                  frozenset(e.source for e in incoming), tuple(guards), otherwise, body, code)
 
@@ -748,10 +753,13 @@ _Place = tuple[ActionGraph, int, list[tuple[ActionGraph, int]]]
 def _body(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: list[Value], readable: frozenset[str] | None,
           bits: int) -> tuple[_Body | None, int, list[_Place]]:
     """An action node's body flat (None: a node with none, or a control node), the bits it used, and
-    where each of its statements stands."""
+    where each of its statements stands; a statement standing in the flow itself (`then assign ...`,
+    `then if ...`, `then while ...`, `then for ...`) as a body of that one statement."""
+    where = f"node {node.name}"
+    if node.kind is NodeKind.STATEMENT:
+        return _statement_node(program, graph, node, outer, initial, where)
     if node.kind is not NodeKind.ACTION:
         return None, 0, []
-    where = f"node {node.name}"
     decl = node.decl
     if not isinstance(decl, s.Usage) or decl.kind != "action" or decl.types:
         raise NotFlat(f"{where}: not a plain action usage")
@@ -788,6 +796,26 @@ def _body(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: 
                   starts), 1 if body.attributes else 0, lowering.places)
 
 
+def _statement_node(program: Any, graph: ActionGraph, node: Node, scope: _Scope, initial: list[Value],
+                    where: str) -> tuple[_Body, int, list[_Place]]:
+    """A statement standing in the flow: an assignment, one move (as a body of that assignment alone);
+    an `if` or a loop, its token standing at it, as the only statement of a body that holds nothing of
+    its own and has no start shot (the interpreter reads its condition, or takes its element, as the
+    token's first move there, in the flow's own frame)."""
+    stmt = node.decl
+    body = node.body
+    if body is None or body.attributes or body.performs is not None or body.bindings or body.outputs \
+            or body.terminate or body.flow is not None or tuple(body.statements) != (stmt,):
+        raise NotFlat(f"{where}: a statement in the flow")
+    if isinstance(stmt, s.Assign):
+        return _Body(_assign(stmt, scope), (), (), (), (), 0), 0, []
+    if not isinstance(stmt, (s.If, s.While, s.For)):
+        raise NotFlat(f"{where}: the statement {type(stmt).__name__} in the flow")
+    lowering = _Statements(program, graph.scope, initial, where)
+    lowering.alone(graph, node, scope)
+    return _Body(None, (), tuple(lowering.statements), tuple(lowering.labels), (), 0, (0,)), 0, lowering.places
+
+
 class _Statements:
     """A body's statements lowered, its branches' and loop passes' with them, each given its place among
     them all (a `for` loop also a slot for where it stands and one for its variable, in `initial`)."""
@@ -815,33 +843,47 @@ class _Statements:
         self.places.extend((graph, n.index, around) for n in graph.nodes)
         for n in graph.nodes:
             successors = tuple(base + e.target for e in graph.outgoing(n.index))
-            stmt = n.decl
-            inside = [(graph, n.index), *around]
-            if isinstance(stmt, s.If):
-                test = _condition(stmt.condition, scope, f"{self.where}: an if")
-                then, otherwise = (self._branch(block, base + n.index, n.name, inside, scope)
-                                   for block in (stmt.then, stmt.otherwise))
-                lowered = _Statement(None, successors, owner, test, then, otherwise)
-            elif isinstance(stmt, s.While) and stmt.until is None and stmt.body.members:
-                test = _condition(stmt.condition, scope, f"{self.where}: a while")
-                passes = self._branch(stmt.body, base + n.index, n.name, inside, scope)
-                lowered = self._loop(_Statement(None, successors, owner, test, passes), graph, n, around)
-            elif isinstance(stmt, s.For) and stmt.short_name is None and stmt.body.members \
-                    and isinstance(stmt.collection, s.Binary) and stmt.collection.op == "..":
-                bounds = [_expr(e, scope) for e in (stmt.collection.left, stmt.collection.right)]
-                if any(kind is not int for _, kind in bounds):
-                    raise NotFlat(f"{self.where}: a for loop over a range whose bounds are not Integers")
-                slot, var = len(self.initial), len(self.initial) + 3
-                self.initial.extend((UNSET, UNSET, UNSET, UNSET))
-                passes = self._branch(stmt.body, base + n.index, n.name, inside,
-                                      _Scope({stmt.variable: (var, int)}, scope))
-                lowered = self._loop(_Statement(None, successors, owner, then=passes, items=(bounds[0][0], bounds[1][0]),
-                                                slot=slot, var=var), graph, n, around)
-            else:
-                assert stmt is not None
-                lowered = _Statement(_assign(stmt, scope), successors, owner)
-            self.statements[base + n.index] = lowered
+            self.statements[base + n.index] = self._statement(graph, n, base + n.index, successors, owner, around, scope)
         return tuple(base + i for i in graph.initial)
+
+    def alone(self, graph: ActionGraph, node: Node, scope: _Scope) -> None:
+        """The statement at `node` of the flow `graph` itself, as the first and only one (its branches' and
+        passes' after it): no succession in the flow orders anything after it within the statements."""
+        self.statements.append(_Statement(None, ()))
+        self.labels.append(node.name)
+        self.places.append((graph, node.index, []))
+        self.statements[0] = self._statement(graph, node, 0, (), -1, [], scope)
+
+    def _statement(self, graph: ActionGraph, n: Node, at: int, successors: tuple[int, ...], owner: int,
+                   around: list[tuple[ActionGraph, int]], scope: _Scope) -> _Statement:
+        """The statement at node `n` of `graph`, at place `at`, in the branch or pass of the statement at
+        `owner` (-1: none), standing inside the nodes `around`."""
+        stmt = n.decl
+        inside = [(graph, n.index), *around]
+        if isinstance(stmt, s.If):
+            test = _condition(stmt.condition, scope, f"{self.where}: an if")
+            then, otherwise = (self._branch(block, at, n.name, inside, scope)
+                               for block in (stmt.then, stmt.otherwise))
+            lowered = _Statement(None, successors, owner, test, then, otherwise)
+        elif isinstance(stmt, s.While) and stmt.until is None and stmt.body.members:
+            test = _condition(stmt.condition, scope, f"{self.where}: a while")
+            passes = self._branch(stmt.body, at, n.name, inside, scope)
+            lowered = self._loop(_Statement(None, successors, owner, test, passes), graph, n, around)
+        elif isinstance(stmt, s.For) and stmt.short_name is None and stmt.body.members \
+                and isinstance(stmt.collection, s.Binary) and stmt.collection.op == "..":
+            bounds = [_expr(e, scope) for e in (stmt.collection.left, stmt.collection.right)]
+            if any(kind is not int for _, kind in bounds):
+                raise NotFlat(f"{self.where}: a for loop over a range whose bounds are not Integers")
+            slot, var = len(self.initial), len(self.initial) + 3
+            self.initial.extend((UNSET, UNSET, UNSET, UNSET))
+            passes = self._branch(stmt.body, at, n.name, inside,
+                                  _Scope({stmt.variable: (var, int)}, scope))
+            lowered = self._loop(_Statement(None, successors, owner, then=passes, items=(bounds[0][0], bounds[1][0]),
+                                            slot=slot, var=var), graph, n, around)
+        else:
+            assert stmt is not None
+            lowered = _Statement(_assign(stmt, scope), successors, owner)
+        return lowered
 
     def _loop(self, loop: _Statement, graph: ActionGraph, node: Node, around: list[tuple[ActionGraph, int]]) -> _Statement:
         """A loop given its place after a pass: its own, the same statement's."""

@@ -27,6 +27,7 @@ from tests.engines.check.models import DEPENDENCE, REDUCTION
 
 HERE = Path(__file__).resolve().parent
 FLAT_MODELS = HERE / "flat"
+REFEREE = HERE.parents[1] / "referee" / "models"
 BENCH = HERE.parents[2] / ".." / "shared" / "bench" / "gen_scaling.py"
 BOUNDS = Bounds(depth=2_000, states=20_000)
 
@@ -80,10 +81,10 @@ def _subjects(folder: Path) -> list[tuple[str, str]]:
 
 
 FOLDERS = {"conformance": CONFORMANCE, "conformance-more": MORE, "reduction": REDUCTION,
-           "dependence": DEPENDENCE, "flat": FLAT_MODELS}
+           "dependence": DEPENDENCE, "flat": FLAT_MODELS, "referee": REFEREE}
 
 
-@pytest.mark.parametrize("folder", ["dependence", "flat"])
+@pytest.mark.parametrize("folder", ["dependence", "flat", "referee"])
 def test_flat_checks_as_the_interpreter_does_on_our_models(folder: str) -> None:
     subjects = _subjects(FOLDERS[folder])
     assert subjects, f"the flat form covers none of {folder}'s models"
@@ -172,6 +173,28 @@ def test_a_for_loop_reads_its_range_once_as_derived() -> None:
     assert why_not_flat(program, "rounds::Batch") is None
     ends = {tuple(o.values) for o in check(program, "rounds::Batch", BOUNDS).outcomes}
     assert ends == {(("n", "1"), ("processed", "1"), ("sum", "1")), (("n", "1"), ("processed", "3"), ("sum", "6"))}
+
+
+def test_statements_standing_in_the_flow_end_as_derived() -> None:
+    """statements.sysml, through the flat form (the statements stand in the flow itself, not in a node's
+    body). The cycle: the sensor's +1 and the window's -2 each write what they read, so the one writing
+    last wins over a read before the other's write: 18 (the sensor's alone), 15 (the window's alone) or
+    16 (both). At 18 nothing heats and the log is the `for`'s 1 + 2; from 15 and 16 the `while` heats to
+    20 in 5 or 4 passes, logged before the 3. The drain: 7, 4, 1, -2 in three rounds. The refill: the
+    consumer's write (what it read less one) after the pump's last test leaves 1, 2 or 3 with 2 passes;
+    before it, the pump refills to 4, in 3 to 5 passes as the write undid 0 to 2 of them."""
+    program = _program(FLAT_MODELS / "statements.sysml")
+
+    def ends(subject: str) -> set[tuple[tuple[str, str], ...]]:
+        assert why_not_flat(program, subject) is None
+        return {tuple(o.values) for o in check(program, subject, BOUNDS).outcomes}
+
+    assert ends("statements::Cycle") == {(("heated", "false"), ("log", "3"), ("temp", "18")),
+                                         (("heated", "true"), ("log", "8"), ("temp", "20")),
+                                         (("heated", "true"), ("log", "7"), ("temp", "20"))}
+    assert ends("statements::Drain") == {(("level", "-2"), ("rounds", "3"))}
+    assert ends("statements::Refill") == {(("level", str(level)), ("pumped", "2")) for level in (1, 2, 3)} \
+        | {(("level", "4"), ("pumped", str(passes))) for passes in (3, 4, 5)}
 
 
 def test_two_performances_of_one_node_at_once_are_searched_through_the_interpreter() -> None:

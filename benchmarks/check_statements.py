@@ -1,0 +1,74 @@
+"""The check over actions written as statements standing in the flow itself (`then while ...`,
+`then if ...`, `then assign ...`), the style most action models are written in: through the flat form
+and through the interpreter's run, beside the peer where it is installed (dev only).
+
+The family: N ticket sellers forked from one start, each a `while` of K rounds standing in its
+branch's flow, checking then acting on one shared stock (`if tickets > 0 { take one }`: two sellers
+may both see the last ticket), T tickets.
+
+    python benchmarks/check_statements.py              # the default rows
+    python benchmarks/check_statements.py 3:3:4        # sellers:rounds:tickets
+    python benchmarks/check_statements.py --no-peer
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.check_scaling import ours, peer
+
+DEFAULT_ROWS = ["2:3:3", "3:2:3", "3:3:4", "4:2:3"]
+
+
+def sellers(n: int, k: int, tickets: int) -> tuple[str, str]:
+    """The model's text and the action's qualified name."""
+    lines = ["package sellers {", "\tprivate import ScalarValues::*;", "\taction sell {",
+             f"\t\tattribute tickets : Integer := {tickets};"]
+    lines += [f"\t\tattribute sold{i} : Integer := 0;\n\t\tattribute rounds{i} : Integer := 0;" for i in range(1, n + 1)]
+    lines += ["\t\tfirst start;", "\t\tthen fork open;"] + [f"\t\t\tthen seller{i};" for i in range(1, n + 1)]
+    for i in range(1, n + 1):
+        lines += [f"\t\taction seller{i};",
+                  f"\t\tthen while rounds{i} < {k} {{",
+                  f"\t\t\tassign rounds{i} := rounds{i} + 1;",
+                  f"\t\t\tthen if tickets > 0 {{ assign tickets := tickets - 1; then assign sold{i} := sold{i} + 1; }}",
+                  "\t\t}",
+                  f"\t\tthen action closed{i};",
+                  f"\t\tsuccession first closed{i} then shut;"]
+    lines += ["\t\tjoin shut;", "\t\tthen done;", "\t}", "}"]
+    return "\n".join(lines) + "\n", "sellers::sell"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("rows", nargs="*", default=DEFAULT_ROWS, help="sellers:rounds:tickets")
+    parser.add_argument("--no-peer", action="store_true")
+    args = parser.parse_args()
+    print(f"{'model':<16}{'states':>9}{'moves':>10}{'flat s':>9}{'interp s':>10}{'speed-up':>10}"
+          f"{'peer states':>13}{'peer s':>9}{'time ratio':>12}")
+    for row in args.rows:
+        n, k, tickets = (int(part) for part in row.split(":"))
+        text, name = sellers(n, k, tickets)
+        flat = ours(text, name)
+        slow = ours(text, name, flat=False)
+        if (flat["states"], flat["moves"]) != (slow["states"], slow["moves"]):
+            raise SystemExit(f"{row}: the flat form and the interpreter searched apart: {flat} against {slow}")
+        seconds, interpreted = float(flat["seconds"]), float(slow["seconds"])  # type: ignore[arg-type]
+        line = (f"{f'sellers {n}x{k} t{tickets}':<16}{flat['states']:>9}{flat['moves']:>10}{seconds:>9.2f}"
+                f"{interpreted:>10.2f}{interpreted / seconds if seconds else 0:>10.1f}")
+        theirs = None if args.no_peer else peer(text, name)
+        if theirs is not None and theirs.get("seconds"):
+            ratio = seconds / float(theirs["seconds"])  # type: ignore[arg-type]
+            line += f"{theirs.get('states') or '?':>13}{float(theirs['seconds']):>9.2f}{ratio:>12.2f}"  # type: ignore[arg-type]
+        print(line, flush=True)
+    if os.environ.get("OPENSYSML_KERNEL_DETERMINISTIC") != "1":
+        print("(wall times are noisy: compare ratios from one run on one machine)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
