@@ -3,6 +3,7 @@
 A model is a sequence of parts between `start` and `done`, each one of:
 - a leaf action whose body holds one or two statements (`assign`, `if ... else`, a `while` over a
   counter of its own), unordered or ordered by `then`;
+- one such statement standing in the flow itself, between two empty action nodes;
 - a fork into two or three branches and the join after them;
 - a decision with a guard (`decide d; if g then a; else b;`) and the merge after it;
 - a merge loop with a counter bound (`merge l; ... decide c; if k < n then l; else x; merge x;`);
@@ -25,7 +26,8 @@ SHARED = (("x", "Integer", "0"), ("y", "Integer", "1"), ("b", "Boolean", "false"
 
 # Updates that keep x and y non-negative, and those that may make them negative: Python hashes -1 and
 # -2 alike, and the check's fingerprint once did too (test_graphs.py keeps that apart).
-_INT_UPDATES = ("{v} + 1", "{v} * 2", "{w} + 2", "{v} + {w}", "{v} * {w} + 1")
+_INT_UPDATES = ("{v} + 1", "{v} * 2", "{w} + 2", "{v} + {w}", "{v} * {w} + 1", "{v} ** 2",
+                "(if {v} > {w} ? {v} - {w} else {w} + 1)")
 _NEGATIVE_UPDATES = ("{v} - {w}", "3 - {v}", "{v} * {w} - 1", "{w} - 3", "-{v} - 1")
 _BOOL_UPDATES = ("not b", "x > y", "x == y", "b xor x > 0", "true")
 _GUARDS = ("x > 0", "b", "x == y", "y < x + 1", "not b", "x + y > 2")

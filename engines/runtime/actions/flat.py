@@ -4,7 +4,7 @@ move is a function from state to state with no journal, snapshot or re-canonical
 
 It covers the flows people write most (start, done, fork, join, merge, decisions with guards, action
 nodes whose bodies declare Integer, Real, Rational, Boolean and String attributes and assign them
-with arithmetic, comparisons, concatenation and Boolean operators, unordered or ordered by `then`,
+with arithmetic, comparisons, concatenation, Boolean operators and conditional expressions, unordered or ordered by `then`,
 with `if`, `while` and `for` (over an Integer range) statements among them, and those statements
 standing in the flow itself) and moves exactly as the interpreter's fine run does: the same moves, labels and token numbers, the
 same states told apart, the same footprints. Anything else is refused by name when lowering
@@ -628,6 +628,10 @@ def _expr(e: s.Expr, scope: _Scope) -> tuple[Eval, type]:
             return (lambda v: operators.binary(op, left(v), right(v))), bool
         if op in _EQUAL:
             return (lambda v: operators.binary(op, left(v), right(v))), bool
+        if op in ("**", "^") and lk in _NUMBERS and _whole_literal(e.right):
+            # a power whose exponent is written as a whole number: of the base's type (a negative or
+            # computed exponent may make an Integer's power a Rational, a type known only when it runs)
+            return (lambda v: _told_apart(operators.binary(op, left(v), right(v)))), lk
         if op in _LOGIC and lk is bool:
             if op == "and":
                 return (lambda v: left(v) and right(v)), bool
@@ -637,7 +641,19 @@ def _expr(e: s.Expr, scope: _Scope) -> tuple[Eval, type]:
                 return (lambda v: (not left(v)) or right(v)), bool
             return (lambda v: left(v) != right(v)), bool
         raise NotFlat(f"operator {op}")
+    if isinstance(e, s.Conditional):  # `if c ? a else b`: only the branch the condition picks is read
+        test, ck = _expr(e.condition, scope)
+        then, tk = _expr(e.then, scope)
+        otherwise, ok = _expr(e.otherwise, scope)
+        if ck is not bool or tk is not ok:
+            raise NotFlat("a conditional expression whose condition is not Boolean or whose branches differ in type")
+        return (lambda v: then(v) if test(v) else otherwise(v)), tk
     raise NotFlat(f"the expression {type(e).__name__}")
+
+
+def _whole_literal(e: s.Expr) -> bool:
+    """Whether `e` is an Integer literal (not negative: a literal carries no sign)."""
+    return isinstance(e, s.Literal) and e.kind == "integer"
 
 
 # Python hashes an Integer modulo the prime 2**61 - 1 (2**62 as 2, a Fraction a/b as a times b's inverse

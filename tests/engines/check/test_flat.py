@@ -197,6 +197,25 @@ def test_statements_standing_in_the_flow_end_as_derived() -> None:
         | {(("level", "4"), ("pumped", str(passes))) for passes in (3, 4, 5)}
 
 
+def test_a_conditional_and_a_power_end_as_derived() -> None:
+    """The size squares the error's magnitude, read before or after the correction adds 5 to -3: 9 or 4,
+    through the flat form; a power whose exponent is not written as a whole number is left to the
+    interpreter (an Integer's negative power is a Rational, a type known only when it runs)."""
+    program = Program(ir.resolve([ir.parse(
+        "package p { action def Gain { attribute error : Integer := -3; attribute size : Integer := 0; "
+        "first start; then fork f; then measure; then correct; "
+        "action measure { assign size := (if error < 0 ? -error else error) ** 2; } "
+        "action correct { assign error := error + 5; } "
+        "join j; succession measure then j; succession correct then j; then done; } "
+        "action def Root { attribute n : Integer := 2; attribute r : Integer := 0; first start; "
+        "then assign r := n ** n; then done; } }", "gain.sysml")]))
+    assert why_not_flat(program, "p::Gain") is None
+    result = check(program, "p::Gain", BOUNDS)
+    assert dict((f, [v for v, _ in e]) for f, e in result.divergent) == {"size": ["4", "9"]}  # (error ends 2)
+    same(program, "p::Gain")
+    assert "operator **" in (why_not_flat(program, "p::Root") or "")
+
+
 def test_two_performances_of_one_node_at_once_are_searched_through_the_interpreter() -> None:
     """merged.sysml: both sensors' tokens may stand in the logger at once, each performance with its own
     `before`; the flat form, which has one slot for it, hands the search to the interpreter when it
