@@ -27,8 +27,9 @@ SHARED = (("x", "Integer", "0"), ("y", "Integer", "1"), ("b", "Boolean", "false"
 # Updates that keep x and y non-negative, and those that may make them negative: Python hashes -1 and
 # -2 alike, and the check's fingerprint once did too (test_graphs.py keeps that apart).
 _INT_UPDATES = ("{v} + 1", "{v} * 2", "{w} + 2", "{v} + {w}", "{v} * {w} + 1", "{v} ** 2",
-                "(if {v} > {w} ? {v} - {w} else {w} + 1)")
-_NEGATIVE_UPDATES = ("{v} - {w}", "3 - {v}", "{v} * {w} - 1", "{w} - 3", "-{v} - 1")
+                "(if {v} > {w} ? {v} - {w} else {w} + 1)", "IntegerFunctions::max({v}, {w}) + 1")
+_NEGATIVE_UPDATES = ("{v} - {w}", "3 - {v}", "{v} * {w} - 1", "{w} - 3", "-{v} - 1",
+                     "IntegerFunctions::min({v}, 1 - {w})")
 _BOOL_UPDATES = ("not b", "x > y", "x == y", "b xor x > 0", "true")
 _GUARDS = ("x > 0", "b", "x == y", "y < x + 1", "not b", "x + y > 2")
 

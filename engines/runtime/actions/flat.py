@@ -4,7 +4,8 @@ move is a function from state to state with no journal, snapshot or re-canonical
 
 It covers the flows people write most (start, done, fork, join, merge, decisions with guards, action
 nodes whose bodies declare Integer, Real, Rational, Boolean and String attributes and assign them
-with arithmetic, comparisons, concatenation, Boolean operators and conditional expressions, unordered or ordered by `then`,
+with arithmetic, comparisons, concatenation, Boolean operators, conditional expressions and the
+library's functions whose declaration gives their result's type, unordered or ordered by `then`,
 with `if`, `while` and `for` (over an Integer range) statements among them, and those statements
 standing in the flow itself) and moves exactly as the interpreter's fine run does: the same moves, labels and token numbers, the
 same states told apart, the same footprints. Anything else is refused by name when lowering
@@ -26,11 +27,15 @@ from engines.errors import RunError
 from engines.runtime import operators
 from engines.runtime.actions.footprints import Footprints, touch_now
 from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Summary, Travelled
+from engines.runtime.calls import call_library
 from engines.runtime.evaluate import Evaluator
 from engines.runtime.values import spell
 from ir import syntax as s
 from ir.assertions import usage_assertions
 from ir.graphs import ActionGraph, Attribute, Node, NodeKind
+from ir.library import BODY, FUNCTION_BY_NAME
+from ir.model import Element, Model
+from ir.resolve import lookup
 
 Value = Any
 Slots = tuple[Value, ...]
@@ -580,9 +585,26 @@ def _declared(attr: Attribute, scope: _Scope, where: str) -> tuple[Eval, type]:
 
 
 class _Scope:
-    def __init__(self, slots: dict[str, tuple[int, type]], outer: _Scope | None = None) -> None:
+    """The slots names find, innermost first; and where a name invoked is looked up in the model (the
+    elements of the frames the interpreter would hold there, innermost first)."""
+
+    def __init__(self, slots: dict[str, tuple[int, type]], outer: _Scope | None = None,
+                 element: Element | None = None, model: Model | None = None) -> None:
         self.slots = slots
         self.outer = outer
+        self.element = element
+        self.model: Model | None = model if model is not None or outer is None else outer.model
+
+    def invoked(self, name: str) -> Element | None:
+        """The element an invocation of `name` names, as the interpreter's frames look it up."""
+        at: _Scope | None = self
+        while at is not None:
+            if at.element is not None and self.model is not None:
+                found = lookup(self.model, at.element, name)
+                if found is not None:
+                    return found
+            at = at.outer
+        return None
 
     def find(self, name: str) -> tuple[int, type] | None:
         found = self.slots.get(name)
@@ -641,6 +663,8 @@ def _expr(e: s.Expr, scope: _Scope) -> tuple[Eval, type]:
                 return (lambda v: (not left(v)) or right(v)), bool
             return (lambda v: left(v) != right(v)), bool
         raise NotFlat(f"operator {op}")
+    if isinstance(e, s.Call):
+        return _call(e, scope)
     if isinstance(e, s.Conditional):  # `if c ? a else b`: only the branch the condition picks is read
         test, ck = _expr(e.condition, scope)
         then, tk = _expr(e.then, scope)
@@ -649,6 +673,35 @@ def _expr(e: s.Expr, scope: _Scope) -> tuple[Eval, type]:
             raise NotFlat("a conditional expression whose condition is not Boolean or whose branches differ in type")
         return (lambda v: then(v) if test(v) else otherwise(v)), tk
     raise NotFlat(f"the expression {type(e).__name__}")
+
+
+# what a library function's declared result is, where the flat form knows its values' type from it alone
+_RESULTS: dict[str, type] = {"Integer": int, "Natural": int, "Boolean": bool, "String": str}
+_OF_ITS_ARGUMENTS = frozenset(("abs", "max", "min"))  # numeric: of their arguments' one type
+
+
+def _call(e: s.Call, scope: _Scope) -> tuple[Eval, type]:
+    """A library function invoked with plain values (`ToString(n)`, `abs(x - y)`, `max(a, b)`,
+    `floor(r)`): the interpreter's own function applied, its arguments checked as there."""
+    callee = e.callee
+    if not isinstance(callee, s.Name) or e.arrow or e.named or any(isinstance(a, s.Lambda) for a in e.args):
+        raise NotFlat("the expression Call")
+    element = scope.invoked(callee.name)
+    function = FUNCTION_BY_NAME.get(element.qualified_name) if element is not None and element.library else None
+    if function is None or any(p.many or p.type == BODY for p in function.params):
+        raise NotFlat(f"an invocation of {callee.name}")
+    args = [_expr(a, scope) for a in e.args]
+    kinds = {kind for _, kind in args}
+    result = _RESULTS.get(function.result)
+    if result is None and function.name in _OF_ITS_ARGUMENTS and len(kinds) == 1 and kinds <= set(_NUMBERS):
+        (result,) = kinds
+    if result is None:
+        raise NotFlat(f"an invocation of {callee.name}, whose result's type the flat form does not know")
+    reads = tuple(read for read, _ in args)
+
+    def value(v: Slots) -> Value:
+        return _told_apart(call_library(function, [read(v) for read in reads], {}))
+    return value, result
 
 
 def _whole_literal(e: s.Expr) -> bool:
@@ -709,7 +762,7 @@ def lower(program: Any, subject: str, readable: frozenset[str] | None, replay: C
     if not graph.initial:
         raise NotFlat("an action with no node to start at")
     names: dict[str, tuple[int, type]] = {}
-    scope = _Scope(names)
+    scope = _Scope(names, element=graph.scope, model=program.model)
     initial: list[Value] = []
     for attr in graph.attributes:
         value, kind = _declared(attr, scope, subject)
@@ -790,11 +843,11 @@ def _body(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: 
         if not body.attributes and not body.statements:
             return None, 0, []
         if not body.attributes and len(body.statements) == 1 and isinstance(body.statements[0], s.Assign):
-            return _Body(_assign(body.statements[0], outer), (), (), (), (), 0), 0, []
+            return _Body(_assign(body.statements[0], _Scope({}, outer, element=body.scope)), (), (), (), (), 0), 0, []
         if not body.statements or not node.starts_with_a_shot():
             raise NotFlat(f"{where}: a body of declarations alone")
     own: dict[str, tuple[int, type]] = {}
-    scope = _Scope(own, outer)
+    scope = _Scope(own, outer, element=body.scope)
     local_slots: list[tuple[int, Eval]] = []
     drop: list[int] = []
     for attr in body.attributes:

@@ -216,6 +216,22 @@ def test_a_conditional_and_a_power_end_as_derived() -> None:
     assert "operator **" in (why_not_flat(program, "p::Root") or "")
 
 
+def test_library_functions_end_as_derived() -> None:
+    """clamp.sysml, through the flat form: widening reads 8 and writes min(10, 13) = 10, narrowing
+    max(0, -1) = 0; each after the other's write makes 0 + 5 = 5 or 10 - 9 = 1, both reading 8 leaves
+    the last writer's 10 or 0; the note spells it with ToString, and abs(-10) as 10. A function whose
+    result's type the flat form cannot know from its declaration alone (sqrt, inexact) stays the
+    interpreter's."""
+    program = _program(FLAT_MODELS / "clamp.sysml")
+    assert why_not_flat(program, "clamp::Adjust") is None
+    ends = {tuple(o.values) for o in check(program, "clamp::Adjust", BOUNDS).outcomes}
+    assert ends == {(("note", f'"opening {n} of 10"'), ("opening", str(n))) for n in (0, 1, 5, 10)}
+    root = Program(ir.resolve([ir.parse(
+        "package p { private import ScalarValues::*; private import RealFunctions::*; action def A { "
+        "attribute r : Real := 2.0; first start; then assign r := sqrt(r); then done; } }", "root.sysml")]))
+    assert "sqrt" in (why_not_flat(root, "p::A") or "")
+
+
 def test_two_performances_of_one_node_at_once_are_searched_through_the_interpreter() -> None:
     """merged.sysml: both sensors' tokens may stand in the logger at once, each performance with its own
     `before`; the flat form, which has one slot for it, hands the search to the interpreter when it
