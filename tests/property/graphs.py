@@ -1,8 +1,8 @@
 """Generated action models: structured action graphs printed as SysML v2 text.
 
 A model is a sequence of parts between `start` and `done`, each one of:
-- a leaf action whose body holds one or two statements (`assign`, `if ... else`, a `while` over a
-  counter of its own), unordered or ordered by `then`;
+- a leaf action whose body holds one or two statements (`assign`, `if ... else`, a `while`, a `for`,
+  a `loop ... until` or a `while ... until` over a counter of its own), unordered or ordered by `then`;
 - one such statement standing in the flow itself, between two empty action nodes;
 - a fork into two or three branches and the join after them;
 - a decision with a guard (`decide d; if g then a; else b;`) and the merge after it;
@@ -78,9 +78,10 @@ def _assign(draw: st.DrawFn, negatives: bool) -> str:
 
 @st.composite
 def _statement(draw: st.DrawFn, graph_counter: list[int], negatives: bool, ifs: bool,
-               fors: bool) -> tuple[str, str | None]:
-    """A statement and, for a `while`, the counter feature it needs declared."""
-    kind = draw(st.sampled_from(["assign", "assign", "while"] + (["if"] if ifs else []) + (["for"] if fors else [])))
+               fors: bool, untils: bool = False) -> tuple[str, str | None]:
+    """A statement and, for a loop with a counter, the counter feature it needs declared."""
+    kind = draw(st.sampled_from(["assign", "assign", "while"] + (["if"] if ifs else []) + (["for"] if fors else [])
+                                + (["until"] if untils else [])))
     if kind == "assign":
         return draw(_assign(negatives)), None
     if kind == "for":
@@ -94,7 +95,12 @@ def _statement(draw: st.DrawFn, graph_counter: list[int], negatives: bool, ifs: 
     graph_counter[0] += 1
     counter = f"w{graph_counter[0]}"
     bound = draw(st.integers(1, 2))
-    return f"while {counter} < {bound} {{ assign {counter} := {counter} + 1; {draw(_assign(negatives))} }}", counter
+    step = f"assign {counter} := {counter} + 1; {draw(_assign(negatives))}"
+    if kind == "until":  # a loop tested after its passes: `loop ... until`, or a `while` that also has one
+        if draw(st.booleans()):
+            return f"loop {{ {step} }} until {counter} >= {bound};", counter
+        return f"while {counter} < {bound} {{ {step} }} until {draw(st.sampled_from(_GUARDS))};", counter
+    return f"while {counter} < {bound} {{ {step} }}", counter
 
 
 @dataclass(frozen=True)
@@ -157,16 +163,16 @@ AnyPart = Leaf | InFlow | Fork | Decide | Loop | SendAccept | LoneAccept | Wait
 
 
 @st.composite
-def _leaf(draw: st.DrawFn, negatives: bool, ifs: bool, fors: bool) -> Leaf:
+def _leaf(draw: st.DrawFn, negatives: bool, ifs: bool, fors: bool, untils: bool = False) -> Leaf:
     counter = [0]
-    drawn = draw(st.lists(_statement(counter, negatives, ifs, fors), min_size=1, max_size=2))
+    drawn = draw(st.lists(_statement(counter, negatives, ifs, fors, untils), min_size=1, max_size=2))
     counters = tuple(dict.fromkeys(c for _, c in drawn if c is not None))
     return Leaf(tuple(s for s, _ in drawn), draw(st.booleans()), counters)
 
 
 @st.composite
-def _in_flow(draw: st.DrawFn, negatives: bool, ifs: bool, fors: bool) -> InFlow:
-    statement, counter = draw(_statement([0], negatives, ifs, fors))
+def _in_flow(draw: st.DrawFn, negatives: bool, ifs: bool, fors: bool, untils: bool) -> InFlow:
+    statement, counter = draw(_statement([0], negatives, ifs, fors, untils))
     return InFlow(statement, () if counter is None else (counter,))
 
 
@@ -186,12 +192,13 @@ class Kinds:
     fors: bool = False  # `for` loops over a range in bodies
     timers: bool = False  # waits of `accept after` on the clock
     in_flow: bool = False  # statements standing in the flow itself
+    untils: bool = False  # loops with `until` (`loop ... until`, `while ... until`)
 
 
 @functools.cache
 def parts(depth: int, kinds: Kinds) -> st.SearchStrategy[AnyPart]:
-    negatives, ifs, fors = kinds.negatives, kinds.ifs, kinds.fors
-    simple: list[st.SearchStrategy[AnyPart]] = [_leaf(negatives, ifs, fors), _leaf(negatives, ifs, fors)]
+    negatives, ifs, fors, untils = kinds.negatives, kinds.ifs, kinds.fors, kinds.untils
+    simple: list[st.SearchStrategy[AnyPart]] = [_leaf(negatives, ifs, fors, untils), _leaf(negatives, ifs, fors, untils)]
     if kinds.messages:
         simple.append(st.builds(SendAccept, st.sampled_from(["x", "y + 1", "7"])))
     if kinds.lone_accepts:
@@ -199,7 +206,7 @@ def parts(depth: int, kinds: Kinds) -> st.SearchStrategy[AnyPart]:
     if kinds.timers:
         simple.append(st.builds(Wait, st.integers(0, 3)))
     if kinds.in_flow:
-        simple.append(_in_flow(negatives, ifs, fors))
+        simple.append(_in_flow(negatives, ifs, fors, untils))
     if depth == 0:
         return st.one_of(simple)
     inner = parts(depth - 1, kinds)

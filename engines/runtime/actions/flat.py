@@ -100,6 +100,7 @@ class _Statement:
     slot: int = -1  # a `for` loop's: its range and passes made, three slots from here (lower, upper, passes)
     # while it runs, else UNSET
     var: int = -1  # a `for` loop's variable: the pass's element while a pass runs, else UNSET
+    until: Eval | None = None  # a loop's `until` condition, read after each pass (before a `while`'s)
 
 
 @dataclass(frozen=True)
@@ -366,8 +367,13 @@ class FlatRun:
                 self._for(number, at, inside, parent, statement)
                 return
             else:
-                assert statement.test is not None
-                branch = statement.then if _boolean(statement.test(self.slots)) else statement.otherwise
+                if inside == statement.again and statement.until is not None \
+                        and _boolean(statement.until(self.slots)):
+                    branch: tuple[int, ...] = ()  # after a pass, `until` holds: the loop ends
+                elif statement.test is None:
+                    branch = statement.then  # `loop ... until`: no test but its `until`, after a pass
+                else:
+                    branch = statement.then if _boolean(statement.test(self.slots)) else statement.otherwise
                 if branch:
                     if statement.again >= 0:
                         self._pass()
@@ -878,7 +884,7 @@ def _statement_node(program: Any, graph: ActionGraph, node: Node, scope: _Scope,
         raise NotFlat(f"{where}: a statement in the flow")
     if isinstance(stmt, s.Assign):
         return _Body(_assign(stmt, scope), (), (), (), (), 0), 0, []
-    if not isinstance(stmt, (s.If, s.While, s.For)):
+    if not isinstance(stmt, (s.If, s.While, s.For, s.LoopUntil)):
         raise NotFlat(f"{where}: the statement {type(stmt).__name__} in the flow")
     lowering = _Statements(program, graph.scope, initial, where)
     lowering.alone(graph, node, scope)
@@ -934,10 +940,13 @@ class _Statements:
             then, otherwise = (self._branch(block, at, n.name, inside, scope)
                                for block in (stmt.then, stmt.otherwise))
             lowered = _Statement(None, successors, owner, test, then, otherwise)
-        elif isinstance(stmt, s.While) and stmt.until is None and stmt.body.members:
-            test = _condition(stmt.condition, scope, f"{self.where}: a while")
+        elif isinstance(stmt, (s.While, s.LoopUntil)) and stmt.body.members:
+            # a `while` reads its condition before each pass; a `loop` passes first; after a pass either
+            # reads its `until` first, which ends it where it holds
+            reads = _condition(stmt.condition, scope, f"{self.where}: a while") if isinstance(stmt, s.While) else None
+            until = None if stmt.until is None else _condition(stmt.until, scope, f"{self.where}: an until")
             passes = self._branch(stmt.body, at, n.name, inside, scope)
-            lowered = self._loop(_Statement(None, successors, owner, test, passes), graph, n, around)
+            lowered = self._loop(_Statement(None, successors, owner, reads, passes, until=until), graph, n, around)
         elif isinstance(stmt, s.For) and stmt.short_name is None and stmt.body.members \
                 and isinstance(stmt.collection, s.Binary) and stmt.collection.op == "..":
             bounds = [_expr(e, scope) for e in (stmt.collection.left, stmt.collection.right)]

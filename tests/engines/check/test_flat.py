@@ -182,7 +182,10 @@ def test_statements_standing_in_the_flow_end_as_derived() -> None:
     16 (both). At 18 nothing heats and the log is the `for`'s 1 + 2; from 15 and 16 the `while` heats to
     20 in 5 or 4 passes, logged before the 3. The drain: 7, 4, 1, -2 in three rounds. The refill: the
     consumer's write (what it read less one) after the pump's last test leaves 1, 2 or 3 with 2 passes;
-    before it, the pump refills to 4, in 3 to 5 passes as the write undid 0 to 2 of them."""
+    before it, the pump refills to 4, in 3 to 5 passes as the write undid 0 to 2 of them. The kettle: its
+    `loop` passes first and reads `until` after each pass; the tap's write (what it read less 20) after
+    the last read leaves 20, 50 or 80 with 2 passes; before it, the kettle heats on to 110, in 3 to 5
+    passes."""
     program = _program(FLAT_MODELS / "statements.sysml")
 
     def ends(subject: str) -> set[tuple[tuple[str, str], ...]]:
@@ -195,6 +198,8 @@ def test_statements_standing_in_the_flow_end_as_derived() -> None:
     assert ends("statements::Drain") == {(("level", "-2"), ("rounds", "3"))}
     assert ends("statements::Refill") == {(("level", str(level)), ("pumped", "2")) for level in (1, 2, 3)} \
         | {(("level", "4"), ("pumped", str(passes))) for passes in (3, 4, 5)}
+    assert ends("statements::Boil") == {(("passes", "2"), ("temp", str(temp))) for temp in (20, 50, 80)} \
+        | {(("passes", str(passes)), ("temp", "110")) for passes in (3, 4, 5)}
 
 
 def test_a_conditional_and_a_power_end_as_derived() -> None:
