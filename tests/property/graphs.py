@@ -79,11 +79,16 @@ def _assign(draw: st.DrawFn, negatives: bool) -> str:
 @st.composite
 def _statement(draw: st.DrawFn, graph_counter: list[int], negatives: bool, ifs: bool,
                fors: bool, untils: bool = False) -> tuple[str, str | None]:
-    """A statement and, for a loop with a counter, the counter feature it needs declared."""
+    """A statement and, for a loop with a counter, the counter feature it needs declared; with `untils`,
+    also an action usage among the statements, of one or two assignments (or none)."""
     kind = draw(st.sampled_from(["assign", "assign", "while"] + (["if"] if ifs else []) + (["for"] if fors else [])
-                                + (["until"] if untils else [])))
+                                + (["until", "action"] if untils else [])))
     if kind == "assign":
         return draw(_assign(negatives)), None
+    if kind == "action":
+        graph_counter[0] += 1
+        inner = " ".join(draw(st.lists(_assign(negatives), max_size=2)))
+        return f"action u{graph_counter[0]} {{ {inner} }}" if inner else f"action u{graph_counter[0]};", None
     if kind == "for":
         # the range is read once, at the loop's first test: a body writing x does not change it
         low = draw(st.sampled_from(["1", "x"]))
@@ -271,7 +276,7 @@ def _emit(graph: Graph, part: AnyPart) -> tuple[str, str]:
         return name, name
     if isinstance(part, InFlow):
         before, after = graph.fresh("p"), graph.fresh("q")
-        (statement,) = _renamed(graph, before, part.counters, [part.statement])
+        (statement,) = _renamed(graph, before, part.counters, [part.statement.replace("action u", f"action {before}u")])
         graph.nodes.append(f"action {before}; then {statement} then action {after};")
         return before, after
     if isinstance(part, Fork):

@@ -6,9 +6,10 @@ It covers the flows people write most (start, done, fork, join, merge, decisions
 nodes whose bodies declare Integer, Real, Rational, Boolean and String attributes and assign them
 with arithmetic, comparisons, concatenation, Boolean operators, conditional expressions and the
 library's functions whose declaration gives their result's type, unordered or ordered by `then`,
-with `if`, `while` and `for` (over an Integer range) statements among them, and those statements
-standing in the flow itself) and moves exactly as the interpreter's fine run does: the same moves, labels and token numbers, the
-same states told apart, the same footprints. Anything else is refused by name when lowering
+with `if`, `while`, `loop ... until` and `for` (over an Integer range) statements and action usages
+holding no feature of their own among them, and those statements standing in the flow itself) and
+moves exactly as the interpreter's fine run does: the same moves, labels and token numbers, the same
+states told apart, the same footprints. Anything else is refused by name when lowering
 (`NotFlat`) and the interpreter searches; the interpreter stays the reference, replays every witness,
 and words every error a flat move meets (its move is replayed there, so the text is the
 interpreter's own). tests/engines/check/test_flat.py and tests/property/test_flat_graphs.py run both
@@ -910,7 +911,7 @@ class _Statements:
         standing inside the nodes `around`, their names found in `scope`; where they start."""
         if not graph.initial or graph.converging or graph.attributes or graph.flows or graph.binds \
                 or graph.connections or any(e.guard is not None or e.is_else for e in graph.edges) \
-                or any(n.kind is not NodeKind.STATEMENT or n.decl is None for n in graph.nodes):
+                or any(n.kind not in (NodeKind.STATEMENT, NodeKind.ACTION) or n.decl is None for n in graph.nodes):
             raise NotFlat(f"{self.where}: statements joined or guarded by successions, or declared in a branch")
         base = len(self.statements)
         self.statements.extend([_Statement(None, ())] * len(graph.nodes))  # (each set below: its place is kept)
@@ -935,6 +936,8 @@ class _Statements:
         `owner` (-1: none), standing inside the nodes `around`."""
         stmt = n.decl
         inside = [(graph, n.index), *around]
+        if n.kind is NodeKind.ACTION:
+            return self._nested(graph, n, at, successors, owner, inside, scope)
         if isinstance(stmt, s.If):
             test = _condition(stmt.condition, scope, f"{self.where}: an if")
             then, otherwise = (self._branch(block, at, n.name, inside, scope)
@@ -963,6 +966,30 @@ class _Statements:
             lowered = _Statement(_assign(stmt, scope), successors, owner)
         return lowered
 
+    def _nested(self, graph: ActionGraph, n: Node, at: int, successors: tuple[int, ...], owner: int,
+                inside: list[tuple[ActionGraph, int]], scope: _Scope) -> _Statement:
+        """An action usage among a body's statements (`action outer { action a { ... } action b { ... } }`),
+        holding no feature of its own: with one assignment, that move; else its start shot is a move
+        and its statements moves after it, entered as an `if` whose test always holds enters its branch
+        (with none, the start shot alone)."""
+        where = f"{self.where}: the action {n.name} in it"
+        decl, body = n.decl, n.body
+        if not isinstance(decl, s.Usage) or decl.kind != "action" or decl.types or n.multiplicity != 1 \
+                or graph.accepts[n.index] is not None or usage_assertions(self.program.model, graph.scope, decl):
+            raise NotFlat(f"{where}: not a plain action usage")
+        if body is None or (not body.statements and not body.attributes and body.flow is None):
+            return _Statement(None, successors, owner, _always)
+        if body.attributes or body.performs is not None or body.bindings or body.outputs or body.terminate \
+                or body.flow is not None:
+            raise NotFlat(f"{where}: a body with features of its own, a flow, bindings or a terminate, or "
+                          "performing an action")
+        own = _Scope({}, scope, element=body.scope)
+        if len(body.statements) == 1 and isinstance(body.statements[0], s.Assign):
+            return _Statement(_assign(body.statements[0], own), successors, owner)
+        if not n.starts_with_a_shot():
+            raise NotFlat(f"{where}: a body the interpreter performs in one move")
+        return _Statement(None, successors, owner, _always, self.flow(self.program.statement_flow(n), at, inside, own))
+
     def _loop(self, loop: _Statement, graph: ActionGraph, node: Node, around: list[tuple[ActionGraph, int]]) -> _Statement:
         """A loop given its place after a pass: its own, the same statement's."""
         loop = replace(loop, again=len(self.statements))
@@ -976,6 +1003,10 @@ class _Statements:
         if block is None or not block.members:
             return ()  # the `if` ends at its test
         return self.flow(self.program.clause_flow(self.owner, block, label), at, around, scope)
+
+
+def _always(_: Slots) -> bool:
+    return True
 
 
 def _condition(e: s.Expr, scope: _Scope, where: str) -> Eval:

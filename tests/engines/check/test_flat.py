@@ -221,6 +221,17 @@ def test_a_conditional_and_a_power_end_as_derived() -> None:
     assert "operator **" in (why_not_flat(program, "p::Root") or "")
 
 
+def test_sub_steps_of_a_body_end_as_derived() -> None:
+    """assembly.sysml, through the flat form: the station's sub-steps are action usages in its body
+    (fetch, then fit: an action usage keeps its place among the statements); fit notes the bin short
+    where it reads it after the fetch took 3 of 2 and before the stocker's 3 came, else not; the bin
+    ends 2 and one part is built on every schedule."""
+    program = _program(FLAT_MODELS / "assembly.sysml")
+    assert why_not_flat(program, "assembly::Assemble") is None
+    ends = {tuple(o.values) for o in check(program, "assembly::Assemble", BOUNDS).outcomes}
+    assert ends == {(("bin", "2"), ("built", "1"), ("short", short)) for short in ("false", "true")}
+
+
 def test_library_functions_end_as_derived() -> None:
     """clamp.sysml, through the flat form: widening reads 8 and writes min(10, 13) = 10, narrowing
     max(0, -1) = 0; each after the other's write makes 0 + 5 = 5 or 10 - 9 = 1, both reading 8 leaves
