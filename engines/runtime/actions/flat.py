@@ -116,6 +116,7 @@ class _Body:
     sealed_drop: tuple[int, ...]  # the locals no expression reads once it ended (left out of the state)
     bit: int  # its place in the mask of ended performances that hold features (0: it holds none)
     initial: tuple[int, ...] = ()  # the statements no succession orders after another
+    owns: bool = False  # it has slots of its own (its features', a `for` loop's), one per node, not per performance
 
 
 @dataclass(frozen=True)
@@ -353,6 +354,7 @@ class FlatRun:
         node = nodes[at]
         body = node.body
         if inside < 0 and node.code == _STATEMENT:
+            self._alone(at, body)  # type: ignore[arg-type]
             inside = 0  # (the statement the node is: its branches' and passes' tokens stand inside it)
         if inside >= 0:
             assert body is not None
@@ -453,17 +455,21 @@ class FlatRun:
         self._place(number, chosen, at)
 
     def _enter(self, number: int, at: int, body: _Body) -> None:
-        if body.bit:
-            for t in self.tokens:
-                if t[1] == at and t[3] >= 0:
-                    # a second performance of the node while one runs (two tokens merged into it): each has
-                    # features of its own, where the flat form has one slot for each; the interpreter searches
-                    raise NotFlat(f"node {self.action.nodes[at].name}: two performances at once, each with "
-                                  "features of its own")
+        self._alone(at, body)
         for slot, value in body.locals:
             self._set(slot, value(self.slots))
         self.ended &= ~body.bit
         self._branch(number, at, body.initial, (number,))
+
+    def _alone(self, at: int, body: _Body) -> None:
+        """A performance of the node at `at` begins: where another runs there still (two tokens merged into
+        it) and the body has slots of its own (its features, a `for` loop's range and variable), each
+        performance would need its own where the flat form has one; the interpreter searches."""
+        if body.owns:
+            for t in self.tokens:
+                if t[1] == at and t[3] >= 0:
+                    raise NotFlat(f"node {self.action.nodes[at].name}: two performances at once, each with "
+                                  "features or a loop of its own")
 
     def _for(self, number: int, at: int, inside: int, chain: tuple[int, ...], loop: _Statement) -> None:
         """A `for` loop's next element taken (its range read at its first), and its pass entered; or, with
@@ -853,6 +859,7 @@ def _body(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: 
             return _Body(_assign(body.statements[0], _Scope({}, outer, element=body.scope)), (), (), (), (), 0), 0, []
         if not body.statements or not node.starts_with_a_shot():
             raise NotFlat(f"{where}: a body of declarations alone")
+    first = len(initial)
     own: dict[str, tuple[int, type]] = {}
     scope = _Scope(own, outer, element=body.scope)
     local_slots: list[tuple[int, Eval]] = []
@@ -869,7 +876,7 @@ def _body(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: 
     starts = lowering.flow(program.statement_flow(node), -1, [(graph, node.index)], scope)
     bit = 1 << bits if body.attributes else 0
     return (_Body(None, tuple(local_slots), tuple(lowering.statements), tuple(lowering.labels), tuple(drop), bit,
-                  starts), 1 if body.attributes else 0, lowering.places)
+                  starts, len(initial) > first), 1 if body.attributes else 0, lowering.places)
 
 
 def _statement_node(program: Any, graph: ActionGraph, node: Node, scope: _Scope, initial: list[Value],
@@ -887,9 +894,11 @@ def _statement_node(program: Any, graph: ActionGraph, node: Node, scope: _Scope,
         return _Body(_assign(stmt, scope), (), (), (), (), 0), 0, []
     if not isinstance(stmt, (s.If, s.While, s.For, s.LoopUntil)):
         raise NotFlat(f"{where}: the statement {type(stmt).__name__} in the flow")
+    first = len(initial)
     lowering = _Statements(program, graph.scope, initial, where)
     lowering.alone(graph, node, scope)
-    return _Body(None, (), tuple(lowering.statements), tuple(lowering.labels), (), 0, (0,)), 0, lowering.places
+    return (_Body(None, (), tuple(lowering.statements), tuple(lowering.labels), (), 0, (0,), len(initial) > first), 0,
+            lowering.places)
 
 
 class _Statements:

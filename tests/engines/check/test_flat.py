@@ -262,6 +262,12 @@ def test_two_performances_of_one_node_at_once_are_searched_through_the_interpret
     result = check(program, "merged::Log", BOUNDS)
     assert dict((f, [v for v, _ in e]) for f, e in result.divergent) == {"count": ["1", "2"]}
     assert not result.witnesses or all("fail" not in str(w) for w in result.witnesses)
+    # a `for` loop's range and variable are a performance's own too: two at once once shared its slots,
+    # and the check failed with an internal error; each adds 1 and 2 in moves of its own, so 6
+    for subject in ("merged::Tally", "merged::Sum"):
+        assert why_not_flat(program, subject) is None
+        same(program, subject)
+        assert [tuple(o.values) for o in check(program, subject, BOUNDS).outcomes] == [(("count", "6"),)]
 
 
 def test_integer_division_and_remainder_end_as_derived() -> None:
