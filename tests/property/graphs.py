@@ -88,6 +88,8 @@ def _statement(draw: st.DrawFn, graph_counter: list[int], negatives: bool, ifs: 
     if kind == "action":
         graph_counter[0] += 1
         inner = " ".join(draw(st.lists(_assign(negatives), max_size=2)))
+        if inner and draw(st.booleans()):  # a feature of its own, read at its start shot
+            inner = f"attribute t : Integer := {draw(st.sampled_from(['x', 'y + 1']))}; assign x := t + 1; {inner}"
         return f"action u{graph_counter[0]} {{ {inner} }}" if inner else f"action u{graph_counter[0]};", None
     if kind == "for":
         # the range is read once, at the loop's first test: a body writing x does not change it

@@ -7,7 +7,7 @@ nodes whose bodies declare Integer, Real, Rational, Boolean and String attribute
 with arithmetic, comparisons, concatenation, Boolean operators, conditional expressions and the
 library's functions whose declaration gives their result's type, unordered or ordered by `then`,
 with `if`, `while`, `loop ... until` and `for` (over an Integer range) statements and action usages
-holding no feature of their own among them, and those statements standing in the flow itself) and
+among them, and those statements standing in the flow itself) and
 moves exactly as the interpreter's fine run does: the same moves, labels and token numbers, the same
 states told apart, the same footprints. Anything else is refused by name when lowering
 (`NotFlat`) and the interpreter searches; the interpreter stays the reference, replays every witness,
@@ -102,6 +102,11 @@ class _Statement:
     # while it runs, else UNSET
     var: int = -1  # a `for` loop's variable: the pass's element while a pass runs, else UNSET
     until: Eval | None = None  # a loop's `until` condition, read after each pass (before a `while`'s)
+    # an action usage's among the statements: its features' slots and values set at its start shot, its place
+    # in the mask of ended performances, the slots no expression reads once it ended
+    locals: tuple[tuple[int, Eval], ...] = ()
+    bit: int = 0
+    drop: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -380,6 +385,9 @@ class FlatRun:
                 if branch:
                     if statement.again >= 0:
                         self._pass()
+                    for slot, value in statement.locals:  # (an action usage's start shot)
+                        self._set(slot, value(self.slots))
+                    self.ended &= ~statement.bit
                     self._branch(number, at, branch, (number, *parent))
                     return
             self._went_on(number, at, inside, parent)
@@ -551,19 +559,29 @@ class FlatRun:
         if owner < 0:
             self._completed(entered, at)
         elif again < 0:
+            self._ended(body.statements[owner])
             self._went_on(entered, at, owner, around)  # the branch ended, and its `if` with it
 
     def _completed(self, number: int, at: int) -> None:
         """The performance at `at` ended and its token `number`, standing there, goes on."""
         body = self.action.nodes[at].body
         assert body is not None
-        if body.sealed_drop:
+        self._sealed(body.sealed_drop, body.bit)
+        self._follow(number, at)
+
+    def _ended(self, statement: _Statement) -> None:
+        """A statement whose statements all ended: an action usage's performance ends (an `if` holds none)."""
+        if statement.bit or statement.drop:
+            self._sealed(statement.drop, statement.bit)
+
+    def _sealed(self, drop: tuple[int, ...], bit: int) -> None:
+        """A performance ended: what no expression reads again left out, and the end marked."""
+        if drop:
             slots = list(self.slots)
-            for slot in body.sealed_drop:
+            for slot in drop:
                 slots[slot] = UNSET
             self.slots = tuple(slots)
-        self.ended |= body.bit
-        self._follow(number, at)
+        self.ended |= bit
 
 
 def _boolean(value: Value) -> bool:
@@ -839,7 +857,7 @@ def _body(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: 
     `then if ...`, `then while ...`, `then for ...`) as a body of that one statement."""
     where = f"node {node.name}"
     if node.kind is NodeKind.STATEMENT:
-        return _statement_node(program, graph, node, outer, initial, where)
+        return _statement_node(program, graph, node, outer, initial, readable, bits, where)
     if node.kind is not NodeKind.ACTION:
         return None, 0, []
     decl = node.decl
@@ -872,15 +890,15 @@ def _body(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: 
         local_slots.append((slot, value))
         if readable is not None and attr.name not in readable:
             drop.append(slot)
-    lowering = _Statements(program, body.scope, initial, where)
-    starts = lowering.flow(program.statement_flow(node), -1, [(graph, node.index)], scope)
     bit = 1 << bits if body.attributes else 0
+    lowering = _Statements(program, body.scope, initial, where, readable, bits + (1 if body.attributes else 0))
+    starts = lowering.flow(program.statement_flow(node), -1, [(graph, node.index)], scope)
     return (_Body(None, tuple(local_slots), tuple(lowering.statements), tuple(lowering.labels), tuple(drop), bit,
-                  starts, len(initial) > first), 1 if body.attributes else 0, lowering.places)
+                  starts, len(initial) > first), lowering.bits - bits, lowering.places)
 
 
 def _statement_node(program: Any, graph: ActionGraph, node: Node, scope: _Scope, initial: list[Value],
-                    where: str) -> tuple[_Body, int, list[_Place]]:
+                    readable: frozenset[str] | None, bits: int, where: str) -> tuple[_Body, int, list[_Place]]:
     """A statement standing in the flow: an assignment, one move (as a body of that assignment alone);
     an `if` or a loop, its token standing at it, as the only statement of a body that holds nothing of
     its own and has no start shot (the interpreter reads its condition, or takes its element, as the
@@ -895,21 +913,24 @@ def _statement_node(program: Any, graph: ActionGraph, node: Node, scope: _Scope,
     if not isinstance(stmt, (s.If, s.While, s.For, s.LoopUntil)):
         raise NotFlat(f"{where}: the statement {type(stmt).__name__} in the flow")
     first = len(initial)
-    lowering = _Statements(program, graph.scope, initial, where)
+    lowering = _Statements(program, graph.scope, initial, where, readable, bits)
     lowering.alone(graph, node, scope)
-    return (_Body(None, (), tuple(lowering.statements), tuple(lowering.labels), (), 0, (0,), len(initial) > first), 0,
-            lowering.places)
+    return (_Body(None, (), tuple(lowering.statements), tuple(lowering.labels), (), 0, (0,), len(initial) > first),
+            lowering.bits - bits, lowering.places)
 
 
 class _Statements:
     """A body's statements lowered, its branches' and loop passes' with them, each given its place among
     them all (a `for` loop also a slot for where it stands and one for its variable, in `initial`)."""
 
-    def __init__(self, program: Any, owner: Any, initial: list[Value], where: str) -> None:
+    def __init__(self, program: Any, owner: Any, initial: list[Value], where: str,
+                 readable: frozenset[str] | None, bits: int) -> None:
         self.program = program
         self.owner = owner  # the element the branches' names resolve in, as the interpreter's frame's
         self.initial = initial
         self.where = where
+        self.readable = readable
+        self.bits = bits  # the next place in the mask of ended performances
         self.statements: list[_Statement] = []
         self.labels: list[str] = []
         self.places: list[_Place] = []
@@ -988,16 +1009,30 @@ class _Statements:
             raise NotFlat(f"{where}: not a plain action usage")
         if body is None or (not body.statements and not body.attributes and body.flow is None):
             return _Statement(None, successors, owner, _always)
-        if body.attributes or body.performs is not None or body.bindings or body.outputs or body.terminate \
-                or body.flow is not None:
-            raise NotFlat(f"{where}: a body with features of its own, a flow, bindings or a terminate, or "
-                          "performing an action")
-        own = _Scope({}, scope, element=body.scope)
-        if len(body.statements) == 1 and isinstance(body.statements[0], s.Assign):
+        if body.performs is not None or body.bindings or body.outputs or body.terminate or body.flow is not None:
+            raise NotFlat(f"{where}: a body with a flow, bindings or a terminate, or performing an action")
+        names: dict[str, tuple[int, type]] = {}
+        own = _Scope(names, scope, element=body.scope)
+        if len(body.statements) == 1 and isinstance(body.statements[0], s.Assign) and not body.attributes:
             return _Statement(_assign(body.statements[0], own), successors, owner)
         if not n.starts_with_a_shot():
             raise NotFlat(f"{where}: a body the interpreter performs in one move")
-        return _Statement(None, successors, owner, _always, self.flow(self.program.statement_flow(n), at, inside, own))
+        locals_: list[tuple[int, Eval]] = []
+        drop: list[int] = []
+        for attr in body.attributes:  # (each value read at the start shot, seeing the features before it)
+            value, kind = _declared(attr, own, where)
+            slot = len(self.initial)
+            self.initial.append(UNSET)
+            names[attr.name] = (slot, kind)
+            locals_.append((slot, value))
+            if self.readable is not None and attr.name not in self.readable:
+                drop.append(slot)
+        bit = 0
+        if body.attributes:
+            bit = 1 << self.bits
+            self.bits += 1
+        then = self.flow(self.program.statement_flow(n), at, inside, own)
+        return _Statement(None, successors, owner, _always, then, locals=tuple(locals_), bit=bit, drop=tuple(drop))
 
     def _loop(self, loop: _Statement, graph: ActionGraph, node: Node, around: list[tuple[ActionGraph, int]]) -> _Statement:
         """A loop given its place after a pass: its own, the same statement's."""

@@ -230,6 +230,11 @@ def test_sub_steps_of_a_body_end_as_derived() -> None:
     assert why_not_flat(program, "assembly::Assemble") is None
     ends = {tuple(o.values) for o in check(program, "assembly::Assemble", BOUNDS).outcomes}
     assert ends == {(("bin", "2"), ("built", "1"), ("short", short)) for short in ("false", "true")}
+    # the booking's checks read what is left into a feature of their own: both reading 3 leaves the last
+    # writer's 1 (a booking lost), one after the other -1 (overbooked); 4 seats confirmed either way
+    assert why_not_flat(program, "assembly::Book") is None
+    ends = {tuple(o.values) for o in check(program, "assembly::Book", BOUNDS).outcomes}
+    assert ends == {(("booked", "4"), ("seats", "1")), (("booked", "4"), ("seats", "-1"))}
 
 
 def test_library_functions_end_as_derived() -> None:
