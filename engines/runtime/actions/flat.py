@@ -998,10 +998,10 @@ class _Statements:
 
     def _nested(self, graph: ActionGraph, n: Node, at: int, successors: tuple[int, ...], owner: int,
                 inside: list[tuple[ActionGraph, int]], scope: _Scope) -> _Statement:
-        """An action usage among a body's statements (`action outer { action a { ... } action b { ... } }`),
-        holding no feature of its own: with one assignment, that move; else its start shot is a move
-        and its statements moves after it, entered as an `if` whose test always holds enters its branch
-        (with none, the start shot alone)."""
+        """An action usage among a body's statements (`action outer { action a { ... } action b { ... } }`):
+        with one assignment and no feature, that move; else its start shot (its features' values set) is a
+        move and its statements moves after it, entered as an `if` whose test always holds enters its
+        branch (with none, the start shot alone); as it ends, it is marked ended as a root body is."""
         where = f"{self.where}: the action {n.name} in it"
         decl, body = n.decl, n.body
         if not isinstance(decl, s.Usage) or decl.kind != "action" or decl.types or n.multiplicity != 1 \
