@@ -193,13 +193,22 @@ def main() -> int:
         if args.interpreted:
             slow = float(ours(text, name, flat=False)["seconds"])  # type: ignore[arg-type]
             line += f"{slow:>10.2f}{slow / seconds if seconds else 0:>10.1f}"
-        if theirs is not None and theirs.get("seconds"):
-            ratio = seconds / float(theirs["seconds"])  # type: ignore[arg-type]
-            line += f"{theirs.get('states') or '?':>13}{float(theirs['seconds']):>9.2f}{ratio:>12.2f}"  # type: ignore[arg-type]
-        print(line, flush=True)
+        print(line + peer_columns(seconds, theirs), flush=True)
+    noisy()
+    return 0
+
+
+def peer_columns(seconds: float, theirs: dict[str, object] | None) -> str:
+    """The peer's states, seconds and our time over its, where it answered."""
+    if theirs is None or not theirs.get("seconds"):
+        return ""
+    peer_seconds = float(theirs["seconds"])  # type: ignore[arg-type]
+    return f"{theirs.get('states') or '?':>13}{peer_seconds:>9.2f}{seconds / peer_seconds:>12.2f}"
+
+
+def noisy() -> None:
     if os.environ.get("OPENSYSML_KERNEL_DETERMINISTIC") != "1":
         print("(wall times are noisy: compare ratios from one run on one machine)")
-    return 0
 
 
 if __name__ == "__main__":

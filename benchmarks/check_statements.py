@@ -14,13 +14,12 @@ may both see the last ticket), T tickets.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.check_scaling import ours, peer
+from benchmarks.check_scaling import noisy, ours, peer, peer_columns
 
 DEFAULT_ROWS = ["2:3:3", "3:2:3", "3:3:4", "4:2:3"]
 
@@ -60,13 +59,8 @@ def main() -> int:
         seconds, interpreted = float(flat["seconds"]), float(slow["seconds"])  # type: ignore[arg-type]
         line = (f"{f'sellers {n}x{k} t{tickets}':<16}{flat['states']:>9}{flat['moves']:>10}{seconds:>9.2f}"
                 f"{interpreted:>10.2f}{interpreted / seconds if seconds else 0:>10.1f}")
-        theirs = None if args.no_peer else peer(text, name)
-        if theirs is not None and theirs.get("seconds"):
-            ratio = seconds / float(theirs["seconds"])  # type: ignore[arg-type]
-            line += f"{theirs.get('states') or '?':>13}{float(theirs['seconds']):>9.2f}{ratio:>12.2f}"  # type: ignore[arg-type]
-        print(line, flush=True)
-    if os.environ.get("OPENSYSML_KERNEL_DETERMINISTIC") != "1":
-        print("(wall times are noisy: compare ratios from one run on one machine)")
+        print(line + peer_columns(seconds, None if args.no_peer else peer(text, name)), flush=True)
+    noisy()
     return 0
 
 
