@@ -4,6 +4,7 @@ A model is a sequence of parts between `start` and `done`, each one of:
 - a leaf action whose body holds one or two statements (`assign`, `if ... else`, a `while`, a `for`,
   a `loop ... until` or a `while ... until` over a counter of its own), unordered or ordered by `then`;
 - one such statement standing in the flow itself, between two empty action nodes;
+- a leaf reached through a guarded succession (`first g if x > 0 then a;`);
 - a fork into two or three branches and the join after them;
 - a decision with a guard (`decide d; if g then a; else b;`) and the merge after it;
 - a merge loop with a counter bound (`merge l; ... decide c; if k < n then l; else x; merge x;`);
@@ -127,6 +128,15 @@ class InFlow:
 
 
 @dataclass(frozen=True)
+class Guarded:
+    """A leaf reached through a guarded succession from an empty action node: where the guard fails
+    there, the token is consumed (what comes after waits for it in vain, or the action ends)."""
+
+    guard: str
+    leaf: Leaf
+
+
+@dataclass(frozen=True)
 class Fork:
     branches: tuple[Seq, ...]
 
@@ -166,7 +176,7 @@ class Seq:
     parts: tuple[AnyPart, ...]
 
 
-AnyPart = Leaf | InFlow | Fork | Decide | Loop | SendAccept | LoneAccept | Wait
+AnyPart = Leaf | InFlow | Guarded | Fork | Decide | Loop | SendAccept | LoneAccept | Wait
 
 
 @st.composite
@@ -200,6 +210,7 @@ class Kinds:
     timers: bool = False  # waits of `accept after` on the clock
     in_flow: bool = False  # statements standing in the flow itself
     untils: bool = False  # loops with `until` (`loop ... until`, `while ... until`)
+    guards: bool = False  # guarded successions
 
 
 @functools.cache
@@ -214,6 +225,8 @@ def parts(depth: int, kinds: Kinds) -> st.SearchStrategy[AnyPart]:
         simple.append(st.builds(Wait, st.integers(0, 3)))
     if kinds.in_flow:
         simple.append(_in_flow(negatives, ifs, fors, untils))
+    if kinds.guards:
+        simple.append(st.builds(Guarded, st.sampled_from(_GUARDS), _leaf(negatives, ifs, fors, untils)))
     if depth == 0:
         return st.one_of(simple)
     inner = parts(depth - 1, kinds)
@@ -276,6 +289,12 @@ def _emit(graph: Graph, part: AnyPart) -> tuple[str, str]:
         ordered = [("then " if part.ordered and i else "") + s for i, s in enumerate(statements)]
         graph.nodes.append(f"action {name} {{ {' '.join(ordered)} }}")
         return name, name
+    if isinstance(part, Guarded):
+        gate = graph.fresh("g")
+        graph.nodes.append(f"action {gate};")
+        _, name = _emit(graph, part.leaf)
+        graph.successions.append(f"first {gate} if {part.guard} then {name};")
+        return gate, name
     if isinstance(part, InFlow):
         before, after = graph.fresh("p"), graph.fresh("q")
         (statement,) = _renamed(graph, before, part.counters, [part.statement.replace("action u", f"action {before}u")])

@@ -134,6 +134,7 @@ class _Node:
     otherwise: int = -1  # of a decision: its else branch's target
     body: _Body | None = None
     code: int = 0  # what a move there does (_FOLLOW ... _STATEMENT)
+    conditions: tuple[Eval | None, ...] = ()  # where a succession out of it is guarded: each one's guard
 
 
 @dataclass
@@ -440,7 +441,14 @@ class FlatRun:
         self.next_id += 1
 
     def _follow(self, number: int, at: int) -> None:
-        targets = self.action.nodes[at].targets
+        node = self.action.nodes[at]
+        targets = node.targets
+        if node.conditions:  # each guard read, in order: the successions whose guards hold are taken
+            targets = tuple([target for target, guard in zip(targets, node.conditions, strict=True)
+                             if guard is None or _boolean(guard(self.slots))])
+            if not targets:
+                self._remove(number)  # none: the token is consumed there
+                return
         if len(targets) == 1:
             self._place(number, targets[0], at)
             return
@@ -824,6 +832,7 @@ def _node(graph: ActionGraph, node: Node, scope: _Scope, body: _Body | None) -> 
             and (node.body.statements or node.body.attributes):
         raise NotFlat(f"{where}: a control node's body")
     guards: list[tuple[str, int, Eval | None]] = []
+    conditions: list[Eval | None] = []
     otherwise = -1
     for edge in outgoing:
         if node.kind is NodeKind.DECIDE:
@@ -836,13 +845,16 @@ def _node(graph: ActionGraph, node: Node, scope: _Scope, body: _Body | None) -> 
                 if kind is not bool:
                     raise NotFlat(f"{where}: a guard that is not Boolean")
             guards.append((graph.nodes[edge.target].name, edge.target, guard))
-        elif edge.guard is not None or edge.is_else:
-            raise NotFlat(f"{where}: a guarded succession")
+        elif edge.is_else or (edge.guard is not None and node.kind is NodeKind.FORK):
+            raise NotFlat(f"{where}: a guarded succession out of a fork, or an else out of no decision")
+        else:
+            conditions.append(None if edge.guard is None else _condition(edge.guard, scope, f"{where}: a guard"))
     code = _CODES.get(node.kind, _FOLLOW)
     if body is not None:
         code = _ASSIGN if body.single is not None else _STATEMENT if node.kind is NodeKind.STATEMENT else _ENTER
     return _Node(node.name, tuple(e.target for e in outgoing), node.index in graph.converging,
-                 frozenset(e.source for e in incoming), tuple(guards), otherwise, body, code)
+                 frozenset(e.source for e in incoming), tuple(guards), otherwise, body, code,
+                 tuple(conditions) if any(c is not None for c in conditions) else ())
 
 
 # where a body's statement stands, for its footprints: its flow, its node there, and the nodes whose flows it

@@ -237,6 +237,20 @@ def test_sub_steps_of_a_body_end_as_derived() -> None:
     assert ends == {(("booked", "4"), ("seats", "1")), (("booked", "4"), ("seats", "-1"))}
 
 
+def test_guarded_successions_end_as_derived() -> None:
+    """gate.sysml, through the flat form: the gate's two guards are read as its latch is released, so it
+    swings (once) where the lock came after that, else it refuses; the chute's one way on is guarded by
+    a level it never reaches, so its token is consumed at the fill and the action ends at level 1
+    without reaching `drop` (as the interpreter takes no succession whose guard fails)."""
+    program = _program(FLAT_MODELS / "gate.sysml")
+    for subject in ("gate::Pass", "gate::Chute"):
+        assert why_not_flat(program, subject) is None
+    ends = {tuple(o.values) for o in check(program, "gate::Pass", BOUNDS).outcomes}
+    assert ends == {(("locked", "true"), ("swung", "0")), (("locked", "true"), ("swung", "1"))}
+    chute = check(program, "gate::Chute", BOUNDS)
+    assert [tuple(o.values) for o in chute.outcomes] == [(("level", "1"),)] and not chute.violations
+
+
 def test_library_functions_end_as_derived() -> None:
     """clamp.sysml, through the flat form: widening reads 8 and writes min(10, 13) = 10, narrowing
     max(0, -1) = 0; each after the other's write makes 0 + 5 = 5 or 10 - 9 = 1, both reading 8 leaves
