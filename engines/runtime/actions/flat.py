@@ -547,10 +547,11 @@ class FlatRun:
         if len(body.statements) > 1:
             # another token in its flow (or in a branch entered there), whose chain ends with this one's:
             # this one gone, that one goes on
-            depth, entered = len(chain), chain[0]
+            # (a token of another performance of a statement standing in the flow may stand at that statement,
+            # its chain empty: no suffix of it is this one's)
+            depth = len(chain)
             for t in self.tokens:
-                if t[1] == at and t[0] != number and t[3] >= 0 and \
-                        (t[4][-1] == entered if depth == 1 else t[4][-depth:] == chain):
+                if t[1] == at and t[0] != number and t[3] >= 0 and t[4][-depth:] == chain:
                     self._remove(number)
                     return
         # the flow ends: the token that entered it stands where it stood again, in its number's place (a

@@ -287,6 +287,14 @@ def test_two_performances_of_one_node_at_once_are_searched_through_the_interpret
         assert why_not_flat(program, subject) is None
         same(program, subject)
         assert [tuple(o.values) for o in check(program, subject, BOUNDS).outcomes] == [(("count", "6"),)]
+    # two performances at once of a `while` and of an `if` standing in the flow (no slot of their own, so
+    # searched flat): the second's branch once ended by reading the first's token, which stood at the
+    # statement with no chain, as its own (an IndexError). Both may test before either writes: the
+    # `while` overshoots to 4 or stops at 3; the `if` adds 1 twice (2) or 1 then 10 (11)
+    for subject, counts in (("merged::Fill", ["3", "4"]), ("merged::Sort", ["11", "2"])):
+        assert why_not_flat(program, subject) is None
+        same(program, subject)
+        assert sorted(dict(o.values)["count"] for o in check(program, subject, BOUNDS).outcomes) == counts
 
 
 def test_integer_division_and_remainder_end_as_derived() -> None:
