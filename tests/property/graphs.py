@@ -5,6 +5,7 @@ A model is a sequence of parts between `start` and `done`, each one of:
   a `loop ... until` or a `while ... until` over a counter of its own), unordered or ordered by `then`;
 - one such statement standing in the flow itself, between two empty action nodes;
 - a leaf reached through a guarded succession (`first g if x > 0 then a;`);
+- a leaf or a statement in the flow reached twice through a merge (two performances at once);
 - a fork into two or three branches and the join after them;
 - a decision with a guard (`decide d; if g then a; else b;`) and the merge after it;
 - a merge loop with a counter bound (`merge l; ... decide c; if k < n then l; else x; merge x;`);
@@ -137,6 +138,15 @@ class Guarded:
 
 
 @dataclass(frozen=True)
+class Merged:
+    """A leaf or a statement standing in the flow that two tokens reach through a merge (a fork into
+    two empty action nodes merging there): two performances of it may run at once, and both tokens go
+    on through what follows."""
+
+    part: Leaf | InFlow
+
+
+@dataclass(frozen=True)
 class Fork:
     branches: tuple[Seq, ...]
 
@@ -176,7 +186,7 @@ class Seq:
     parts: tuple[AnyPart, ...]
 
 
-AnyPart = Leaf | InFlow | Guarded | Fork | Decide | Loop | SendAccept | LoneAccept | Wait
+AnyPart = Leaf | InFlow | Guarded | Merged | Fork | Decide | Loop | SendAccept | LoneAccept | Wait
 
 
 @st.composite
@@ -211,6 +221,7 @@ class Kinds:
     in_flow: bool = False  # statements standing in the flow itself
     untils: bool = False  # loops with `until` (`loop ... until`, `while ... until`)
     guards: bool = False  # guarded successions
+    merges: bool = False  # a leaf or a statement in the flow performed twice, behind a merge
 
 
 @functools.cache
@@ -227,6 +238,11 @@ def parts(depth: int, kinds: Kinds) -> st.SearchStrategy[AnyPart]:
         simple.append(_in_flow(negatives, ifs, fors, untils))
     if kinds.guards:
         simple.append(st.builds(Guarded, st.sampled_from(_GUARDS), _leaf(negatives, ifs, fors, untils)))
+    if kinds.merges:
+        twice: list[st.SearchStrategy[Leaf | InFlow]] = [_leaf(negatives, ifs, fors, untils)]
+        if kinds.in_flow:
+            twice.append(_in_flow(negatives, ifs, fors, untils))
+        simple.append(st.builds(Merged, st.one_of(twice)))
     if depth == 0:
         return st.one_of(simple)
     inner = parts(depth - 1, kinds)
@@ -289,6 +305,15 @@ def _emit(graph: Graph, part: AnyPart) -> tuple[str, str]:
         ordered = [("then " if part.ordered and i else "") + s for i, s in enumerate(statements)]
         graph.nodes.append(f"action {name} {{ {' '.join(ordered)} }}")
         return name, name
+    if isinstance(part, Merged):
+        fork, left, right, merge = graph.fresh("f"), graph.fresh("l"), graph.fresh("r"), graph.fresh("m")
+        graph.nodes += [f"fork {fork};", f"action {left};", f"action {right};", f"merge {merge};"]
+        first, last = _emit(graph, part.part)
+        for step in (left, right):
+            graph.succession(fork, step)
+            graph.succession(step, merge)
+        graph.succession(merge, first)
+        return fork, last
     if isinstance(part, Guarded):
         gate = graph.fresh("g")
         graph.nodes.append(f"action {gate};")
