@@ -125,13 +125,19 @@ class Reducer:
             known = now.get(m.actor)
             now[m.actor] = touched if known is None or known is touched else known | touched
         count = len(actors)
-        # who must join a set holding `member`: every actor whose future depends on member's move
+        # who must join a set holding `member`: every actor whose future depends on member's move, and every
+        # actor that can fire a join member's move arrives at (a join's firing is no part of its tokens'
+        # future, as it needs every awaited arrival; but once it can fire, a second token from a source
+        # it already has may still arrive, before the firing or after it, stranded)
         needs: dict[int, list[int]] = {}
         for a in range(count):
             if can[a]:
                 tick()
                 mine = now[actors[a].id]
-                needs[a] = [b for b in range(count) if b != a and self.dependent(mine, futures[b])]
+                joins = {j for j, _ in mine.arrivals}
+                needs[a] = [b for b in range(count) if b != a and (
+                    self.dependent(mine, futures[b])
+                    or (joins and can[b] and not joins.isdisjoint(now[actors[b].id].control)))]
         enabling = self._enabling(behavior, actors)
         best: set[int] | None = None
         for seed in (i for i in seeds if can[i]):

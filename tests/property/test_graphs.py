@@ -21,7 +21,7 @@ from engines.runtime import Program
 from engines.witness import replay_run
 from tests.engines.check.models import checked, final_states, normal
 from tests.engines.check.test_oracles import complete
-from tests.property.graphs import Fork, Kinds, Leaf, LoneAccept, SendAccept, Seq, build, models, where
+from tests.property.graphs import Fork, Kinds, Leaf, LoneAccept, Merged, SendAccept, Seq, build, models, where
 
 SUBJECT = "g::m"
 EXPLORE = Bounds(runs=500)  # a model with more linearizations is drawn again (assume)
@@ -31,6 +31,11 @@ GRAPH_EXAMPLES = max(20, settings().max_examples // 10)
 
 AGREED = Kinds(messages=True, lone_accepts=True, negatives=True, timers=True)  # explore and the unreduced check agree on these today
 REDUCTION_AGREED = Kinds(messages=True, lone_accepts=True, negatives=True, ifs=True, timers=True)  # the reduced and unreduced check too
+# nodes performed twice behind a merge (a second token may reach a join that can already fire), with
+# statements standing in the flow and guarded successions; searched within a smaller bound (their
+# tokens multiply what follows), the graphs whose unreduced search it cuts drawn again
+MERGED = Kinds(messages=True, negatives=True, ifs=True, in_flow=True, guards=True, merges=True)
+MERGED_CHECK = Bounds(depth=2_000, states=5_000)
 
 
 def _program(seq: Seq) -> tuple[Program, tuple[str, ...]]:
@@ -100,10 +105,13 @@ def explore_equals_check(seq: Seq) -> None:
     _replays(program, full)
 
 
-def reduced_equals_unreduced(seq: Seq) -> None:
+def reduced_equals_unreduced(seq: Seq, bounds: Bounds = CHECK) -> None:
     program, _ = _program(seq)
-    reduced = checked(program, SUBJECT, reduce=True, bounds=CHECK)
-    full = checked(program, SUBJECT, reduce=False, bounds=CHECK)
+    full = checked(program, SUBJECT, reduce=False, bounds=bounds)
+    if any(b.reached for b in full.bounds):
+        event("the unreduced search's bound hit")
+    assume(not any(b.reached for b in full.bounds))
+    reduced = checked(program, SUBJECT, reduce=True, bounds=bounds)
     assert final_states(reduced) == final_states(full)
     assert reduced.verdict is full.verdict
     assert {(v.kind, where(v.text)) for v in reduced.violations} == {(v.kind, where(v.text)) for v in full.violations}
@@ -141,6 +149,16 @@ _CROSSING = Seq((Leaf(("assign x := x + 1;",), False, ()),
                     Seq((Leaf(("assign x := x * 2;",), False, ()),)))),)))
 def test_the_reduced_check_reaches_the_unreduced_final_states(seq: Seq) -> None:
     reduced_equals_unreduced(seq)
+
+
+# a second reading through one forwarder reaching a join that can already fire: once missed by the
+# reduced check (a deadlock it answered "no violation" to), tests/engines/check/dependence/
+# dep_join_second_arrival.sysml's shape
+@given(models(MERGED))
+@settings(max_examples=GRAPH_EXAMPLES)
+@example(Seq((Fork((Seq((Merged(Leaf(("assign x := x + 1;",), False, ())),)), Seq((Leaf(("assign y := y + 1;",), False, ()),)))),)))
+def test_the_reduced_check_reaches_the_unreduced_final_states_with_nodes_performed_twice(seq: Seq) -> None:
+    reduced_equals_unreduced(seq, MERGED_CHECK)
 
 
 # ------------------------------------------------------------------ what does not hold yet
