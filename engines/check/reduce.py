@@ -2,7 +2,8 @@
 
 Two moves are dependent when one writes what the other reads or writes (a body's start shot
 only reads what its features' initial values read), when either sends or accepts while the other
-does too, when both reach one control point (a join or merge), or when either is dynamic.
+does too, when both reach one control point (a join or merge), when one arrives at a join from a
+source another arrives from or waits there from, or when either is dynamic.
 
 The message clauses, all kept whole by "either sends or accepts while the other does too": a send
 may feed any accept that could receive it (which message an accept takes depends on what was sent

@@ -10,7 +10,9 @@ from ir.graphs import ActionGraph, Footprint, NodeKind
 if TYPE_CHECKING:
     from engines.runtime.actions.tokens import Token
 
-Place = tuple[tuple[int, int], ...]
+# where a token stands: (graph, node) of its own node, then of the tokens that entered its flows; a token
+# waiting at a join has its own as (graph, join, the node it came from) (see `awaiting`)
+Place = tuple[tuple[int, ...], ...]
 # A footprint with control nodes named by graph (Footprint.placed), so reaches of two graphs never collide.
 Placed = Footprint[tuple[int, int]]
 
@@ -20,9 +22,11 @@ def place(token: Token) -> Place:
     move across states, whatever the tokens are numbered)."""
     flow = token.flow
     parent = flow.parent_token
+    own = (id(flow.graph), token.node) if token.via is None or flow.graph.nodes[token.node].kind is not NodeKind.JOIN \
+        else (id(flow.graph), token.node, token.via)
     if parent is None:
-        return ((id(flow.graph), token.node),)
-    where = [(id(flow.graph), token.node)]
+        return (own,)
+    where: list[tuple[int, ...]] = [own]
     while parent is not None:
         where.append((id(parent.flow.graph), parent.node))
         parent = parent.flow.parent_token
@@ -51,8 +55,13 @@ class Footprints:
                          _parents(token))
 
     def _future(self, token: Token) -> Placed:
-        """Everything the token may still do: its node and those after it, here and around it."""
-        return self.future_from(token.flow.graph, token.node, _parents(token))
+        """Everything the token may still do: its node and those after it, here and around it (waiting at
+        a join, its arrival there too: `awaiting`)."""
+        graph = token.flow.graph
+        future = self.future_from(graph, token.node, _parents(token))
+        if token.via is not None and graph.nodes[token.node].kind is NodeKind.JOIN:
+            future = future | awaiting(graph, token.node, token.via)
+        return future
 
     def future_from(self, graph: ActionGraph, node: int, parents: list[tuple[ActionGraph, int]]) -> Placed:
         """Everything a token at `node` of `graph` may still do, inside the nodes `parents` (innermost
@@ -89,6 +98,16 @@ def _parents(token: Token) -> list[tuple[ActionGraph, int]]:
         out.append((parent.flow.graph, parent.node))
         parent = parent.flow.parent_token
     return out
+
+
+def awaiting(graph: ActionGraph, join: int, source: int) -> Placed:
+    """What a token waiting at `join`, come from `source`, stands for in its future beyond the join's
+    firing: its arrival (Footprint.waits). A second token from that source arriving before the firing is
+    joined with it; arriving after, it waits for the next. So while the join cannot fire yet, that second
+    arrival depends on the waiting token, as two arrivals from one source do, though the firing is no part
+    of any token's future: a persistent set holding the second arrival holds the waiting token too. The
+    firing itself does not conflict with it (whichever waiting token fires, the join takes them all)."""
+    return Footprint(waits=frozenset({(join, source)})).placed(id(graph))
 
 
 def touch_now(graph: ActionGraph, index: int, fresh: bool, parents: list[tuple[ActionGraph, int]]) -> Placed:

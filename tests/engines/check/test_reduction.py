@@ -11,6 +11,8 @@ import pytest
 
 from engines.explore import explore
 from engines.framework import Bounds
+from engines.runtime.behavior import dependent
+from ir.graphs import Footprint
 from tests.engines.check.models import (
     Model,
     checked,
@@ -21,10 +23,6 @@ from tests.engines.check.models import (
 )
 
 KNOWN: dict[str, pytest.MarkDecorator] = {  # model name -> xfail(strict=True) of a known product bug
-    "dependence/dep_join_late_second_arrival": pytest.mark.xfail(strict=True, reason=(
-        "a second token from a source a join already has, arriving while the join cannot fire yet: the "
-        "reduced check misses the order where another branch enables the firing first (the deadlock); "
-        "needs the source a waiting token came from in where it stands (stop 41)")),
 }
 
 
@@ -69,6 +67,19 @@ def test_each_dependent_model_reaches_the_orders_it_exists_for() -> None:
         many = len(final_states(full)) > 1 or bool(full.violations and any(o.error is None for o in full.outcomes))
         single = model.name in ("dependence/dep_independent", "dependence/dep_join")
         assert many != single, (model.name, final_states(full))
+
+
+def test_a_token_waiting_at_a_join_conflicts_only_with_a_second_arrival_from_its_source() -> None:
+    """The clause dep_join_late_second_arrival.sysml needs, and no more: a waiting token's future holds
+    its arrival (Footprint.waits), which a second arrival from the same source depends on, but neither
+    an arrival from another source (arrivals commute) nor the join's firing (it takes every waiting
+    token, whichever fires it)."""
+    waiting: Footprint[str] = Footprint(waits=frozenset({("ready", "forward")}))
+    second = Footprint(arrivals=frozenset({("ready", "forward")}))
+    assert dependent(second, waiting) and dependent(waiting, second)
+    assert not dependent(Footprint(arrivals=frozenset({("ready", "calibrated")})), waiting)
+    assert not dependent(Footprint(control=frozenset({"ready"})), waiting)
+    assert not dependent(waiting, Footprint(waits=frozenset({("ready", "forward")})))
 
 
 def test_reduction_cuts_states_on_independent_branches() -> None:
