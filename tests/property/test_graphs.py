@@ -34,7 +34,8 @@ REDUCTION_AGREED = Kinds(messages=True, lone_accepts=True, negatives=True, ifs=T
 # nodes performed twice behind a merge, with statements standing in the flow and guarded successions;
 # searched within a smaller bound (their tokens multiply what follows), the graphs whose unreduced search
 # it cuts drawn again
-MERGED = Kinds(messages=False, negatives=True, ifs=True, in_flow=True, guards=True, merges=True)
+MERGED = Kinds(messages=True, lone_accepts=True, negatives=True, ifs=True, fors=True, timers=True, in_flow=True,
+               untils=True, guards=True, merges=True)
 MERGED_CHECK = Bounds(depth=2_000, states=5_000)
 
 
