@@ -149,6 +149,7 @@ class Merged:
 @dataclass(frozen=True)
 class Fork:
     branches: tuple[Seq, ...]
+    meets: bool = False  # the branches meet at an action node of their own, no join written before it
 
 
 @dataclass(frozen=True)
@@ -156,6 +157,7 @@ class Decide:
     guard: str
     yes: Seq
     no: Seq
+    meets: bool = False  # the branches meet at an action node of their own, no merge written before it
 
 
 @dataclass(frozen=True)
@@ -222,6 +224,7 @@ class Kinds:
     untils: bool = False  # loops with `until` (`loop ... until`, `while ... until`)
     guards: bool = False  # guarded successions
     merges: bool = False  # a leaf or a statement in the flow performed twice, behind a merge
+    converging: bool = False  # forks' and decisions' branches meeting at an action node (`meets`)
 
 
 @functools.cache
@@ -246,10 +249,11 @@ def parts(depth: int, kinds: Kinds) -> st.SearchStrategy[AnyPart]:
     if depth == 0:
         return st.one_of(simple)
     inner = parts(depth - 1, kinds)
+    meets = st.booleans() if kinds.converging else st.just(False)
     return st.one_of(
         *simple,
-        st.builds(Fork, st.lists(_seq(inner, 2), min_size=2, max_size=3).map(tuple)),
-        st.builds(Decide, st.sampled_from(_GUARDS), _seq(inner, 1), _seq(inner, 1)),
+        st.builds(Fork, st.lists(_seq(inner, 2), min_size=2, max_size=3).map(tuple), meets),
+        st.builds(Decide, st.sampled_from(_GUARDS), _seq(inner, 1), _seq(inner, 1), meets),
         st.builds(Loop, st.integers(1, 2), _seq(inner, 1)),
     )
 
@@ -332,14 +336,17 @@ def _emit(graph: Graph, part: AnyPart) -> tuple[str, str]:
             first, last = _emit_seq(graph, branch)
             graph.succession(fork, first)
             graph.succession(last, join)
-        graph.nodes.append(f"join {join};")
+        # met at an action node: performed once every branch has delivered (it awaits each, as each can
+        # still reach it), counting its performances in y
+        graph.nodes.append(f"action {join} {{ assign y := y + 1; }}" if part.meets else f"join {join};")
         return fork, join
     if isinstance(part, Decide):
         decide, merge = graph.fresh("d"), graph.fresh("m")
         yes_first, yes_last = _emit_seq(graph, part.yes)
         no_first, no_last = _emit_seq(graph, part.no)
+        # met at an action node: performed when the branch taken delivers (the other can no longer reach it)
         graph.nodes += [f"decide {decide};", f"if {part.guard} then {yes_first};", f"else {no_first};",
-                        f"merge {merge};"]
+                        f"action {merge} {{ assign y := y + 1; }}" if part.meets else f"merge {merge};"]
         graph.succession(yes_last, merge)
         graph.succession(no_last, merge)
         return decide, merge

@@ -35,7 +35,7 @@ REDUCTION_AGREED = Kinds(messages=True, lone_accepts=True, negatives=True, ifs=T
 # searched within a smaller bound (their tokens multiply what follows), the graphs whose unreduced search
 # it cuts drawn again
 MERGED = Kinds(messages=True, lone_accepts=True, negatives=True, ifs=True, fors=True, timers=True, in_flow=True,
-               untils=True, guards=True, merges=True)
+               untils=True, guards=True, merges=True, converging=True)
 MERGED_CHECK = Bounds(depth=2_000, states=5_000)
 
 

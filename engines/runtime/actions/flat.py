@@ -135,6 +135,10 @@ class _Node:
     body: _Body | None = None
     code: int = 0  # what a move there does (_FOLLOW ... _STATEMENT)
     conditions: tuple[Eval | None, ...] = ()  # where a succession out of it is guarded: each one's guard
+    # of an action node successions from several nodes reach: per source, the nodes a token can still come
+    # to it from without passing this one (moves.awaited: the node awaits a source that has delivered, or
+    # that such a token can still reach); its performance waits for every source it awaits
+    awaits: tuple[tuple[int, frozenset[int]], ...] = ()
 
 
 @dataclass
@@ -305,10 +309,12 @@ class FlatRun:
         moves: list[Move] = []
         known = self._moves
         for t in self.tokens:
-            number, at, _, inside, _ = t
+            number, at, via, inside, _ = t
             plain = known.get((number, at, inside, None))
             node = nodes[at]
             code = node.code
+            if inside < 0 and via >= 0 and node.awaits and not self._all_arrived(at, node):
+                continue
             if inside < 0 and code == _JOIN:
                 arrived = {u[2] for u in self.tokens if u[1] == at and u[3] < 0} if node.converging \
                     else node.sources
@@ -324,6 +330,15 @@ class FlatRun:
                 plain = self._move(number, at, inside, label)
             moves.append(plain)
         return moves
+
+    def _all_arrived(self, at: int, node: _Node) -> bool:
+        """Whether every source the action node at `at` awaits has delivered there (moves.awaited)."""
+        tokens = self.tokens
+        arrived = {u[2] for u in tokens if u[1] == at}
+        for source, reachers in node.awaits:
+            if source not in arrived and any(u[1] != at and u[1] in reachers for u in tokens):
+                return False
+        return True
 
     def _branches(self, node: _Node) -> list[str]:
         holding = []
@@ -359,9 +374,11 @@ class FlatRun:
 
     def _advance(self, token: Token, option: str | None) -> None:
         nodes = self.action.nodes
-        number, at, _, inside, parent = token
+        number, at, via, inside, parent = token
         node = nodes[at]
         body = node.body
+        if inside < 0 and via >= 0 and node.awaits:
+            number = self._joined(number, at)
         if inside < 0 and node.code == _STATEMENT:
             self._alone(at, body)  # type: ignore[arg-type]
             inside = 0  # (the statement the node is: its branches' and passes' tokens stand inside it)
@@ -458,6 +475,20 @@ class FlatRun:
         for target in targets:
             self._spawn(target, at)
         self._remove(number)
+
+    def _joined(self, number: int, at: int) -> int:
+        """The token that performs the action node at `at` once every source it awaits has delivered: the one
+        arrived, where it is alone there; else a new one, the tokens there gone (the interpreter's `_join`)."""
+        here = [u for u in self.tokens if u[1] == at]
+        if len(here) == 1:
+            self._put(number, (number, at, -1, -1, ()))
+            return number
+        if any(u[3] >= 0 for u in here):
+            raise NotFlat(f"node {self.action.nodes[at].name}: tokens joining where a performance runs")
+        joined = self.next_id
+        self.next_id += 1
+        self.tokens = (*(u for u in self.tokens if u[1] != at), (joined, at, -1, -1, ()))
+        return joined
 
     def _decide(self, number: int, node: _Node, at: int, option: str | None) -> None:
         chosen = -1
@@ -830,8 +861,13 @@ def _node(graph: ActionGraph, node: Node, scope: _Scope, body: _Body | None) -> 
     outgoing = graph.outgoing(node.index)
     if node.multiplicity != 1 or graph.accepts[node.index] is not None:
         raise NotFlat(f"{where}: a multiplicity or an accept")
-    if node.kind not in (NodeKind.JOIN, NodeKind.MERGE, NodeKind.DONE) and len({e.source for e in incoming}) > 1:
-        raise NotFlat(f"{where}: successions from several nodes into an action node")
+    sources = sorted({e.source for e in incoming})
+    awaits: tuple[tuple[int, frozenset[int]], ...] = ()
+    if node.kind not in (NodeKind.JOIN, NodeKind.MERGE, NodeKind.DONE) and len(sources) > 1:
+        if node.kind not in (NodeKind.ACTION, NodeKind.STATEMENT):
+            raise NotFlat(f"{where}: successions from several nodes into a fork or a decision")
+        awaits = tuple((source, frozenset(n.index for n in graph.nodes if graph.reaches(n.index, source, node.index)))
+                       for source in sources)
     if node.kind not in (NodeKind.ACTION, NodeKind.STATEMENT) and node.body is not None \
             and (node.body.statements or node.body.attributes):
         raise NotFlat(f"{where}: a control node's body")
@@ -858,7 +894,7 @@ def _node(graph: ActionGraph, node: Node, scope: _Scope, body: _Body | None) -> 
         code = _ASSIGN if body.single is not None else _STATEMENT if node.kind is NodeKind.STATEMENT else _ENTER
     return _Node(node.name, tuple(e.target for e in outgoing), node.index in graph.converging,
                  frozenset(e.source for e in incoming), tuple(guards), otherwise, body, code,
-                 tuple(conditions) if any(c is not None for c in conditions) else ())
+                 tuple(conditions) if any(c is not None for c in conditions) else (), awaits)
 
 
 # where a body's statement stands, for its footprints: its flow, its node there, and the nodes whose flows it

@@ -362,3 +362,29 @@ def test_minus_one_and_minus_two_are_two_states() -> None:
     result = check(program, "g::m", BOUNDS)
     assert [(f, [v for v, _ in e]) for f, e in result.divergent] == [("x", ["-2", "-1"])]
     same(program, "g::m")
+
+
+def test_action_nodes_reached_from_several_nodes_end_as_derived() -> None:
+    """converging.sysml, through the flat form: an action node several successions reach, with no join
+    or merge before it, is performed once every source it awaits has delivered (a source is awaited
+    once delivered, or while a token can still reach it without passing the node). The fusion waits for
+    both readings (a + b is always 8), the calibration's offset taken or not; the retry loops back into
+    its attempt until the limit the operator lowers to 2 before or after the second check; the approver
+    is performed once, with or without the deep check the clerk's clearing decides; the handshake
+    written in a circle deadlocks with the sync and the acknowledgment each waiting for the other."""
+    program = _program(FLAT_MODELS / "converging.sysml")
+
+    def checked(subject: str) -> Result:
+        assert why_not_flat(program, subject) is None
+        return check(program, subject, BOUNDS)
+
+    def ends(subject: str) -> set[tuple[tuple[str, str], ...]]:
+        return {tuple(o.values) for o in checked(subject).outcomes}
+
+    assert ends("converging::Fuse") == {(("a", "3"), ("b", "5"), ("estimate", str(e)), ("offset", "1")) for e in (7, 8)}
+    assert ends("converging::Retry") == {(("limit", "2"), ("tries", "2")), (("limit", "2"), ("tries", "3"))}
+    assert ends("converging::Approve") == {(("approvals", "1"), ("checked", c), ("risky", "false"))
+                                           for c in ("false", "true")}
+    handshake = checked("converging::Handshake")
+    assert not handshake.outcomes
+    assert [(v.kind, v.text) for v in handshake.violations] == [("deadlock", "token 2@sync, token 3@ack wait")]
