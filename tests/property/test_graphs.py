@@ -21,7 +21,20 @@ from engines.runtime import Program
 from engines.witness import replay_run
 from tests.engines.check.models import checked, final_states, normal
 from tests.engines.check.test_oracles import complete
-from tests.property.graphs import Fork, Kinds, Leaf, LoneAccept, Merged, SendAccept, Seq, build, models, where
+from tests.property.graphs import (
+    Decide,
+    Fork,
+    InFlow,
+    Kinds,
+    Leaf,
+    LoneAccept,
+    Merged,
+    SendAccept,
+    Seq,
+    build,
+    models,
+    where,
+)
 
 SUBJECT = "g::m"
 EXPLORE = Bounds(runs=500)  # a model with more linearizations is drawn again (assume)
@@ -155,12 +168,17 @@ def test_the_reduced_check_reaches_the_unreduced_final_states(seq: Seq) -> None:
 # a second reading through one forwarder reaching a join that can already fire, then one reaching it
 # while the join cannot fire yet (the other branch is itself two steps joined): each once missed by the
 # reduced check (a deadlock it answered "no violation" to), tests/engines/check/dependence/
-# dep_join_second_arrival.sysml's and dep_join_late_second_arrival.sysml's shapes
+# dep_join_second_arrival.sysml's and dep_join_late_second_arrival.sysml's shapes; and the third,
+# found by this test
 @given(models(MERGED))
 @settings(max_examples=GRAPH_EXAMPLES)
 @example(Seq((Fork((Seq((Merged(Leaf(("assign x := x + 1;",), False, ())),)), Seq((Leaf(("assign y := y + 1;",), False, ()),)))),)))
 @example(Seq((Fork((Seq((Merged(Leaf(("assign x := x + 1;",), False, ())),)),
                     Seq((Fork((Seq((Leaf(("assign y := y + 1;",), False, ()),)), Seq((Leaf((), False, ()),)))),)))),)))
+# two tokens through a merge into an action node a decision's branches meet at: the first performs it
+# before the second arrives, or both are taken by one move (dep_rejoin_second_arrival.sysml's shape)
+@example(Seq((Leaf(("assign x := x * 2;",), False, ()),
+              Decide("x > 0", Seq((LoneAccept(),)), Seq((Merged(InFlow("assign x := x + 1;", ())),)), True))))
 def test_the_reduced_check_reaches_the_unreduced_final_states_with_nodes_performed_twice(seq: Seq) -> None:
     reduced_equals_unreduced(seq, MERGED_CHECK)
 

@@ -26,14 +26,14 @@ from typing import Any
 
 from engines.errors import RunError
 from engines.runtime import operators
-from engines.runtime.actions.footprints import Footprints, awaiting, touch_now
+from engines.runtime.actions.footprints import Footprints, awaiting, joining, touch_now
 from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Summary, Travelled
 from engines.runtime.calls import call_library
 from engines.runtime.evaluate import Evaluator
 from engines.runtime.values import spell
 from ir import syntax as s
 from ir.assertions import usage_assertions
-from ir.graphs import ActionGraph, Attribute, Node, NodeKind
+from ir.graphs import ActionGraph, Attribute, Footprint, Node, NodeKind
 from ir.library import BODY, FUNCTION_BY_NAME
 from ir.model import Element, Model
 from ir.resolve import lookup
@@ -1118,6 +1118,8 @@ def _footprints(graph: ActionGraph, places: dict[int, list[_Place]], flat: FlatA
     for node in graph.nodes:
         flat.now[(node.index, -1)] = touch_now(graph, node.index, True, [])
         flat.future[(node.index, -1)] = footprints.future_from(graph, node.index, [])
+        if joining(graph, node.index):
+            flat.future[(node.index, -1)] |= Footprint(control=frozenset({(id(graph), node.index)}))
         if node.kind is NodeKind.JOIN:
             # a token waiting there, come from one source (-1: the one a join that does not converge has)
             sources = flat.nodes[node.index].sources

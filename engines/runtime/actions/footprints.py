@@ -56,11 +56,14 @@ class Footprints:
 
     def _future(self, token: Token) -> Placed:
         """Everything the token may still do: its node and those after it, here and around it (waiting at
-        a join, its arrival there too: `awaiting`)."""
+        a join, its arrival there too: `awaiting`; before its first move at a node it joins tokens at, that
+        move's joining: `joining`)."""
         graph = token.flow.graph
         future = self.future_from(graph, token.node, _parents(token))
         if token.via is not None and graph.nodes[token.node].kind is NodeKind.JOIN:
             future = future | awaiting(graph, token.node, token.via)
+        elif token.body is None and token.inside is None and joining(graph, token.node):
+            future = future | Footprint(control=frozenset({(id(graph), token.node)}))
         return future
 
     def future_from(self, graph: ActionGraph, node: int, parents: list[tuple[ActionGraph, int]]) -> Placed:
@@ -110,6 +113,15 @@ def awaiting(graph: ActionGraph, join: int, source: int) -> Placed:
     return Footprint(waits=frozenset({(join, source)})).placed(id(graph))
 
 
+def joining(graph: ActionGraph, index: int) -> bool:
+    """Whether a token's first move at node `index` joins the tokens there: an action node (or a decision,
+    a fork, a statement standing in the flow) that successions from several nodes reach takes every token
+    there once the sources it awaits have delivered (moves.awaited), so an arrival there before that move
+    is joined with it and one after it performs the node again. Unlike a join's firing, that move is part
+    of the token's future as well as its next move (arrivals there reach the node: they all conflict)."""
+    return index in graph.converging and graph.nodes[index].kind not in (NodeKind.JOIN, NodeKind.MERGE, NodeKind.DONE)
+
+
 def touch_now(graph: ActionGraph, index: int, fresh: bool, parents: list[tuple[ActionGraph, int]]) -> Placed:
     """What the next move of a token at node `index` of `graph` touches, with what leaving the nodes
     `parents` (innermost first) may do after it; `fresh`: its body is not begun (nor entered)."""
@@ -117,7 +129,7 @@ def touch_now(graph: ActionGraph, index: int, fresh: bool, parents: list[tuple[A
     # a token standing before a body's start shot moves only that shot (Body.starts_with_a_shot)
     shot = node.start_footprint if fresh else None
     touch = (shot if shot is not None else node.footprint).placed(id(graph))
-    if node.kind is NodeKind.JOIN:
+    if node.kind is NodeKind.JOIN or (fresh and joining(graph, index)):
         # a token waiting at a join moves only to fire it; the firing is no part of any token's
         # future: it needs every awaited arrival, so it cannot come before the arrival it
         # conflicts with unless another token arrives from that source (Footprint.arrivals)
