@@ -426,7 +426,7 @@ class FlatRun:
         elif code == _JOIN:
             joined = self.next_id
             self.next_id += 1
-            self.tokens = (*(t for t in self.tokens if not (t[1] == at and t[3] < 0)), (joined, at, -1, -1, ()))
+            self.tokens = (*self._untaken(number, at), (joined, at, -1, -1, ()))
             self._follow(joined, at)
         elif code == _DONE:
             self._remove(number)
@@ -476,18 +476,32 @@ class FlatRun:
             self._spawn(target, at)
         self._remove(number)
 
+    def _untaken(self, number: int, at: int) -> list[Token]:
+        """The tokens left when token `number` joins those waiting at `at`: it is taken, and for each other
+        succession that delivered there the first token come over it (a second waits for the next
+        performance or firing: the interpreter's `_join`)."""
+        came = {u[2] for u in self.tokens if u[0] == number}
+        left = []
+        for u in self.tokens:
+            if u[0] == number:
+                continue
+            if u[1] == at and u[3] < 0 and u[2] not in came:
+                came.add(u[2])
+                continue
+            left.append(u)
+        return left
+
     def _joined(self, number: int, at: int) -> int:
         """The token that performs the action node at `at` once every source it awaits has delivered: the one
-        arrived, where it is alone there; else a new one, the tokens there gone (the interpreter's `_join`)."""
-        here = [u for u in self.tokens if u[1] == at]
-        if len(here) == 1:
+        arrived, where no other succession has delivered there; else a new one, taking one token per
+        succession that delivered (the interpreter's `_join`)."""
+        left = self._untaken(number, at)
+        if len(left) == len(self.tokens) - 1:
             self._put(number, (number, at, -1, -1, ()))
             return number
-        if any(u[3] >= 0 for u in here):
-            raise NotFlat(f"node {self.action.nodes[at].name}: tokens joining where a performance runs")
         joined = self.next_id
         self.next_id += 1
-        self.tokens = (*(u for u in self.tokens if u[1] != at), (joined, at, -1, -1, ()))
+        self.tokens = (*left, (joined, at, -1, -1, ()))
         return joined
 
     def _decide(self, number: int, node: _Node, at: int, option: str | None) -> None:

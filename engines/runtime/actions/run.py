@@ -630,15 +630,21 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
         arrived = {t.via for t in waiting}
         if not waiting or not awaited(flow, node) <= arrived:
             return False, False
-        here = [t for t in flow.tokens if t.node == node.index]
-        if node.kind is not NodeKind.JOIN and here == [token]:
+        # one token per succession that delivered: a second over the same succession satisfies it for the
+        # node's next performance, not this one (the oracle's action_join_same_succession_twice), the moving
+        # token first for its own
+        taken = [token] if token in waiting else []
+        for t in waiting:
+            if all(t.via != u.via for u in taken):
+                taken.append(t)
+        if node.kind is not NodeKind.JOIN and taken == [token]:
             # one arrival and nothing else awaited (a pass of a loop back over the node): the token
             # itself performs the node, as the reference executor's trace shows
             self.ctx.journal.touch(token)
             token.via = None
             return self._perform(token, node)
         self.ctx.journal.touch(flow)
-        for t in [t for t in flow.tokens if t.node == node.index]:
+        for t in taken:
             flow.tokens.remove(t)
         joined = Token(flow.new_token_id(), node.index, flow, arrived_round=flow.round)
         flow.tokens.append(joined)

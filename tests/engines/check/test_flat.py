@@ -371,7 +371,9 @@ def test_action_nodes_reached_from_several_nodes_end_as_derived() -> None:
     both readings (a + b is always 8), the calibration's offset taken or not; the retry loops back into
     its attempt until the limit the operator lowers to 2 before or after the second check; the approver
     is performed once, with or without the deep check the clerk's clearing decides; the handshake
-    written in a circle deadlocks with the sync and the acknowledgment each waiting for the other."""
+    written in a circle deadlocks with the sync and the acknowledgment each waiting for the other; a join
+    two readings reach over one succession fires once per ticker pass, each firing taking one reading
+    (1212 in every schedule)."""
     program = _program(FLAT_MODELS / "converging.sysml")
 
     def checked(subject: str) -> Result:
@@ -385,6 +387,8 @@ def test_action_nodes_reached_from_several_nodes_end_as_derived() -> None:
     assert ends("converging::Retry") == {(("limit", "2"), ("tries", "2")), (("limit", "2"), ("tries", "3"))}
     assert ends("converging::Approve") == {(("approvals", "1"), ("checked", c), ("risky", "false"))
                                            for c in ("false", "true")}
+    # a join's firing takes one token over each succession: the second reading waits for the next firing
+    assert ends("converging::Twice") == {(("log", "1212"), ("passes", "2"))}
     handshake = checked("converging::Handshake")
     assert not handshake.outcomes
     assert [(v.kind, v.text) for v in handshake.violations] == [("deadlock", "token 2@sync, token 3@ack wait")]
