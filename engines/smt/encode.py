@@ -248,8 +248,10 @@ class _Move:
             self.group(pc, place)
             return
         if place.joinlike:
+            # one token over each succession that delivered: a second over one waits for the next
             for src in self.net.sources(place):
-                self.set(pc, ("via", place.index, src), self.b.none(("via", place.index, src)))
+                came = ("via", place.index, src)
+                self.add(z3.And(pc, self.b.some(self.st, came)), came, -1)
             self.add(pc, ("cnt", place.index), 1)
             if place.act is Act.JOIN:
                 self.follow(pc, place)
