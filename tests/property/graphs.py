@@ -97,7 +97,9 @@ def _statement(draw: st.DrawFn, graph_counter: list[int], negatives: bool, ifs: 
         # the range is read once, at the loop's first test: a body writing x does not change it
         low = draw(st.sampled_from(["1", "x"]))
         target = draw(st.sampled_from(["x", "y"]))
-        return f"for i in {low}..2 {{ assign {target} := {target} + i; {draw(_assign(negatives))} }}", None
+        # over a range, or over a sequence written out (its elements read at the first test too)
+        collection = draw(st.sampled_from([f"{low}..2", f"({low}, 2)", "(y, x + 1, 3)"]))
+        return f"for i in {collection} {{ assign {target} := {target} + i; {draw(_assign(negatives))} }}", None
     if kind == "if":
         guard = draw(st.sampled_from(_GUARDS))
         return f"if {guard} {{ {draw(_assign(negatives))} }} else {{ {draw(_assign(negatives))} }}", None

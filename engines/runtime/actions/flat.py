@@ -98,8 +98,9 @@ class _Statement:
     otherwise: tuple[int, ...] = ()
     again: int = -1  # a loop's: where its token stands after a pass
     items: tuple[Eval, Eval] | None = None  # a `for` loop's range: its bounds
-    slot: int = -1  # a `for` loop's: its range and passes made, three slots from here (lower, upper, passes)
-    # while it runs, else UNSET
+    elements: tuple[Eval, ...] | None = None  # a `for` loop's sequence written out: its elements
+    slot: int = -1  # a `for` loop's: its range and passes made, three slots from here (lower, upper, passes),
+    # or its elements' values and passes made, one slot each, while it runs, else UNSET
     var: int = -1  # a `for` loop's variable: the pass's element while a pass runs, else UNSET
     until: Eval | None = None  # a loop's `until` condition, read after each pass (before a `while`'s)
     # an action usage's among the statements: its features' slots and values set at its start shot, its place
@@ -395,6 +396,9 @@ class FlatRun:
             elif statement.items is not None:
                 self._for(number, at, inside, parent, statement)
                 return
+            elif statement.elements is not None:
+                self._for_each(number, at, inside, parent, statement)
+                return
             else:
                 if inside == statement.again and statement.until is not None \
                         and _boolean(statement.until(self.slots)):
@@ -552,6 +556,27 @@ class FlatRun:
         # (each number a slot of its own: -1 and -2, which Python hashes alike, told apart in the fingerprint)
         self.slots = (*slots[:slot], low, high, made + 1, *slots[slot + 3:])
         self._set(loop.var, low + made)
+        self._branch(number, at, loop.then, (number, *chain))
+
+    def _for_each(self, number: int, at: int, inside: int, chain: tuple[int, ...], loop: _Statement) -> None:
+        """A `for` loop over a sequence written out, `(a, b, c)`: its elements read at its first test (the
+        collection is read once), then taken in order, a pass each; with none left, the loop ended."""
+        assert loop.elements is not None
+        slot, slots, count = loop.slot, self.slots, len(loop.elements)
+        if inside == loop.again:
+            values, made = slots[slot:slot + count], slots[slot + count]
+        else:
+            values, made = tuple(element(slots) for element in loop.elements), 0
+            if any(v == UNSET or v is None for v in values):
+                # an element with no value is no element (the sequence is shorter): the interpreter searches
+                raise NotFlat(f"node {self.action.nodes[at].name}: a for loop's element with no value")
+        if made >= count:
+            self.slots = (*slots[:slot], *(UNSET,) * (count + 1), *slots[slot + count + 1:])
+            self._went_on(number, at, inside, chain)
+            return
+        self._pass()
+        self.slots = (*slots[:slot], *values, made + 1, *slots[slot + count + 1:])
+        self._set(loop.var, values[made])
         self._branch(number, at, loop.then, (number, *chain))
 
     def _pass(self) -> None:
@@ -1056,6 +1081,18 @@ class _Statements:
             passes = self._branch(stmt.body, at, n.name, inside,
                                   _Scope({stmt.variable: (var, int)}, scope))
             lowered = self._loop(_Statement(None, successors, owner, then=passes, items=(bounds[0][0], bounds[1][0]),
+                                            slot=slot, var=var), graph, n, around)
+        elif isinstance(stmt, s.For) and stmt.short_name is None and stmt.body.members \
+                and isinstance(stmt.collection, s.SequenceExpr) and stmt.collection.elements:
+            elements = [_expr(e, scope) for e in stmt.collection.elements]
+            kinds = {kind for _, kind in elements}
+            if len(kinds) != 1:
+                raise NotFlat(f"{self.where}: a for loop over a sequence whose elements differ in kind")
+            count = len(elements)
+            slot, var = len(self.initial), len(self.initial) + count + 1
+            self.initial.extend((UNSET,) * (count + 2))
+            passes = self._branch(stmt.body, at, n.name, inside, _Scope({stmt.variable: (var, kinds.pop())}, scope))
+            lowered = self._loop(_Statement(None, successors, owner, then=passes, elements=tuple(e for e, _ in elements),
                                             slot=slot, var=var), graph, n, around)
         else:
             assert stmt is not None

@@ -124,8 +124,8 @@ def test_flat_checks_the_scaling_families_as_the_interpreter_does(row: str) -> N
 def test_a_construct_it_does_not_cover_is_named() -> None:
     program = Program(ir.resolve([ir.parse(
         "package p { action def A { attribute x : Integer := 1; first start; then a; "
-        "action a { for i in (1, 2, 3) { assign x := x + i; } } then done; } }", "loop.sysml")]))
-    assert "For" in (why_not_flat(program, "p::A") or "")
+        "action a { if x > 0 { assign x := x + 1; terminate; } } then done; } }", "stop.sysml")]))
+    assert "Terminate" in (why_not_flat(program, "p::A") or "")
     # and the check answers all the same, through the interpreter
     assert check(program, "p::A", BOUNDS).stats.states == check(program, "p::A", BOUNDS, flat=False).stats.states
 
@@ -168,11 +168,16 @@ def test_branches_and_loops_in_bodies_end_as_derived() -> None:
 
 def test_a_for_loop_reads_its_range_once_as_derived() -> None:
     """rounds.sysml: the processor's `for` reads 1..n at its first test; the operator's n := 1 before it
-    leaves one pass, after it three (the range is not read again)."""
+    leaves one pass, after it three (the range is not read again); the weigher's `for` over
+    (10, 20 * scale, 30) reads its elements then, so the doubling counts only before it."""
     program = _program(FLAT_MODELS / "rounds.sysml")
     assert why_not_flat(program, "rounds::Batch") is None
     ends = {tuple(o.values) for o in check(program, "rounds::Batch", BOUNDS).outcomes}
     assert ends == {(("n", "1"), ("processed", "1"), ("sum", "1")), (("n", "1"), ("processed", "3"), ("sum", "6"))}
+    # over a sequence written out: (10, 20 * scale, 30) read at the first test, before or after the doubling
+    assert why_not_flat(program, "rounds::Weigh") is None
+    weighed = {tuple(o.values) for o in check(program, "rounds::Weigh", BOUNDS).outcomes}
+    assert weighed == {(("last", "30"), ("scale", "2"), ("total", str(t))) for t in (60, 80)}
 
 
 def test_statements_standing_in_the_flow_end_as_derived() -> None:
