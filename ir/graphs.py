@@ -51,11 +51,10 @@ class Footprint(Generic[K]):
     at joins, each with the succession's source (`arrivals`), and whether a target is dynamic (the
     move then depends on every other).
 
-    Arrivals at one join commute (each only adds a token there); a join's firing takes every token
-    waiting there, so it conflicts with an arrival at that join, and two arrivals from one source may
-    be split by a firing (the one that comes first is joined, the other waits for the next). A token
-    already waiting at a join stands for its arrival still (`waits`): a second arrival from its source
-    conflicts with it, the firing and other sources' arrivals do not.
+    Arrivals at one join from different sources commute (each only adds a token there). A join's firing
+    takes one token over each succession, the rest waiting for the next, so it commutes with an
+    arrival too, as do two arrivals from one source; both are kept dependent all the same (the
+    clauses predate that rule, and relaxing them waits for a test that tells them apart).
 
     `a | b` is what two moves touch together: a body's footprint is the union of its statements', a
     token's future the union of its nodes'. The union is associative and commutative, and the empty
@@ -68,13 +67,11 @@ class Footprint(Generic[K]):
     control: frozenset[K] = frozenset()
     dynamic: bool = False
     arrivals: frozenset[tuple[K, K]] = frozenset()  # (join, source of the succession that arrives)
-    # (join, source) of a token waiting at a join: only another arrival from that source conflicts with it
-    waits: frozenset[tuple[K, K]] = frozenset()
 
     def __or__(self, other: Footprint[K]) -> Footprint[K]:
         return Footprint(self.reads | other.reads, self.writes | other.writes, self.sends or other.sends,
                          self.accepts or other.accepts, self.control | other.control,
-                         self.dynamic or other.dynamic, self.arrivals | other.arrivals, self.waits | other.waits)
+                         self.dynamic or other.dynamic, self.arrivals | other.arrivals)
 
     def without(self, names: AbstractSet[str]) -> Footprint[K]:
         """The footprint with the features `names` neither read nor written (a performance's own)."""
@@ -85,8 +82,7 @@ class Footprint(Generic[K]):
         graphs summed never mistake one graph's join for another's."""
         return Footprint(self.reads, self.writes, self.sends, self.accepts,
                          frozenset((graph, c) for c in self.control), self.dynamic,
-                         frozenset(((graph, j), (graph, at)) for j, at in self.arrivals),
-                         frozenset(((graph, j), (graph, at)) for j, at in self.waits))
+                         frozenset(((graph, j), (graph, at)) for j, at in self.arrivals))
 
 
 @dataclass(frozen=True)

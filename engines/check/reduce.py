@@ -2,8 +2,7 @@
 
 Two moves are dependent when one writes what the other reads or writes (a body's start shot
 only reads what its features' initial values read), when either sends or accepts while the other
-does too, when both reach one control point (a join or merge), when one arrives at a join from a
-source another arrives from or waits there from, or when either is dynamic.
+does too, when both reach one control point (a join or merge), or when either is dynamic.
 
 The message clauses, all kept whole by "either sends or accepts while the other does too": a send
 may feed any accept that could receive it (which message an accept takes depends on what was sent
@@ -126,19 +125,13 @@ class Reducer:
             known = now.get(m.actor)
             now[m.actor] = touched if known is None or known is touched else known | touched
         count = len(actors)
-        # who must join a set holding `member`: every actor whose future depends on member's move, and every
-        # actor that can fire a join member's move arrives at (a join's firing is no part of its tokens'
-        # future, as it needs every awaited arrival; but once it can fire, a second token from a source
-        # it already has may still arrive, before the firing or after it, stranded)
+        # who must join a set holding `member`: every actor whose future depends on member's move
         needs: dict[int, list[int]] = {}
         for a in range(count):
             if can[a]:
                 tick()
                 mine = now[actors[a].id]
-                joins = {j for j, _ in mine.arrivals}
-                needs[a] = [b for b in range(count) if b != a and (
-                    self.dependent(mine, futures[b])
-                    or (joins and can[b] and not joins.isdisjoint(now[actors[b].id].control)))]
+                needs[a] = [b for b in range(count) if b != a and self.dependent(mine, futures[b])]
         enabling = self._enabling(behavior, actors)
         best: set[int] | None = None
         for seed in (i for i in seeds if can[i]):

@@ -106,7 +106,7 @@ def dependent(a: Summary, b: Summary) -> bool:
     """Whether the order of two moves with these footprints can matter (engines/check/reduce.py
     states the clauses): one writes what the other reads or writes, both send or accept, both reach
     one merge or fire one join, one fires a join the other arrives at, both arrive at one join from
-    one source (or one arrives where a token from its source waits), or either is dynamic."""
+    one source, or either is dynamic."""
     if a.dynamic or b.dynamic:
         return True
     if a.writes & (b.reads | b.writes) or b.writes & a.reads:
@@ -116,11 +116,10 @@ def dependent(a: Summary, b: Summary) -> bool:
     if a.control & b.control:
         return True
     if a.arrivals or b.arrivals:
-        # a firing against an arrival at its join; two arrivals from one source (a firing between
-        # them joins one and leaves the other), the first of them perhaps waiting there already;
-        # arrivals from different sources commute
-        return bool(a.arrivals & (b.arrivals | b.waits)) or bool(b.arrivals & a.waits) \
-            or any(j in b.control for j, _ in a.arrivals) or any(j in a.control for j, _ in b.arrivals)
+        # a firing against an arrival at its join; two arrivals from one source (conservative: a
+        # firing takes one token over each succession, see Footprint); other arrivals commute
+        return bool(a.arrivals & b.arrivals) or any(j in b.control for j, _ in a.arrivals) \
+            or any(j in a.control for j, _ in b.arrivals)
     return False
 
 

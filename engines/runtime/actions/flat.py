@@ -26,14 +26,14 @@ from typing import Any
 
 from engines.errors import RunError
 from engines.runtime import operators
-from engines.runtime.actions.footprints import Footprints, awaiting, joining, touch_now
+from engines.runtime.actions.footprints import Footprints, touch_now
 from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Summary, Travelled
 from engines.runtime.calls import call_library
 from engines.runtime.evaluate import Evaluator
 from engines.runtime.values import spell
 from ir import syntax as s
 from ir.assertions import usage_assertions
-from ir.graphs import ActionGraph, Attribute, Footprint, Node, NodeKind
+from ir.graphs import ActionGraph, Attribute, Node, NodeKind
 from ir.library import BODY, FUNCTION_BY_NAME
 from ir.model import Element, Model
 from ir.resolve import lookup
@@ -153,7 +153,7 @@ class FlatAction:
     max_steps: int
     replay: Callable[[list[Move]], str]  # the interpreter's wording of the error a schedule ends in
     now: dict[tuple[int, int], Summary] = field(default_factory=dict)
-    future: dict[tuple[int, ...], Summary] = field(default_factory=dict)  # (node, statement[, come from])
+    future: dict[tuple[int, int], Summary] = field(default_factory=dict)
 
     def start(self) -> FlatRun:
         return FlatRun(self)
@@ -207,7 +207,7 @@ class FlatRun:
         self.spent = 0
         self.moves_taken: list[Move] = []
         self._moves: dict[tuple[int, int, int, str | None], Move] = {}
-        self._actors: dict[tuple[int, int, int, int], Actor] = {}
+        self._actors: dict[tuple[int, int, int], Actor] = {}
         self._now: dict[int, Summary] = {}  # by a made move's id: what it touches
 
     # ------------------------------------------------------------ what the search reads
@@ -276,13 +276,10 @@ class FlatRun:
         known = self._actors
         out = []
         for t in self.tokens:
-            key = t[:4]
+            key = (t[0], t[1], t[3])
             actor = known.get(key)
             if actor is None:
-                number, at, via, inside = key
-                # a token waiting at a join stands where it came from too (footprints.awaiting)
-                where = (at, inside, via) if inside < 0 and self.action.nodes[at].code == _JOIN else (at, inside)
-                actor = known[key] = Actor(number, where)
+                actor = known[key] = Actor(t[0], (t[1], t[3]))
             out.append(actor)
         return out
 
@@ -1169,15 +1166,6 @@ def _footprints(graph: ActionGraph, places: dict[int, list[_Place]], flat: FlatA
     for node in graph.nodes:
         flat.now[(node.index, -1)] = touch_now(graph, node.index, True, [])
         flat.future[(node.index, -1)] = footprints.future_from(graph, node.index, [])
-        if joining(graph, node.index):
-            flat.future[(node.index, -1)] |= Footprint(control=frozenset({(id(graph), node.index)}))
-        if node.kind is NodeKind.JOIN:
-            # a token waiting there, come from one source (-1: the one a join that does not converge has)
-            sources = flat.nodes[node.index].sources
-            for source in (*sources, -1):
-                came = source if source >= 0 else min(sources, default=-1)
-                future = flat.future[(node.index, -1)]
-                flat.future[(node.index, -1, source)] = future | awaiting(graph, node.index, came) if came >= 0 else future
         for i, (inner, index, around) in enumerate(places[node.index]):
             flat.now[(node.index, i)] = touch_now(inner, index, True, around)
             flat.future[(node.index, i)] = footprints.future_from(inner, index, around)

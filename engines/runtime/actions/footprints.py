@@ -10,9 +10,7 @@ from ir.graphs import ActionGraph, Footprint, NodeKind
 if TYPE_CHECKING:
     from engines.runtime.actions.tokens import Token
 
-# where a token stands: (graph, node) of its own node, then of the tokens that entered its flows; a token
-# waiting at a join has its own as (graph, join, the node it came from) (see `awaiting`)
-Place = tuple[tuple[int, ...], ...]
+Place = tuple[tuple[int, int], ...]
 # A footprint with control nodes named by graph (Footprint.placed), so reaches of two graphs never collide.
 Placed = Footprint[tuple[int, int]]
 
@@ -22,11 +20,9 @@ def place(token: Token) -> Place:
     move across states, whatever the tokens are numbered)."""
     flow = token.flow
     parent = flow.parent_token
-    own = (id(flow.graph), token.node) if token.via is None or flow.graph.nodes[token.node].kind is not NodeKind.JOIN \
-        else (id(flow.graph), token.node, token.via)
     if parent is None:
-        return (own,)
-    where: list[tuple[int, ...]] = [own]
+        return ((id(flow.graph), token.node),)
+    where = [(id(flow.graph), token.node)]
     while parent is not None:
         where.append((id(parent.flow.graph), parent.node))
         parent = parent.flow.parent_token
@@ -55,16 +51,8 @@ class Footprints:
                          _parents(token))
 
     def _future(self, token: Token) -> Placed:
-        """Everything the token may still do: its node and those after it, here and around it (waiting at
-        a join, its arrival there too: `awaiting`; before its first move at a node it joins tokens at, that
-        move's joining: `joining`)."""
-        graph = token.flow.graph
-        future = self.future_from(graph, token.node, _parents(token))
-        if token.via is not None and graph.nodes[token.node].kind is NodeKind.JOIN:
-            future = future | awaiting(graph, token.node, token.via)
-        elif token.body is None and token.inside is None and joining(graph, token.node):
-            future = future | Footprint(control=frozenset({(id(graph), token.node)}))
-        return future
+        """Everything the token may still do: its node and those after it, here and around it."""
+        return self.future_from(token.flow.graph, token.node, _parents(token))
 
     def future_from(self, graph: ActionGraph, node: int, parents: list[tuple[ActionGraph, int]]) -> Placed:
         """Everything a token at `node` of `graph` may still do, inside the nodes `parents` (innermost
@@ -103,25 +91,6 @@ def _parents(token: Token) -> list[tuple[ActionGraph, int]]:
     return out
 
 
-def awaiting(graph: ActionGraph, join: int, source: int) -> Placed:
-    """What a token waiting at `join`, come from `source`, stands for in its future beyond the join's
-    firing: its arrival (Footprint.waits). A second token from that source arriving before the firing is
-    joined with it; arriving after, it waits for the next. So while the join cannot fire yet, that second
-    arrival depends on the waiting token, as two arrivals from one source do, though the firing is no part
-    of any token's future: a persistent set holding the second arrival holds the waiting token too. The
-    firing itself does not conflict with it (whichever waiting token fires, the join takes them all)."""
-    return Footprint(waits=frozenset({(join, source)})).placed(id(graph))
-
-
-def joining(graph: ActionGraph, index: int) -> bool:
-    """Whether a token's first move at node `index` joins the tokens there: an action node (or a decision,
-    a fork, a statement standing in the flow) that successions from several nodes reach takes every token
-    there once the sources it awaits have delivered (moves.awaited), so an arrival there before that move
-    is joined with it and one after it performs the node again. Unlike a join's firing, that move is part
-    of the token's future as well as its next move (arrivals there reach the node: they all conflict)."""
-    return index in graph.converging and graph.nodes[index].kind not in (NodeKind.JOIN, NodeKind.MERGE, NodeKind.DONE)
-
-
 def touch_now(graph: ActionGraph, index: int, fresh: bool, parents: list[tuple[ActionGraph, int]]) -> Placed:
     """What the next move of a token at node `index` of `graph` touches, with what leaving the nodes
     `parents` (innermost first) may do after it; `fresh`: its body is not begun (nor entered)."""
@@ -129,7 +98,7 @@ def touch_now(graph: ActionGraph, index: int, fresh: bool, parents: list[tuple[A
     # a token standing before a body's start shot moves only that shot (Body.starts_with_a_shot)
     shot = node.start_footprint if fresh else None
     touch = (shot if shot is not None else node.footprint).placed(id(graph))
-    if node.kind is NodeKind.JOIN or (fresh and joining(graph, index)):
+    if node.kind is NodeKind.JOIN:
         # a token waiting at a join moves only to fire it; the firing is no part of any token's
         # future: it needs every awaited arrival, so it cannot come before the arrival it
         # conflicts with unless another token arrives from that source (Footprint.arrivals)

@@ -11,8 +11,6 @@ import pytest
 
 from engines.explore import explore
 from engines.framework import Bounds
-from engines.runtime.behavior import dependent
-from ir.graphs import Footprint
 from tests.engines.check.models import (
     Model,
     checked,
@@ -75,19 +73,6 @@ def test_each_dependent_model_reaches_the_orders_it_exists_for() -> None:
             assert len(final_states(full)) == 1 and not full.violations, model.name
         else:
             assert len(final_states(full)) > 1, (model.name, final_states(full))
-
-
-def test_a_token_waiting_at_a_join_conflicts_only_with_a_second_arrival_from_its_source() -> None:
-    """The clause dep_join_late_second_arrival.sysml needs, and no more: a waiting token's future holds
-    its arrival (Footprint.waits), which a second arrival from the same source depends on, but neither
-    an arrival from another source (arrivals commute) nor the join's firing (it takes every waiting
-    token, whichever fires it)."""
-    waiting: Footprint[str] = Footprint(waits=frozenset({("ready", "forward")}))
-    second = Footprint(arrivals=frozenset({("ready", "forward")}))
-    assert dependent(second, waiting) and dependent(waiting, second)
-    assert not dependent(Footprint(arrivals=frozenset({("ready", "calibrated")})), waiting)
-    assert not dependent(Footprint(control=frozenset({"ready"})), waiting)
-    assert not dependent(waiting, Footprint(waits=frozenset({("ready", "forward")})))
 
 
 def test_reduction_cuts_states_on_independent_branches() -> None:
