@@ -10,7 +10,7 @@ from ir.graphs import ActionGraph, Footprint, NodeKind
 if TYPE_CHECKING:
     from engines.runtime.actions.tokens import Token
 
-Place = tuple[tuple[int, int], ...]
+Place = tuple[tuple[int, ...], ...]
 # A footprint with control nodes named by graph (Footprint.placed), so reaches of two graphs never collide.
 Placed = Footprint[tuple[int, int]]
 
@@ -20,9 +20,12 @@ def place(token: Token) -> Place:
     move across states, whatever the tokens are numbered)."""
     flow = token.flow
     parent = flow.parent_token
+    # a loop's token between two passes stands at a place of its own, as the flat form's does: its next
+    # move is not its first test's (two performances of one node may stand at both at once)
+    own = (id(flow.graph), token.node) if token.loop is None else (id(flow.graph), token.node, 1)
     if parent is None:
-        return ((id(flow.graph), token.node),)
-    where = [(id(flow.graph), token.node)]
+        return (own,)
+    where: list[tuple[int, ...]] = [own]
     while parent is not None:
         where.append((id(parent.flow.graph), parent.node))
         parent = parent.flow.parent_token
