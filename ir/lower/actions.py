@@ -194,6 +194,7 @@ class _Lowerer:
 
         for edge in edges:
             _check_repeated_ends(edge, nodes, el)
+        _check_control_nodes(edges, nodes, el)
 
         # The flow's start first (the one `first X;` names, else every start node), then the steps no
         # succession reaches, which start with it: a `first`-rooted flow is one more part of the
@@ -347,6 +348,31 @@ def _check_repeated_ends(edge: Edge, nodes: list[Node], el: Element) -> None:
                 f" leaves that end open (KERML-29): read as [1..1] it cannot hold, read as [0..*] it orders"
                 f" nothing. Write the ends: succession first {first} then {then};",
                 el.path, decl.span.line, decl.span.column)
+
+
+# SysML v2's control nodes that gather or pick (JoinNode, MergeNode) have one succession out at most, and
+# those that split or choose (ForkNode, DecisionNode) one in at most: the constraints the spec states on
+# each, checked as the flow is lowered (a join or merge with two ways out would be a fork in disguise; a
+# fork or decision with two ways in, a join in disguise)
+_AT_MOST_ONE = {NodeKind.JOIN: ("join", "outgoing", "follow the join with a fork or a decision to branch"),
+                NodeKind.MERGE: ("merge", "outgoing", "follow the merge with a fork or a decision to branch"),
+                NodeKind.FORK: ("fork", "incoming", "join or merge the successions before the fork"),
+                NodeKind.DECIDE: ("decision", "incoming", "merge the successions before the decision")}
+
+
+def _check_control_nodes(edges: list[Edge], nodes: list[Node], el: Element) -> None:
+    for node in nodes:
+        rule = _AT_MOST_ONE.get(node.kind)
+        if rule is None:
+            continue
+        kind, side, fix = rule
+        ways = [e for e in edges if (e.source if side == "outgoing" else e.target) == node.index]
+        if len(ways) > 1:
+            decl = ways[1].decl
+            line, column = (decl.span.line, decl.span.column) if decl is not None else (0, 0)
+            raise LoweringError(
+                f"action-control-node-successions: {kind} {node.name} has {len(ways)} {side} successions;"
+                f" a {kind} node has at most one (SysML v2); {fix}", el.path, line, column)
 
 
 def _scope(node: Node, owner: Element) -> Element:

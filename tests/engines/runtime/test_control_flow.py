@@ -5,6 +5,7 @@ compared with that answer (and explore's set with check's)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -274,3 +275,30 @@ def test_a_plain_succession_next_to_a_repeated_step_is_refused_with_the_ends_to_
                                             r".*Write the ends: succession first \[\*\] pack then \[1\] seal;"):
         check(prog, "pack::Pack", Bounds())
     assert check(_program("pack_ends"), "pack::Pack", Bounds()).outcomes  # written, it runs
+
+
+@pytest.mark.parametrize(("flow", "refusal", "line"), [
+    # a join with two ways out (the peer refuses it too)
+    ("first start; then fork f; then a; then b; action a; action b; succession a then j; succession b then j;\n"
+     "join j; succession j then c; succession j then done; action c;",
+     "join j has 2 outgoing successions; a join node has at most one (SysML v2); follow the join with a fork", 2),
+    ("first start; then fork f; then a; then b; action a; action b; succession a then m; succession b then m;\n"
+     "merge m; succession m then c; succession m then done; action c;",
+     "merge m has 2 outgoing successions", 2),
+    ("first start; then fork f; then a; then b; action a; action b; succession a then g;\n"
+     "succession b then g; fork g; then done;",
+     "fork g has 2 incoming successions; a fork node has at most one (SysML v2); join or merge", 2),
+    ("first start; then fork f; then a; then b; action a; action b; succession a then d;\n"
+     "succession b then d; decide d; if true then done; else done;",
+     "decision d has 2 incoming successions; a decision node has at most one (SysML v2); merge the", 2),
+])
+def test_a_control_node_with_two_successions_where_one_is_allowed_is_refused(flow: str, refusal: str,
+                                                                            line: int) -> None:
+    """SysML v2 allows a join and a merge one succession out, a fork and a decision one in; two are refused
+    where the second is written, with what to write instead (a join with two ways out ran as a fork, a
+    decision with two ways in as a join)."""
+    text = "package p {\naction A {\n" + flow + "\n}\n}"
+    prog = Program(ir.resolve([ir.parse(text, "control.sysml")]))
+    with pytest.raises(LoweringError, match=re.escape("action-control-node-successions: " + refusal)) as refused:
+        check(prog, "p::A", Bounds())
+    assert refused.value.line == line + 2  # the package and action lines come first
