@@ -339,8 +339,8 @@ def _emit(graph: Graph, part: AnyPart) -> tuple[str, str]:
             graph.succession(fork, first)
             graph.succession(last, join)
         # met at an action node: performed once every branch has delivered (it awaits each, as each can
-        # still reach it), counting its performances in y
-        graph.nodes.append(f"action {join} {{ assign y := y + 1; }}" if part.meets else f"join {join};")
+        # still reach it)
+        graph.nodes.append(_meeting(join) if part.meets else f"join {join};")
         return fork, join
     if isinstance(part, Decide):
         decide, merge = graph.fresh("d"), graph.fresh("m")
@@ -348,7 +348,7 @@ def _emit(graph: Graph, part: AnyPart) -> tuple[str, str]:
         no_first, no_last = _emit_seq(graph, part.no)
         # met at an action node: performed when the branch taken delivers (the other can no longer reach it)
         graph.nodes += [f"decide {decide};", f"if {part.guard} then {yes_first};", f"else {no_first};",
-                        f"action {merge} {{ assign y := y + 1; }}" if part.meets else f"merge {merge};"]
+                        _meeting(merge) if part.meets else f"merge {merge};"]
         graph.succession(yes_last, merge)
         graph.succession(no_last, merge)
         return decide, merge
@@ -384,6 +384,11 @@ def _emit(graph: Graph, part: AnyPart) -> tuple[str, str]:
     accept = graph.fresh("r")
     graph.nodes.append(f"action {accept} accept v : Integer;")
     return accept, accept
+
+
+def _meeting(name: str) -> str:
+    """An action node branches meet at with no join or merge written, counting its performances in y."""
+    return f"action {name} {{ assign y := y + 1; }}"
 
 
 def where(text: str) -> str:

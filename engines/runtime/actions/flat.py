@@ -390,11 +390,8 @@ class FlatRun:
                 if len(after) == 1:  # (the common case, first: the token moves on to the one after it)
                     self._put(number, (number, at, -1, after[0], parent))
                     return
-            elif statement.items is not None:
+            elif statement.items is not None or statement.elements is not None:
                 self._for(number, at, inside, parent, statement)
-                return
-            elif statement.elements is not None:
-                self._for_each(number, at, inside, parent, statement)
                 return
             else:
                 if inside == statement.again and statement.until is not None \
@@ -537,43 +534,31 @@ class FlatRun:
                                   "features or a loop of its own")
 
     def _for(self, number: int, at: int, inside: int, chain: tuple[int, ...], loop: _Statement) -> None:
-        """A `for` loop's next element taken (its range read at its first), and its pass entered; or, with
-        none left, the loop ended."""
-        slot, slots = loop.slot, self.slots
+        """A `for` loop's next element taken, and its pass entered; or, with none left, the loop ended. What it
+        iterates is read at its first test (a range's bounds, or the elements of a sequence written out, `(a,
+        b, c)`: the collection is read once) and held in its slots beside the passes made."""
+        reads = loop.items if loop.items is not None else loop.elements
+        assert reads is not None
+        slot, slots, width = loop.slot, self.slots, len(reads)
         if inside == loop.again:
-            low, high, made = slots[slot:slot + 3]
+            held, made = slots[slot:slot + width], slots[slot + width]
         else:
-            assert loop.items is not None
-            low, high, made = loop.items[0](slots), loop.items[1](slots), 0
-        if low + made > high:
-            self.slots = (*slots[:slot], UNSET, UNSET, UNSET, *slots[slot + 3:])
+            held, made = tuple(read(slots) for read in reads), 0
+            if loop.elements is not None and any(v == UNSET or v is None for v in held):
+                # an element with no value is no element (the sequence is shorter): the interpreter searches
+                raise NotFlat(f"node {self.action.nodes[at].name}: a for loop's element with no value")
+        if loop.items is not None:
+            element, more = held[0] + made, held[0] + made <= held[1]
+        else:
+            element, more = (held[made] if made < width else UNSET), made < width
+        if not more:
+            self.slots = (*slots[:slot], *(UNSET,) * (width + 1), *slots[slot + width + 1:])
             self._went_on(number, at, inside, chain)
             return
         self._pass()
         # (each number a slot of its own: -1 and -2, which Python hashes alike, told apart in the fingerprint)
-        self.slots = (*slots[:slot], low, high, made + 1, *slots[slot + 3:])
-        self._set(loop.var, low + made)
-        self._branch(number, at, loop.then, (number, *chain))
-
-    def _for_each(self, number: int, at: int, inside: int, chain: tuple[int, ...], loop: _Statement) -> None:
-        """A `for` loop over a sequence written out, `(a, b, c)`: its elements read at its first test (the
-        collection is read once), then taken in order, a pass each; with none left, the loop ended."""
-        assert loop.elements is not None
-        slot, slots, count = loop.slot, self.slots, len(loop.elements)
-        if inside == loop.again:
-            values, made = slots[slot:slot + count], slots[slot + count]
-        else:
-            values, made = tuple(element(slots) for element in loop.elements), 0
-            if any(v == UNSET or v is None for v in values):
-                # an element with no value is no element (the sequence is shorter): the interpreter searches
-                raise NotFlat(f"node {self.action.nodes[at].name}: a for loop's element with no value")
-        if made >= count:
-            self.slots = (*slots[:slot], *(UNSET,) * (count + 1), *slots[slot + count + 1:])
-            self._went_on(number, at, inside, chain)
-            return
-        self._pass()
-        self.slots = (*slots[:slot], *values, made + 1, *slots[slot + count + 1:])
-        self._set(loop.var, values[made])
+        self.slots = (*slots[:slot], *held, made + 1, *slots[slot + width + 1:])
+        self._set(loop.var, element)
         self._branch(number, at, loop.then, (number, *chain))
 
     def _pass(self) -> None:
@@ -966,23 +951,31 @@ def _body(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: 
         if not body.statements or not node.starts_with_a_shot():
             raise NotFlat(f"{where}: a body of declarations alone")
     first = len(initial)
-    own: dict[str, tuple[int, type]] = {}
-    scope = _Scope(own, outer, element=body.scope)
-    local_slots: list[tuple[int, Eval]] = []
-    drop: list[int] = []
-    for attr in body.attributes:
-        value, kind = _declared(attr, scope, where)
-        slot = len(initial)
-        initial.append(UNSET)
-        own[attr.name] = (slot, kind)
-        local_slots.append((slot, value))
-        if readable is not None and attr.name not in readable:
-            drop.append(slot)
+    scope = _Scope({}, outer, element=body.scope)
+    local_slots, drop = _features(body.attributes, scope, initial, readable, where)
     bit = 1 << bits if body.attributes else 0
     lowering = _Statements(program, body.scope, initial, where, readable, bits + (1 if body.attributes else 0))
     starts = lowering.flow(program.statement_flow(node), -1, [(graph, node.index)], scope)
     return (_Body(None, tuple(local_slots), tuple(lowering.statements), tuple(lowering.labels), tuple(drop), bit,
                   starts, len(initial) > first), lowering.bits - bits, lowering.places)
+
+
+def _features(attributes: tuple[Attribute, ...], scope: _Scope, initial: list[Value], readable: frozenset[str] | None,
+              where: str) -> tuple[list[tuple[int, Eval]], list[int]]:
+    """A performance's features, each given a slot of its own in `initial` and its name in `scope` (its value
+    read at the start shot, seeing the features before it): (slot, value) each, and the slots no expression
+    reads once the performance ended."""
+    values: list[tuple[int, Eval]] = []
+    drop: list[int] = []
+    for attr in attributes:
+        value, kind = _declared(attr, scope, where)
+        slot = len(initial)
+        initial.append(UNSET)
+        scope.slots[attr.name] = (slot, kind)
+        values.append((slot, value))
+        if readable is not None and attr.name not in readable:
+            drop.append(slot)
+    return values, drop
 
 
 def _statement_node(program: Any, graph: ActionGraph, node: Node, scope: _Scope, initial: list[Value],
@@ -1111,22 +1104,12 @@ class _Statements:
             return _Statement(None, successors, owner, _always)
         if body.performs is not None or body.bindings or body.outputs or body.terminate or body.flow is not None:
             raise NotFlat(f"{where}: a body with a flow, bindings or a terminate, or performing an action")
-        names: dict[str, tuple[int, type]] = {}
-        own = _Scope(names, scope, element=body.scope)
+        own = _Scope({}, scope, element=body.scope)
         if len(body.statements) == 1 and isinstance(body.statements[0], s.Assign) and not body.attributes:
             return _Statement(_assign(body.statements[0], own), successors, owner)
         if not n.starts_with_a_shot():
             raise NotFlat(f"{where}: a body the interpreter performs in one move")
-        locals_: list[tuple[int, Eval]] = []
-        drop: list[int] = []
-        for attr in body.attributes:  # (each value read at the start shot, seeing the features before it)
-            value, kind = _declared(attr, own, where)
-            slot = len(self.initial)
-            self.initial.append(UNSET)
-            names[attr.name] = (slot, kind)
-            locals_.append((slot, value))
-            if self.readable is not None and attr.name not in self.readable:
-                drop.append(slot)
+        locals_, drop = _features(body.attributes, own, self.initial, self.readable, where)
         bit = 0
         if body.attributes:
             bit = 1 << self.bits
