@@ -7,7 +7,8 @@ nodes whose bodies declare Integer, Real, Rational, Boolean and String attribute
 with arithmetic, comparisons, concatenation, Boolean operators, conditional expressions and the
 library's functions whose declaration gives their result's type, unordered or ordered by `then`,
 with `if`, `while`, `loop ... until` and `for` (over an Integer range) statements and action usages
-among them, and those statements standing in the flow itself) and
+among them, and those statements standing in the flow itself; action nodes with a multiplicity, whose
+performances begin together and the last to end goes on) and
 moves exactly as the interpreter's fine run does: the same moves, labels and token numbers, the same
 states told apart, the same footprints. Anything else is refused by name when lowering
 (`NotFlat`) and the interpreter searches; the interpreter stays the reference, replays every witness,
@@ -41,7 +42,8 @@ from ir.resolve import lookup
 Value = Any
 Slots = tuple[Value, ...]
 Eval = Callable[[Slots], Value]
-# a token: (number, root node, the node it came from where its node converges else -1, the statement it
+# a token: (number, root node, the node it came from where its node converges else -1 (_MEMBER: one of the
+# performances begun at a node with a multiplicity, yet to be performed), the statement it
 # stands at inside its node's body else -1 (its place among all the body's statements, those of its `if`
 # branches included), the numbers of the tokens that entered the flows it stands in, innermost first: the
 # node's, then each `if` or loop whose branch or pass it runs in (empty at a root node))
@@ -59,6 +61,9 @@ _COMPARE = frozenset(("<", ">", "<=", ">="))
 _EQUAL = frozenset(("==", "!="))
 _LOGIC = frozenset(("and", "or", "xor", "implies"))
 
+
+# where a token stands at an action node with multiplicity, one of the performances begun there (its `came`)
+_MEMBER = -2
 
 # a local slot no performance holds now: the empty tuple, which equals no value and hashes alike in every
 # process (None hashes by its address before Python 3.12, so two processes would key one state apart)
@@ -140,6 +145,7 @@ class _Node:
     # to it from without passing this one (moves.awaited: the node awaits a source that has delivered, or
     # that such a token can still reach); its performance waits for every source it awaits
     awaits: tuple[tuple[int, frozenset[int]], ...] = ()
+    times: int = 1  # an action node's multiplicity (`action a[2]`): its performances begun together
 
 
 @dataclass
@@ -154,6 +160,7 @@ class FlatAction:
     replay: Callable[[list[Move]], str]  # the interpreter's wording of the error a schedule ends in
     now: dict[tuple[int, int], Summary] = field(default_factory=dict)
     future: dict[tuple[int, int], Summary] = field(default_factory=dict)
+    grouped: bool = False  # whether a node has a multiplicity (its performances' count is in the key)
 
     def start(self) -> FlatRun:
         return FlatRun(self)
@@ -233,9 +240,27 @@ class FlatRun:
         return None
 
     def state_key(self, readable: frozenset[str] | None = None) -> tuple[object, ...]:
+        if self.action.grouped:
+            return (self._grouped_places(), self.slots, self.ended)
         places = tuple(sorted([t[1:4] for t in self.tokens])) if len(self.tokens) > 1 else \
             tuple(t[1:4] for t in self.tokens)
         return (places, self.slots, self.ended)
+
+    def _grouped_places(self) -> tuple[object, ...]:
+        """The tokens' places where a node has a multiplicity: a performance yet to begin there says how many
+        of its group have not ended (those yet to begin, and those running, each named by the token that
+        entered it, the last of its tokens' chains), as the interpreter's key does."""
+        tokens = self.tokens
+        places: list[tuple[int, ...]] = []
+        for t in tokens:
+            if t[2] == _MEMBER and t[3] < 0:
+                at = t[1]
+                waiting = sum(1 for u in tokens if u[1] == at and u[2] == _MEMBER and u[3] < 0)
+                running = len({u[4][-1] for u in tokens if u[1] == at and u[3] >= 0 and u[4]})
+                places.append((*t[1:4], waiting + running))
+            else:
+                places.append(t[1:4])
+        return tuple(sorted(places))
 
     def fingerprint(self) -> bytes:
         """8 bytes standing for the state (engines/check/canon.py words the interpreter's 16): one 64-bit
@@ -412,6 +437,9 @@ class FlatRun:
             self._went_on(number, at, inside, parent)
             return
         code = node.code
+        if node.times > 1 and via != _MEMBER:
+            self._group(number, at, node.times)
+            return
         if code == _FOLLOW:
             self._follow(number, at)
         elif code == _ASSIGN:
@@ -458,8 +486,32 @@ class FlatRun:
         self.tokens = (*self.tokens, self._arrived(self.next_id, target, via))
         self.next_id += 1
 
+    def _group(self, number: int, at: int, times: int) -> None:
+        """Token `number`, arrived at an action node of multiplicity `times`, begins its performances: it and
+        `times - 1` tokens more stand there, each to perform it at a move of its own (the interpreter's
+        group, each new token a unit of the step budget)."""
+        if any(t[1] == at for t in self.tokens if t[0] != number):
+            raise NotFlat(f"node {self.action.nodes[at].name}: a token arrived where the performances of an "
+                          "earlier arrival still run")
+        twins = []
+        for _ in range(times - 1):
+            self._pass()
+            twins.append((self.next_id, at, _MEMBER, -1, ()))
+            self.next_id += 1
+        self._put(number, (number, at, _MEMBER, -1, ()))
+        self.tokens = (*self.tokens, *twins)
+
     def _follow(self, number: int, at: int) -> None:
         node = self.action.nodes[at]
+        if node.times > 1:
+            # the performances of a node with multiplicity: the last one to end goes on
+            others = [t for t in self.tokens if t[1] == at and t[0] != number]
+            if any(t[3] < 0 and t[2] != _MEMBER for t in others):
+                raise NotFlat(f"node {node.name}: a token arrived where the performances of an earlier arrival "
+                              "still run")
+            if others:
+                self._remove(number)
+                return
         targets = node.targets
         if node.conditions:  # each guard read, in order: the successions whose guards hold are taken
             targets = tuple([target for target, guard in zip(targets, node.conditions, strict=True)
@@ -657,21 +709,24 @@ def _boolean(value: Value) -> bool:
 # ---------------------------------------------------------------- lowering
 
 
-def _type_of(attr: Attribute, where: str) -> type:
+def _type_of(attr: Attribute, where: str, own: bool = False) -> type:
+    """An attribute's declared type, where the flat form covers the attribute; `own`: one of the searched
+    action's own, where a direction (`out attribute total : Integer = 0`) changes nothing: no performance
+    binds it, and its value is read and written as any other's."""
     kind = _TYPES.get(attr.type_text)
     decl = attr.decl
     if kind is None:
         raise NotFlat(f"{where}: attribute {attr.name} of type {attr.type_text or '(none)'}")
-    if attr.value is None or attr.direction or attr.is_item:
+    if attr.value is None or (attr.direction and not own) or attr.is_item:
         raise NotFlat(f"{where}: attribute {attr.name} has no value, a direction, or is an item")
     if isinstance(decl, s.Usage) and (decl.short_name or decl.redefines or decl.constant or decl.members):
         raise NotFlat(f"{where}: attribute {attr.name} has a short name, redefines, is constant or has members")
     return kind
 
 
-def _declared(attr: Attribute, scope: _Scope, where: str) -> tuple[Eval, type]:
-    """An attribute's initial value, of its declared type, and that type."""
-    kind = _type_of(attr, where)
+def _declared(attr: Attribute, scope: _Scope, where: str, own: bool = False) -> tuple[Eval, type]:
+    """An attribute's initial value, of its declared type, and that type (`own`: see `_type_of`)."""
+    kind = _type_of(attr, where, own)
     assert attr.value is not None
     value, given = _expr(attr.value, scope)
     if given is not kind:
@@ -860,7 +915,7 @@ def lower(program: Any, subject: str, readable: frozenset[str] | None, replay: C
     scope = _Scope(names, element=graph.scope, model=program.model)
     initial: list[Value] = []
     for attr in graph.attributes:
-        value, kind = _declared(attr, scope, subject)
+        value, kind = _declared(attr, scope, subject, own=True)
         initial.append(value(tuple(initial)))
         names[attr.name] = (len(initial) - 1, kind)
     outputs = tuple(sorted((name, slot) for name, (slot, _) in names.items()))
@@ -871,7 +926,8 @@ def lower(program: Any, subject: str, readable: frozenset[str] | None, replay: C
         body, bits_used, places[node.index] = _body(program, graph, node, scope, initial, readable, bits)
         bits += bits_used
         nodes.append(_node(graph, node, scope, body))
-    flat = FlatAction(tuple(nodes), graph.initial, tuple(initial), outputs, max_steps, replay)
+    flat = FlatAction(tuple(nodes), graph.initial, tuple(initial), outputs, max_steps, replay,
+                      grouped=any(n.times > 1 for n in nodes))
     _footprints(graph, places, flat)
     return flat
 
@@ -880,9 +936,12 @@ def _node(graph: ActionGraph, node: Node, scope: _Scope, body: _Body | None) -> 
     where = f"node {node.name}"
     incoming = graph.incoming(node.index)
     outgoing = graph.outgoing(node.index)
-    if node.multiplicity != 1 or graph.accepts[node.index] is not None:
-        raise NotFlat(f"{where}: a multiplicity or an accept")
+    if graph.accepts[node.index] is not None:
+        raise NotFlat(f"{where}: an accept")
     sources = sorted({e.source for e in incoming})
+    if node.multiplicity != 1 and (node.kind is not NodeKind.ACTION or node.index in graph.converging
+                                   or len(sources) > 1 or node.multiplicity < 0):
+        raise NotFlat(f"{where}: a multiplicity on a node successions from several nodes reach")
     awaits: tuple[tuple[int, frozenset[int]], ...] = ()
     if node.kind not in (NodeKind.JOIN, NodeKind.MERGE, NodeKind.DONE) and len(sources) > 1:
         if node.kind not in (NodeKind.ACTION, NodeKind.STATEMENT):
@@ -911,11 +970,11 @@ def _node(graph: ActionGraph, node: Node, scope: _Scope, body: _Body | None) -> 
         else:
             conditions.append(None if edge.guard is None else _condition(edge.guard, scope, f"{where}: a guard"))
     code = _CODES.get(node.kind, _FOLLOW)
-    if body is not None:
+    if body is not None and node.multiplicity != 0:  # (`a[0]` names no performance: its successions follow)
         code = _ASSIGN if body.single is not None else _STATEMENT if node.kind is NodeKind.STATEMENT else _ENTER
     return _Node(node.name, tuple(e.target for e in outgoing), node.index in graph.converging,
                  frozenset(e.source for e in incoming), tuple(guards), otherwise, body, code,
-                 tuple(conditions) if any(c is not None for c in conditions) else (), awaits)
+                 tuple(conditions) if any(c is not None for c in conditions) else (), awaits, max(node.multiplicity, 1))
 
 
 # where a body's statement stands, for its footprints: its flow, its node there, and the nodes whose flows it

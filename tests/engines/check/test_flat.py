@@ -19,7 +19,7 @@ import pytest
 import ir
 from engines.check.search import check, why_not_flat
 from engines.framework import Bounds, Result
-from engines.runtime import Program
+from engines.runtime import NotFlat, Program
 from engines.runtime.world import MAX_STEPS_VARIABLE
 from ir import syntax as s
 from tests.corpus_cases import CONFORMANCE, HAVE_CORPUS, MORE, NO_CORPUS
@@ -397,3 +397,54 @@ def test_action_nodes_reached_from_several_nodes_end_as_derived() -> None:
     handshake = checked("converging::Handshake")
     assert not handshake.outcomes
     assert [(v.kind, v.text) for v in handshake.violations] == [("deadlock", "token 2@sync, token 3@ack wait")]
+
+
+def test_steps_with_a_multiplicity_end_as_derived() -> None:
+    """crews.sysml, through the flat form: a step with a multiplicity (`book[2]`) begins its performances
+    together and goes on when the last one ends. Two clerks who each test the one seat before the other
+    takes it both sell (seats -1, sold 2), else one does (0, 1); three single-assignment workers never
+    lose an increment (3; their count an `out` attribute, read and written as any other); two stages each counting in and then writing what they saw end with b = 20,
+    the last write coming after both counts; a step performed no times leaves its body unrun and still
+    goes on; a pair of pingers reached again by a loop ends before the next pass (4 pings, in twos)."""
+    program = _program(FLAT_MODELS / "crews.sysml")
+
+    def ends(subject: str) -> set[tuple[tuple[str, str], ...]]:
+        assert why_not_flat(program, subject) is None
+        return {tuple(o.values) for o in check(program, subject, BOUNDS).outcomes}
+
+    assert ends("crews::Oversell") == {(("seats", "-1"), ("sold", "2")), (("seats", "0"), ("sold", "1"))}
+    assert ends("crews::Workers") == {(("count", "3"),)}
+    assert ends("crews::Stages") == {(("a", "2"), ("b", "20"))}
+    assert ends("crews::Skipped") == {(("x", "0"), ("y", "1"))}
+    assert ends("crews::Relay") == {(("pings", "4"),)}
+
+
+def test_a_second_arrival_while_a_steps_performances_run_is_searched_through_the_interpreter() -> None:
+    """Where a token arrives at a step with a multiplicity while the performances an earlier arrival began
+    there still run, the flat form (whose performances of one step are one group) gives the search to the
+    interpreter partway, and the answers are the interpreter's."""
+    text = """package twice {
+        private import ScalarValues::*;
+        action def Overlap {
+            attribute n : Integer := 0;
+            first start then split;
+            fork split;
+            then a;
+            then b;
+            action a { assign n := n + 1; }
+            action b { assign n := n + 2; }
+            merge m;
+            succession first a then m;
+            succession first b then m;
+            succession first m then step;
+            action step[2] { if n < 100 { assign n := n * 10; } }
+            then done;
+        }
+    }"""
+    program = Program(ir.resolve([ir.parse(text, "twice")]))
+    assert why_not_flat(program, "twice::Overlap") is None
+    run = program.flat_action("twice::Overlap", None, lambda moves: "", 1_000).start()
+    with pytest.raises(NotFlat, match="node step: a token arrived where the performances of an earlier arrival"):
+        while run.enabled_moves():  # each time the first move: a's token, then b's, reach the step in turn
+            run.apply(run.enabled_moves()[0])
+    same(program, "twice::Overlap")
