@@ -6,6 +6,8 @@ A model is a sequence of parts between `start` and `done`, each one of:
 - one such statement standing in the flow itself, between two empty action nodes;
 - a leaf reached through a guarded succession (`first g if x > 0 then a;`);
 - a leaf or a statement in the flow reached twice through a merge (two performances at once);
+- a leaf with a multiplicity (`action a[2] { ... }`: its performances begun together, the last to end
+  going on; `[0]`: none), between two merges;
 - a fork into two or three branches and the join after them;
 - a decision with a guard (`decide d; if g then a; else b;`) and the merge after it;
 - a merge loop with a counter bound (`merge l; ... decide c; if k < n then l; else x; merge x;`);
@@ -149,6 +151,16 @@ class Merged:
 
 
 @dataclass(frozen=True)
+class Crew:
+    """A leaf with a multiplicity: `times` performances begun together, the last to end going on (none
+    where 0); a merge before and after it, as a succession between such a step and an action names the
+    ends it means (ir/lower/actions.py `_check_repeated_ends`)."""
+
+    leaf: Leaf
+    times: int
+
+
+@dataclass(frozen=True)
 class Fork:
     branches: tuple[Seq, ...]
     meets: bool = False  # the branches meet at an action node of their own, no join written before it
@@ -190,7 +202,7 @@ class Seq:
     parts: tuple[AnyPart, ...]
 
 
-AnyPart = Leaf | InFlow | Guarded | Merged | Fork | Decide | Loop | SendAccept | LoneAccept | Wait
+AnyPart = Leaf | InFlow | Guarded | Merged | Crew | Fork | Decide | Loop | SendAccept | LoneAccept | Wait
 
 
 @st.composite
@@ -227,6 +239,7 @@ class Kinds:
     guards: bool = False  # guarded successions
     merges: bool = False  # a leaf or a statement in the flow performed twice, behind a merge
     converging: bool = False  # forks' and decisions' branches meeting at an action node (`meets`)
+    crews: bool = False  # leaves with a multiplicity
 
 
 @functools.cache
@@ -248,6 +261,8 @@ def parts(depth: int, kinds: Kinds) -> st.SearchStrategy[AnyPart]:
         if kinds.in_flow:
             twice.append(_in_flow(negatives, ifs, fors, untils))
         simple.append(st.builds(Merged, st.one_of(twice)))
+    if kinds.crews:
+        simple.append(st.builds(Crew, _leaf(negatives, ifs, fors, untils), st.sampled_from([0, 2, 3])))
     if depth == 0:
         return st.one_of(simple)
     inner = parts(depth - 1, kinds)
@@ -311,6 +326,14 @@ def _emit(graph: Graph, part: AnyPart) -> tuple[str, str]:
         ordered = [("then " if part.ordered and i else "") + s for i, s in enumerate(statements)]
         graph.nodes.append(f"action {name} {{ {' '.join(ordered)} }}")
         return name, name
+    if isinstance(part, Crew):
+        before, name, after = graph.fresh("cb"), graph.fresh("c"), graph.fresh("ca")
+        statements = _renamed(graph, name, part.leaf.counters, list(part.leaf.statements))
+        ordered = [("then " if part.leaf.ordered and i else "") + s for i, s in enumerate(statements)]
+        graph.nodes += [f"merge {before};", f"action {name}[{part.times}] {{ {' '.join(ordered)} }}", f"merge {after};"]
+        graph.succession(before, name)
+        graph.succession(name, after)
+        return before, after
     if isinstance(part, Merged):
         fork, left, right, merge = graph.fresh("f"), graph.fresh("l"), graph.fresh("r"), graph.fresh("m")
         graph.nodes += [f"fork {fork};", f"action {left};", f"action {right};", f"merge {merge};"]

@@ -12,10 +12,11 @@ from engines.runtime import Program
 from tests.engines.check.test_flat import same
 from tests.property.graphs import Fork, Kinds, Leaf, Loop, Merged, Seq, build, models
 
-# forks, joins, decisions, loops, guarded successions, nodes performed twice behind a merge, bodies of assignments, `if` statements, `while`, `for`
+# forks, joins, decisions, loops, guarded successions, nodes performed twice behind a merge, steps with a
+# multiplicity, bodies of assignments, `if` statements, `while`, `for`
 # and `until` loops, and those statements standing in the flow itself
 FLAT_KINDS = Kinds(messages=False, negatives=True, ifs=True, fors=True, in_flow=True, untils=True, guards=True,
-                   merges=True, converging=True)
+                   merges=True, converging=True, crews=True)
 # a graph costs four checks: a tenth of the expressions' count, as tests/property/test_graphs.py's
 GRAPH_EXAMPLES = max(20, settings().max_examples // 10)
 

@@ -8,7 +8,7 @@ with arithmetic, comparisons, concatenation, Boolean operators, conditional expr
 library's functions whose declaration gives their result's type, unordered or ordered by `then`,
 with `if`, `while`, `loop ... until` and `for` (over an Integer range) statements and action usages
 among them, and those statements standing in the flow itself; action nodes with a multiplicity, whose
-performances begin together and the last to end goes on) and
+performances begin together and the last to end goes on; bodies with a start and a done of their own) and
 moves exactly as the interpreter's fine run does: the same moves, labels and token numbers, the same
 states told apart, the same footprints. Anything else is refused by name when lowering
 (`NotFlat`) and the interpreter searches; the interpreter stays the reference, replays every witness,
@@ -1059,6 +1059,9 @@ def _statement_node(program: Any, graph: ActionGraph, node: Node, scope: _Scope,
             lowering.bits - bits, lowering.places)
 
 
+_CONTROL_STATEMENTS = frozenset((NodeKind.START, NodeKind.DONE))  # the control nodes a body's flow may hold
+
+
 class _Statements:
     """A body's statements lowered, its branches' and loop passes' with them, each given its place among
     them all (a `for` loop also a slot for where it stands and one for its variable, in `initial`)."""
@@ -1081,7 +1084,8 @@ class _Statements:
         standing inside the nodes `around`, their names found in `scope`; where they start."""
         if not graph.initial or graph.converging or graph.attributes or graph.flows or graph.binds \
                 or graph.connections or any(e.guard is not None or e.is_else for e in graph.edges) \
-                or any(n.kind not in (NodeKind.STATEMENT, NodeKind.ACTION) or n.decl is None for n in graph.nodes):
+                or any(n.kind not in _CONTROL_STATEMENTS and (n.kind not in (NodeKind.STATEMENT, NodeKind.ACTION)
+                                                             or n.decl is None) for n in graph.nodes):
             raise NotFlat(f"{self.where}: statements joined or guarded by successions, or declared in a branch")
         base = len(self.statements)
         self.statements.extend([_Statement(None, ())] * len(graph.nodes))  # (each set below: its place is kept)
@@ -1106,6 +1110,13 @@ class _Statements:
         `owner` (-1: none), standing inside the nodes `around`."""
         stmt = n.decl
         inside = [(graph, n.index), *around]
+        if n.kind in _CONTROL_STATEMENTS:
+            # a body's own flow (`action a { first start then a1; then a2; then done; }`): its start is a move
+            # that follows its successions, its done one that ends its token, as any statement with none after
+            # it ends (the flow ends with its last token)
+            if n.body is not None and (n.body.statements or n.body.attributes):
+                raise NotFlat(f"{self.where}: a control node's body")
+            return _Statement(None, successors if n.kind is NodeKind.START else (), owner)
         if n.kind is NodeKind.ACTION:
             return self._nested(graph, n, at, successors, owner, inside, scope)
         if isinstance(stmt, s.If):

@@ -405,7 +405,9 @@ def test_steps_with_a_multiplicity_end_as_derived() -> None:
     takes it both sell (seats -1, sold 2), else one does (0, 1); three single-assignment workers never
     lose an increment (3; their count an `out` attribute, read and written as any other); two stages each counting in and then writing what they saw end with b = 20,
     the last write coming after both counts; a step performed no times leaves its body unrun and still
-    goes on; a pair of pingers reached again by a loop ends before the next pass (4 pings, in twos)."""
+    goes on; a pair of pingers reached again by a loop ends before the next pass (4 pings, in twos). The
+    peer answers the first four alike; the fifth it refuses, reading the ends of the succession into a
+    step of two performances as excluding that count (the interpreter's reading, kept, orders the group)."""
     program = _program(FLAT_MODELS / "crews.sysml")
 
     def ends(subject: str) -> set[tuple[tuple[str, str], ...]]:
@@ -448,3 +450,22 @@ def test_a_second_arrival_while_a_steps_performances_run_is_searched_through_the
         while run.enabled_moves():  # each time the first move: a's token, then b's, reach the step in turn
             run.apply(run.enabled_moves()[0])
     same(program, "twice::Overlap")
+
+
+def test_bodies_with_a_flow_of_their_own_end_as_derived() -> None:
+    """subflows.sysml, through the flat form: a step decomposed into a flow of its own (`first start then
+    heat; then settle; then done;`), its start a move that follows its successions and its done one that
+    ends its token. The self-test beside a warm-up that heats then settles logs before, between or after
+    the two, never between them in the wrong order (hst, hts, ths); a probe whose start begins two
+    readings goes on when both have read (total 3); a done reached before a slower branch ends orders,
+    it does not stop that branch, so the read after the step sees both slow steps (5). The peer answers
+    each alike."""
+    program = _program(FLAT_MODELS / "subflows.sysml")
+
+    def ends(subject: str) -> set[tuple[tuple[str, str], ...]]:
+        assert why_not_flat(program, subject) is None
+        return {tuple(o.values) for o in check(program, subject, BOUNDS).outcomes}
+
+    assert ends("subflows::Startup") == {(("log", f'"{log}"'),) for log in ("hst", "hts", "ths")}
+    assert ends("subflows::Probe") == {(("left", "1"), ("right", "2"), ("total", "3"))}
+    assert ends("subflows::EarlyDone") == {(("fast", "1"), ("seen", "5"), ("slow", "5"))}
