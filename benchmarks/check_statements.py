@@ -4,10 +4,13 @@ and through the interpreter's run, beside the peer where it is installed (dev on
 
 The family: N ticket sellers forked from one start, each a `while` of K rounds standing in its
 branch's flow, checking then acting on one shared stock (`if tickets > 0 { take one }`: two sellers
-may both see the last ticket), T tickets.
+may both see the last ticket), T tickets. And the crew (rows `crew:N:T`): the sellers written as one
+step of N performances (`action sell[N] { while tickets > 0 { if tickets > 0 { take one } } }`), each
+selling until it sees none left.
 
     python benchmarks/check_statements.py              # the default rows
     python benchmarks/check_statements.py 3:3:4        # sellers:rounds:tickets
+    python benchmarks/check_statements.py crew:6:8     # a crew of 6 sellers, 8 tickets
     python benchmarks/check_statements.py --no-peer
 """
 
@@ -21,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.check_scaling import noisy, ours, peer, peer_columns
 
-DEFAULT_ROWS = ["2:3:3", "3:2:3", "3:3:4", "4:2:3"]
+DEFAULT_ROWS = ["2:3:3", "3:2:3", "3:3:4", "4:2:3", "crew:3:3", "crew:4:6"]
 
 
 def sellers(n: int, k: int, tickets: int) -> tuple[str, str]:
@@ -42,22 +45,39 @@ def sellers(n: int, k: int, tickets: int) -> tuple[str, str]:
     return "\n".join(lines) + "\n", "sellers::sell"
 
 
+def crew(n: int, tickets: int) -> tuple[str, str]:
+    """The crew's text and the action's qualified name: N sellers as one step with a multiplicity."""
+    lines = ["package crew {", "\tprivate import ScalarValues::*;", "\taction sell {",
+             f"\t\tattribute tickets : Integer := {tickets};", "\t\tattribute sold : Integer := 0;",
+             "\t\tfirst start then sellers;", f"\t\taction sellers[{n}] {{",
+             "\t\t\twhile tickets > 0 {",
+             "\t\t\t\tif tickets > 0 { assign tickets := tickets - 1; then assign sold := sold + 1; }",
+             "\t\t\t}", "\t\t}", "\t\tthen done;", "\t}", "}"]
+    return "\n".join(lines) + "\n", "crew::sell"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("rows", nargs="*", default=DEFAULT_ROWS, help="sellers:rounds:tickets")
+    parser.add_argument("rows", nargs="*", default=DEFAULT_ROWS, help="sellers:rounds:tickets or crew:sellers:tickets")
     parser.add_argument("--no-peer", action="store_true")
     args = parser.parse_args()
     print(f"{'model':<16}{'states':>9}{'moves':>10}{'flat s':>9}{'interp s':>10}{'speed-up':>10}"
           f"{'peer states':>13}{'peer s':>9}{'time ratio':>12}")
     for row in args.rows:
-        n, k, tickets = (int(part) for part in row.split(":"))
-        text, name = sellers(n, k, tickets)
+        if row.startswith("crew:"):
+            n, tickets = (int(part) for part in row.removeprefix("crew:").split(":"))
+            text, name = crew(n, tickets)
+            label = f"crew {n} t{tickets}"
+        else:
+            n, k, tickets = (int(part) for part in row.split(":"))
+            text, name = sellers(n, k, tickets)
+            label = f"sellers {n}x{k} t{tickets}"
         flat = ours(text, name)
         slow = ours(text, name, flat=False)
         if (flat["states"], flat["moves"]) != (slow["states"], slow["moves"]):
             raise SystemExit(f"{row}: the flat form and the interpreter searched apart: {flat} against {slow}")
         seconds, interpreted = float(flat["seconds"]), float(slow["seconds"])  # type: ignore[arg-type]
-        line = (f"{f'sellers {n}x{k} t{tickets}':<16}{flat['states']:>9}{flat['moves']:>10}{seconds:>9.2f}"
+        line = (f"{label:<16}{flat['states']:>9}{flat['moves']:>10}{seconds:>9.2f}"
                 f"{interpreted:>10.2f}{interpreted / seconds if seconds else 0:>10.1f}")
         print(line + peer_columns(seconds, None if args.no_peer else peer(text, name)), flush=True)
     noisy()
