@@ -8,7 +8,8 @@ with arithmetic, comparisons, concatenation, Boolean operators, conditional expr
 library's functions whose declaration gives their result's type, unordered or ordered by `then`,
 with `if`, `while`, `loop ... until` and `for` (over an Integer range) statements and action usages
 among them, and those statements standing in the flow itself; action nodes with a multiplicity, whose
-performances begin together and the last to end goes on; bodies with a start and a done of their own) and
+performances begin together and the last to end goes on; bodies with a start and a done of their own, and
+a `terminate;` among a body's own statements) and
 moves exactly as the interpreter's fine run does: the same moves, labels and token numbers, the same
 states told apart, the same footprints. Anything else is refused by name when lowering
 (`NotFlat`) and the interpreter searches; the interpreter stays the reference, replays every witness,
@@ -113,6 +114,7 @@ class _Statement:
     locals: tuple[tuple[int, Eval], ...] = ()
     bit: int = 0
     drop: tuple[int, ...] = ()
+    ends: bool = False  # a `terminate;` among the body's own statements: its performance ends there
 
 
 @dataclass(frozen=True)
@@ -408,6 +410,9 @@ class FlatRun:
         if inside >= 0:
             assert body is not None
             statement = body.statements[inside]
+            if statement.ends:
+                self._terminate(at, parent[-1])
+                return
             assign = statement.assign
             if assign is not None:
                 self._set(assign.slot, assign.value(self.slots))
@@ -677,6 +682,19 @@ class FlatRun:
         elif again < 0:
             self._ended(body.statements[owner])
             self._went_on(entered, at, owner, around)  # the branch ended, and its `if` with it
+
+    def _terminate(self, at: int, entered: int) -> None:
+        """A `terminate;` in the body of the node at `at` ends the performance token `entered` began: every
+        token of it is dropped wherever it stands (its `if` branches' and loop passes' too), and the token
+        that entered it stands at the node again and goes on (the interpreter's `_terminated`)."""
+        back: Token = (entered, at, -1, -1, ())
+        mine = [t for t in self.tokens if t[1] == at and t[3] >= 0 and t[4] and t[4][-1] == entered]
+        left = [t for t in self.tokens if t not in mine]
+        if any(t[0] == entered for t in mine):
+            self.tokens = tuple(back if t[0] == entered else t for t in self.tokens if t not in mine or t[0] == entered)
+        else:
+            self.tokens = tuple(sorted((*left, back)))
+        self._completed(entered, at)
 
     def _completed(self, number: int, at: int) -> None:
         """The performance at `at` ended and its token `number`, standing there, goes on."""
@@ -1015,6 +1033,9 @@ def _body(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: 
     bit = 1 << bits if body.attributes else 0
     lowering = _Statements(program, body.scope, initial, where, readable, bits + (1 if body.attributes else 0))
     starts = lowering.flow(program.statement_flow(node), -1, [(graph, node.index)], scope)
+    if any(st.ends for st in lowering.statements) and (len(initial) > first or any(st.bit for st in lowering.statements)):
+        # what a terminate drops would leave values behind in the slots of the features, loops or steps it ends
+        raise NotFlat(f"{where}: a terminate in a body holding features, `for` loops or steps of its own")
     return (_Body(None, tuple(local_slots), tuple(lowering.statements), tuple(lowering.labels), tuple(drop), bit,
                   starts, len(initial) > first), lowering.bits - bits, lowering.places)
 
@@ -1154,6 +1175,11 @@ class _Statements:
             passes = self._branch(stmt.body, at, n.name, inside, _Scope({stmt.variable: (var, kinds.pop())}, scope))
             lowered = self._loop(_Statement(None, successors, owner, then=passes, elements=tuple(e for e, _ in elements),
                                             slot=slot, var=var), graph, n, around)
+        elif isinstance(stmt, s.Terminate):
+            if stmt.target is not None or owner >= 0:
+                raise NotFlat(f"{self.where}: a terminate in a branch, a pass or a step among statements, or naming "
+                              "what it ends")
+            lowered = _Statement(None, (), owner, ends=True)
         else:
             assert stmt is not None
             lowered = _Statement(_assign(stmt, scope), successors, owner)

@@ -125,7 +125,7 @@ def test_a_construct_it_does_not_cover_is_named() -> None:
     program = Program(ir.resolve([ir.parse(
         "package p { action def A { attribute x : Integer := 1; first start; then a; "
         "action a { if x > 0 { assign x := x + 1; terminate; } } then done; } }", "stop.sysml")]))
-    assert "Terminate" in (why_not_flat(program, "p::A") or "")
+    assert "a terminate in a branch" in (why_not_flat(program, "p::A") or "")
     # and the check answers all the same, through the interpreter
     assert check(program, "p::A", BOUNDS).stats.states == check(program, "p::A", BOUNDS, flat=False).stats.states
 
@@ -469,3 +469,31 @@ def test_bodies_with_a_flow_of_their_own_end_as_derived() -> None:
     assert ends("subflows::Startup") == {(("log", f'"{log}"'),) for log in ("hst", "hts", "ths")}
     assert ends("subflows::Probe") == {(("left", "1"), ("right", "2"), ("total", "3"))}
     assert ends("subflows::EarlyDone") == {(("fast", "1"), ("seen", "5"), ("slow", "5"))}
+
+
+def test_a_terminate_among_a_bodys_statements_ends_as_derived() -> None:
+    """stops.sysml, through the flat form: `terminate;` among a body's own statements ends that performance
+    (every token of it dropped, the step going on). A dispenser whose terminate no succession orders after
+    its pour ends with the cup full or empty and serves either way; a shutdown ordered after both writes
+    always has both; two inspectors at once, each stopping before it flags, between, or after it counts,
+    end each its own performance only: every end with counted <= flags <= 2. The peer answers each
+    alike."""
+    program = _program(FLAT_MODELS / "stops.sysml")
+
+    def ends(subject: str) -> set[tuple[tuple[str, str], ...]]:
+        assert why_not_flat(program, subject) is None
+        return {tuple(o.values) for o in check(program, subject, BOUNDS).outcomes}
+
+    assert ends("stops::Dispense") == {(("poured", p), ("served", "1")) for p in ("0", "250")}
+    assert ends("stops::Shutdown") == {(("closed", "true"), ("saved", "true"))}
+    assert ends("stops::Inspect") == {(("counted", str(c)), ("flags", str(f))) for f in range(3) for c in range(f + 1)}
+
+
+def test_a_terminate_where_the_flat_form_would_leave_values_behind_is_refused_by_name() -> None:
+    """A terminate in a body holding features of its own (whose slots the flat form would leave set where the
+    interpreter drops the frame) is refused when lowering, and the interpreter searches."""
+    program = Program(ir.resolve([ir.parse(
+        "package p { action def A { attribute x : Integer := 1; first start; then a; "
+        "action a { attribute t : Integer := 2; assign x := t; terminate; } then done; } }", "stop.sysml")]))
+    assert "a terminate in a body holding features" in (why_not_flat(program, "p::A") or "")
+    assert {tuple(o.values) for o in check(program, "p::A", BOUNDS).outcomes} == {(("x", "1"),), (("x", "2"),)}
