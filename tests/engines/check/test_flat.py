@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -53,6 +54,14 @@ def same(program: Program, subject: str, bounds: Bounds = BOUNDS) -> None:
         interpreted = check(program, subject, bounds, reduce=reduce, flat=False)
         flat = check(program, subject, bounds, reduce=reduce, flat=True)
         assert _essence(flat) == _essence(interpreted), f"{subject} (reduce={reduce})"
+
+
+def _flat_ends(program: Program) -> Callable[[str], set[tuple[tuple[str, str], ...]]]:
+    """The ends of a check of one of `program`'s actions, which the flat form must cover: each outcome's values."""
+    def ends(subject: str) -> set[tuple[tuple[str, str], ...]]:
+        assert why_not_flat(program, subject) is None
+        return {tuple(o.values) for o in check(program, subject, BOUNDS).outcomes}
+    return ends
 
 
 def _essence(result: Result) -> object:
@@ -154,10 +163,7 @@ def test_branches_and_loops_in_bodies_end_as_derived() -> None:
     heated back to 20, after it the room stays at 18. The clerk: its first two rounds find a customer
     (two wait at the start); the third finds the arrival only if it came before that round's test."""
     program = _program(FLAT_MODELS / "counters.sysml")
-
-    def ends(subject: str) -> set[tuple[tuple[str, str], ...]]:
-        assert why_not_flat(program, subject) is None
-        return {tuple(o.values) for o in check(program, subject, BOUNDS).outcomes}
+    ends = _flat_ends(program)
 
     assert ends("counters::Sell") == {(("sold", "1"), ("tickets", "0"), ("turnedAway", "1")),
                                       (("sold", "2"), ("tickets", "-1"), ("turnedAway", "0"))}
@@ -192,10 +198,7 @@ def test_statements_standing_in_the_flow_end_as_derived() -> None:
     the last read leaves 20, 50 or 80 with 2 passes; before it, the kettle heats on to 110, in 3 to 5
     passes."""
     program = _program(FLAT_MODELS / "statements.sysml")
-
-    def ends(subject: str) -> set[tuple[tuple[str, str], ...]]:
-        assert why_not_flat(program, subject) is None
-        return {tuple(o.values) for o in check(program, subject, BOUNDS).outcomes}
+    ends = _flat_ends(program)
 
     assert ends("statements::Cycle") == {(("heated", "false"), ("log", "3"), ("temp", "18")),
                                          (("heated", "true"), ("log", "8"), ("temp", "20")),
@@ -409,10 +412,7 @@ def test_steps_with_a_multiplicity_end_as_derived() -> None:
     peer answers the first four alike; the fifth it refuses, reading the ends of the succession into a
     step of two performances as excluding that count (the interpreter's reading, kept, orders the group)."""
     program = _program(FLAT_MODELS / "crews.sysml")
-
-    def ends(subject: str) -> set[tuple[tuple[str, str], ...]]:
-        assert why_not_flat(program, subject) is None
-        return {tuple(o.values) for o in check(program, subject, BOUNDS).outcomes}
+    ends = _flat_ends(program)
 
     assert ends("crews::Oversell") == {(("seats", "-1"), ("sold", "2")), (("seats", "0"), ("sold", "1"))}
     assert ends("crews::Workers") == {(("count", "3"),)}
@@ -461,10 +461,7 @@ def test_bodies_with_a_flow_of_their_own_end_as_derived() -> None:
     it does not stop that branch, so the read after the step sees both slow steps (5). The peer answers
     each alike."""
     program = _program(FLAT_MODELS / "subflows.sysml")
-
-    def ends(subject: str) -> set[tuple[tuple[str, str], ...]]:
-        assert why_not_flat(program, subject) is None
-        return {tuple(o.values) for o in check(program, subject, BOUNDS).outcomes}
+    ends = _flat_ends(program)
 
     assert ends("subflows::Startup") == {(("log", f'"{log}"'),) for log in ("hst", "hts", "ths")}
     assert ends("subflows::Probe") == {(("left", "1"), ("right", "2"), ("total", "3"))}
@@ -479,10 +476,7 @@ def test_a_terminate_among_a_bodys_statements_ends_as_derived() -> None:
     end each its own performance only: every end with counted <= flags <= 2. The peer answers each
     alike."""
     program = _program(FLAT_MODELS / "stops.sysml")
-
-    def ends(subject: str) -> set[tuple[tuple[str, str], ...]]:
-        assert why_not_flat(program, subject) is None
-        return {tuple(o.values) for o in check(program, subject, BOUNDS).outcomes}
+    ends = _flat_ends(program)
 
     assert ends("stops::Dispense") == {(("poured", p), ("served", "1")) for p in ("0", "250")}
     assert ends("stops::Shutdown") == {(("closed", "true"), ("saved", "true"))}
