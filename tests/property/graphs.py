@@ -319,18 +319,21 @@ def _renamed(graph: Graph, name: str, counters: tuple[str, ...], statements: lis
     return out
 
 
+def _body(graph: Graph, name: str, leaf: Leaf) -> str:
+    """The statements of the leaf node `name`, its counters its own, each after the one before where ordered."""
+    statements = _renamed(graph, name, leaf.counters, list(leaf.statements))
+    return " ".join(("then " if leaf.ordered and i else "") + s for i, s in enumerate(statements))
+
+
 def _emit(graph: Graph, part: AnyPart) -> tuple[str, str]:
     if isinstance(part, Leaf):
         name = graph.fresh("a")
-        statements = _renamed(graph, name, part.counters, list(part.statements))
-        ordered = [("then " if part.ordered and i else "") + s for i, s in enumerate(statements)]
-        graph.nodes.append(f"action {name} {{ {' '.join(ordered)} }}")
+        graph.nodes.append(f"action {name} {{ {_body(graph, name, part)} }}")
         return name, name
     if isinstance(part, Crew):
         before, name, after = graph.fresh("cb"), graph.fresh("c"), graph.fresh("ca")
-        statements = _renamed(graph, name, part.leaf.counters, list(part.leaf.statements))
-        ordered = [("then " if part.leaf.ordered and i else "") + s for i, s in enumerate(statements)]
-        graph.nodes += [f"merge {before};", f"action {name}[{part.times}] {{ {' '.join(ordered)} }}", f"merge {after};"]
+        graph.nodes += [f"merge {before};", f"action {name}[{part.times}] {{ {_body(graph, name, part.leaf)} }}",
+                        f"merge {after};"]
         graph.succession(before, name)
         graph.succession(name, after)
         return before, after

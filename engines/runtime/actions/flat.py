@@ -253,15 +253,18 @@ class FlatRun:
         of its group have not ended (those yet to begin, and those running, each named by the token that
         entered it, the last of its tokens' chains), as the interpreter's key does."""
         tokens = self.tokens
+        unended: dict[int, int] = {}
         places: list[tuple[int, ...]] = []
         for t in tokens:
-            if t[2] == _MEMBER and t[3] < 0:
-                at = t[1]
-                waiting = sum(1 for u in tokens if u[1] == at and u[2] == _MEMBER and u[3] < 0)
-                running = len({u[4][-1] for u in tokens if u[1] == at and u[3] >= 0 and u[4]})
-                places.append((*t[1:4], waiting + running))
-            else:
+            if t[2] != _MEMBER or t[3] >= 0:
                 places.append(t[1:4])
+                continue
+            at = t[1]
+            count = unended.get(at)
+            if count is None:
+                waiting = sum(1 for u in tokens if u[1] == at and u[2] == _MEMBER and u[3] < 0)
+                count = unended[at] = waiting + len({u[4][-1] for u in tokens if u[1] == at and u[3] >= 0 and u[4]})
+            places.append((*t[1:4], count))
         return tuple(sorted(places))
 
     def fingerprint(self) -> bytes:
@@ -496,8 +499,7 @@ class FlatRun:
         `times - 1` tokens more stand there, each to perform it at a move of its own (the interpreter's
         group, each new token a unit of the step budget)."""
         if any(t[1] == at for t in self.tokens if t[0] != number):
-            raise NotFlat(f"node {self.action.nodes[at].name}: a token arrived where the performances of an "
-                          "earlier arrival still run")
+            raise self._second_group(at)
         twins = []
         for _ in range(times - 1):
             self._pass()
@@ -506,14 +508,19 @@ class FlatRun:
         self._put(number, (number, at, _MEMBER, -1, ()))
         self.tokens = (*self.tokens, *twins)
 
+    def _second_group(self, at: int) -> NotFlat:
+        """A token at the node of multiplicity at `at` while the performances an earlier arrival began there
+        still run: the flat form keeps one group a node, and the interpreter searches."""
+        return NotFlat(f"node {self.action.nodes[at].name}: a token arrived where the performances of an earlier "
+                       "arrival still run")
+
     def _follow(self, number: int, at: int) -> None:
         node = self.action.nodes[at]
         if node.times > 1:
             # the performances of a node with multiplicity: the last one to end goes on
             others = [t for t in self.tokens if t[1] == at and t[0] != number]
             if any(t[3] < 0 and t[2] != _MEMBER for t in others):
-                raise NotFlat(f"node {node.name}: a token arrived where the performances of an earlier arrival "
-                              "still run")
+                raise self._second_group(at)
             if others:
                 self._remove(number)
                 return
@@ -688,12 +695,10 @@ class FlatRun:
         token of it is dropped wherever it stands (its `if` branches' and loop passes' too), and the token
         that entered it stands at the node again and goes on (the interpreter's `_terminated`)."""
         back: Token = (entered, at, -1, -1, ())
-        mine = [t for t in self.tokens if t[1] == at and t[3] >= 0 and t[4] and t[4][-1] == entered]
-        left = [t for t in self.tokens if t not in mine]
-        if any(t[0] == entered for t in mine):
-            self.tokens = tuple(back if t[0] == entered else t for t in self.tokens if t not in mine or t[0] == entered)
-        else:
-            self.tokens = tuple(sorted((*left, back)))
+        standing = any(t[0] == entered for t in self.tokens)  # (then one of the performance's own)
+        left = [back if t[0] == entered else t for t in self.tokens
+                if t[0] == entered or not (t[1] == at and t[3] >= 0 and t[4] and t[4][-1] == entered)]
+        self.tokens = tuple(left) if standing else tuple(sorted((*left, back)))
         self._completed(entered, at)
 
     def _completed(self, number: int, at: int) -> None:
@@ -957,8 +962,7 @@ def _node(graph: ActionGraph, node: Node, scope: _Scope, body: _Body | None) -> 
     if graph.accepts[node.index] is not None:
         raise NotFlat(f"{where}: an accept")
     sources = sorted({e.source for e in incoming})
-    if node.multiplicity != 1 and (node.kind is not NodeKind.ACTION or node.index in graph.converging
-                                   or len(sources) > 1 or node.multiplicity < 0):
+    if node.multiplicity != 1 and (node.index in graph.converging or len(sources) > 1):
         raise NotFlat(f"{where}: a multiplicity on a node successions from several nodes reach")
     awaits: tuple[tuple[int, frozenset[int]], ...] = ()
     if node.kind not in (NodeKind.JOIN, NodeKind.MERGE, NodeKind.DONE) and len(sources) > 1:
@@ -1105,8 +1109,8 @@ class _Statements:
         standing inside the nodes `around`, their names found in `scope`; where they start."""
         if not graph.initial or graph.converging or graph.attributes or graph.flows or graph.binds \
                 or graph.connections or any(e.guard is not None or e.is_else for e in graph.edges) \
-                or any(n.kind not in _CONTROL_STATEMENTS and (n.kind not in (NodeKind.STATEMENT, NodeKind.ACTION)
-                                                             or n.decl is None) for n in graph.nodes):
+                or not all(n.kind in _CONTROL_STATEMENTS or (n.kind in (NodeKind.STATEMENT, NodeKind.ACTION)
+                                                             and n.decl is not None) for n in graph.nodes):
             raise NotFlat(f"{self.where}: statements joined or guarded by successions, or declared in a branch")
         base = len(self.statements)
         self.statements.extend([_Statement(None, ())] * len(graph.nodes))  # (each set below: its place is kept)
