@@ -7,17 +7,22 @@ step budget is lifted so that only the bound under test can stop them. Each row 
 the model, the bound, the time it took past the bound (or the memory past it) and the verdict.
 Targets: a timeout overshoot under 1 s, an interrupt answered within 100 ms. The command line rows
 run `opensysml-kernel check` in fresh processes: its --timeout counts from the process's start, so
-the target is an exit within T + 1 s of the spawn; `--cli-only` prints only those.
+the target is an exit within T + 1 s of the spawn; `--cli-only` prints only those. `--workers N` prints
+instead the rows of the check partitioned over N Ray workers (the pool started by a first check, as a session's second
+check finds it): the same models, a machine whose event starts a loop that never ends inside one move
+(the lift below), and racy 4x3 of ../shared/bench (rounds of up to a second and more), where present.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ["OPENSYSML_MAX_ACTION_STEPS"] = str(10 ** 12)
@@ -47,6 +52,21 @@ package Plant {
         attribute turns : Integer := 0;
         first start; then spin;
         action spin { while true { assign turns := turns + 1; } }
+    }
+}
+"""
+
+# a lift whose Go starts a loop that never ends inside one move (the machine a worker replays in its interpreter)
+LIFT = """
+package Lift {
+    private import ScalarValues::*;
+    attribute def Go;
+    state def Spinner {
+        attribute turns : Integer := 0;
+        entry; then idle;
+        state idle;
+        state busy;
+        transition first idle accept Go do action spin { while true { assign turns := turns + 1; } } then busy;
     }
 }
 """
@@ -118,8 +138,6 @@ def memory_rows(program: Program, headroom: int) -> None:
 def _command(args: list[str]) -> tuple[float, float, int, str]:
     """One command in a fresh process: its wall time from spawn to exit, its CPU time, its peak resident
     memory and the first line of its report."""
-    import subprocess
-
     started = time.monotonic()
     child = subprocess.Popen([sys.executable, "-m", "opensysml_kernel", *args], stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, text=True)
@@ -157,6 +175,55 @@ def cli_rows(timeout: float, memory: str) -> None:
         print(f"  explore  action serve[1000] --memory {memory}: peak {spell_bytes(peak)} after {wall:.1f}s ({verdict})")
 
 
+def worker_rows(timeout: float, at: float, workers: int) -> None:
+    """The check over `workers` Ray workers: how far past its timeout, and how long after the interrupt, it
+    reports (the driver looks every parallel.POLL seconds and cancels the round; a worker looks at its
+    task's flag every parallel.LOOK states, and inside an interpreter's move every 10 ms)."""
+    from engines.check.machine import check_machine
+    from engines.runtime import Script
+    from engines.runtime.states import parse_send
+
+    subjects: list[tuple[str, Program, object]] = []
+    plant = Program(ir.resolve([ir.parse(MODELS, "plant.sysml")]))
+    subjects.extend((label, plant, action) for label, action in ACTIONS.items())
+    lift = Program(ir.resolve([ir.parse(LIFT, "lift.sysml")]))
+    subjects.append(("machine: Go spins forever", lift, ("Spinner", Script(alphabet=(parse_send("Go"),), max_events=1))))
+    try:
+        from benchmarks.check_scaling import model
+
+        text, name = model("racy", 4, 3)
+        subjects.append(("racy 4x3", Program(ir.resolve([ir.parse(text, "racy.sysml")])), name))
+    except (OSError, subprocess.CalledProcessError):  # ../shared/bench is not beside the project
+        print("  (racy 4x3 left out: ../shared/bench/gen_scaling.py is not there)")
+
+    def asked(program: Program, subject: object, bounds: Bounds, interrupted: Any = None) -> Result:
+        if isinstance(subject, tuple):
+            return check_machine(program, subject[0], subject[1], bounds=bounds, interrupted=interrupted)
+        return check(program, cast(str, subject), bounds, interrupted=interrupted)
+
+    asked(plant, ACTIONS["action serve[1000]"], Bounds(workers=workers, timeout=0.5))  # the pool started
+    print(f"check over {workers} workers: timeout {timeout:g} s, interrupt at {at:g} s")
+    print(f"  {'model':28} {'past the timeout':>17} {'interrupt answered in':>22}  incomplete")
+    for label, program, subject in subjects:
+        started = time.monotonic()
+        timed = asked(program, subject, Bounds(workers=workers, timeout=timeout))
+        past = time.monotonic() - started - timeout
+        flag = threading.Event()
+        set_at: list[float] = []
+
+        def interrupt(flag: threading.Event = flag, set_at: list[float] = set_at) -> None:
+            set_at.append(time.monotonic())
+            flag.set()
+
+        timer = threading.Timer(at, interrupt)
+        timer.start()
+        cut = asked(program, subject, Bounds(workers=workers), flag.is_set)
+        answered = time.monotonic()
+        timer.join()
+        print(f"  {label:28} {past:+16.3f}s {(answered - set_at[0]) * 1000:19.1f} ms  "
+              f"{timed.incomplete}, {cut.incomplete}")
+
+
 def main() -> None:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     options.add_argument("--timeout", type=float, default=2.0)
@@ -164,7 +231,11 @@ def main() -> None:
     options.add_argument("--headroom", default="200M", help="the memory bound past the starting resident memory")
     options.add_argument("--memory", default="300M", help="the command line's --memory bound")
     options.add_argument("--cli-only", action="store_true", help="only the command line rows")
+    options.add_argument("--workers", type=int, help="only the rows of the check over N Ray workers")
     args = options.parse_args()
+    if args.workers:
+        worker_rows(args.timeout, args.interrupt_at, args.workers)
+        return
     if not args.cli_only:
         program = Program(ir.resolve([ir.parse(MODELS, "plant.sysml")]))
         timeout_rows(program, args.timeout)

@@ -351,11 +351,31 @@ def _solved(claims: Claims) -> tuple[Verdict, Strength]:
 
 
 @dataclass(frozen=True)
+class WorkerFigures:
+    """One worker's share of a partitioned search (engines/check/parallel.py), as of its last round."""
+
+    states: int  # the states it owns
+    frontier: int  # of those, the ones still to expand
+    moves: int  # moves it made
+    sent: int  # states it sent to other workers
+    sent_bytes: int
+    memory: int  # its resident memory, in bytes
+    busy: float  # seconds spent expanding, receiving and keeping states
+
+
+class Progress(Protocol):
+    """How far a search has come, told now and then: its states, moves and depth so far (a partitioned
+    search's depth is its level), and each worker's figures where it is partitioned."""
+
+    def __call__(self, states: int, moves: int, depth: int, workers: tuple[WorkerFigures, ...] = ()) -> None: ...
+
+
+@dataclass(frozen=True)
 class Hooks:
     """What the asker lends an engine for one answer: a flag polled between moves and progress callbacks."""
 
     interrupted: Callable[[], bool] | None = None
-    progress: Callable[[int, int, int], None] | None = None  # states, moves, depth so far
+    progress: Progress | None = None
     runs: Callable[[int], None] | None = None  # runs so far (an engine that enumerates schedules)
 
 

@@ -24,6 +24,7 @@ from engines.framework import (
     Stats,
     Strength,
     Verdict,
+    WorkerFigures,
     ask,
     engine,
 )
@@ -147,6 +148,17 @@ class ProgressSink(Protocol):
     def close(self) -> None: ...
 
 
+def spread(workers: tuple[WorkerFigures, ...]) -> str:
+    """How a partitioned search stands across its workers: the states left to expand, how evenly the
+    states are owned (the most one worker owns over the mean), and each worker's memory."""
+    owned = [w.states for w in workers]
+    mean = sum(owned) / len(owned)
+    balance = max(owned) / mean if mean else 1.0
+    memory = " | ".join(f"{w.memory / 2**20:,.0f}" for w in workers)
+    return (f"{sum(w.frontier for w in workers)} to expand, owned {' | '.join(map(str, owned))}"
+            f" (balance {balance:.2f}), memory {memory} MB")
+
+
 class ProgressMeter:
     """Called by an engine with (states, moves, depth); shows a line once a check has run a second."""
 
@@ -161,7 +173,7 @@ class ProgressMeter:
         self.last = 0.0
         self.shown = False
 
-    def __call__(self, states: int, moves: int, depth: int) -> None:
+    def __call__(self, states: int, moves: int, depth: int, workers: tuple[WorkerFigures, ...] = ()) -> None:
         if self.sink is None:
             return
         now = self.clock()
@@ -170,8 +182,12 @@ class ProgressMeter:
             return
         self.last = now
         rate = states / elapsed if elapsed > 0 else 0.0
-        self.sink.update(f"checking {self.subject}: {states} states, {moves} moves, depth {depth},"
-                         f" {rate:,.0f} states/s")
+        if not workers:
+            self.sink.update(f"checking {self.subject}: {states} states, {moves} moves, depth {depth},"
+                             f" {rate:,.0f} states/s")
+        else:
+            self.sink.update(f"checking {self.subject} over {len(workers)} workers: {states} states, {moves} moves,"
+                             f" level {depth}, {rate:,.0f} states/s; {spread(workers)}")
         self.shown = True
 
     def runs(self, count: int) -> None:

@@ -13,7 +13,7 @@ from engines.check.properties import resolve_properties
 from engines.check.search import check_behavior
 from engines.errors import MoveNotEnabled, RunError
 from engines.explore import explore_behavior
-from engines.framework import BoundReport, Bounds, Result, Strength, Verdict, feature_paths
+from engines.framework import BoundReport, Bounds, Progress, Result, Strength, Verdict, feature_paths
 from engines.runtime import Program, Script, replay_script, time_constants
 from engines.runtime.behavior import Behavior
 from engines.witness import Witness, admit, model_hash, next_move, parse_witness, unmet
@@ -45,7 +45,7 @@ def is_part(program: Program, name: str) -> bool:
 def check_machine(program: Program, name: str, script: Script | None = None, bounds: Bounds | None = None,
                   properties: tuple[str, ...] = (), diverge: tuple[str, ...] | None = None, reduce: bool = True,
                   interrupted: Callable[[], bool] | None = None,
-                  progress: Callable[[int, int, int], None] | None = None, part: bool = False) -> Result:
+                  progress: Progress | None = None, part: bool = False) -> Result:
     """Every schedule of the machine (or the part's instance) and its environment within the bounds:
     properties at every stable state, deadlocks, failures, and the features (with `finalState`) that
     end differently."""

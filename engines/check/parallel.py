@@ -34,6 +34,11 @@ search, never more than the unreduced one. Every claim's schedule (rebuilt from 
 the partitions, or carried by the claim) is replayed in the interpreter before it is reported, as the
 sequential search's are.
 
+The interrupt and the timeout reach a round under way: the driver looks at them every POLL seconds
+while the workers run it and cancels the round's calls; a worker looks at its task's cancel flag (and
+at its memory, against its share of the memory bound) every LOOK states, and inside an interpreter's
+move at the cadence of engines/runtime/watch.py. It stops there, the states it did not expand held.
+
 Fingerprints hash strings, so every actor hashes with one seed (PYTHONHASHSEED in its environment), and
 an interpreter's state is fingerprinted by bytes that write its values alike in every process (canon.py
 `portable_fingerprint`).
@@ -59,10 +64,11 @@ from typing import Any, TypeVar, cast
 from engines.check.canon import portable_fingerprint
 from engines.check.search import final_values
 from engines.errors import EngineError, RunError
-from engines.framework import Bounds, Result, Status
+from engines.framework import Bounds, Progress, Result, Status, WorkerFigures
 from engines.runtime import Behavior, NotFlat, Program, Script
 from engines.runtime.behavior import Move
 from engines.runtime.snapshot import Snapshot, SnapshotError
+from engines.runtime.watch import BoundReached, Watch, resident_memory, watching
 from ir.model import Element
 
 EXTRA = "pip install -e '.[ray]' (or pip install ray)"
@@ -104,19 +110,6 @@ def connect(address: str | None = None) -> Any:
             os.environ.setdefault("RAY_worker_niceness", "0")
             ray.init(runtime_env=env, include_dashboard=False, num_cpus=max(os.cpu_count() or 1, 1), **quiet)
     return ray
-
-
-@dataclass(frozen=True)
-class Figures:
-    """What one partition did: states it owns, moves it made, states and bytes it sent to other workers,
-    its resident memory."""
-
-    states: int
-    moves: int
-    sent: int
-    sent_bytes: int
-    memory: int
-    busy: float  # seconds spent expanding, receiving and keeping states
 
 
 # ---------------------------------------------------------------- one partition
@@ -176,6 +169,7 @@ NO_MOVE = -2  # a failure found at a state, not by a move from it
 
 BATCH = 65_536  # messages gathered (to send) or received (to keep) before they are sent or kept: a
 # round's memory is bounded by the states kept, not by the messages in flight
+LOOK = 1_024  # states a worker expands between two looks at its task's cancel flag and its memory
 
 
 def pack(batch: list[Message], shared: bool) -> bytes | list[Message]:
@@ -198,6 +192,33 @@ def unpack(batch: bytes | list[Message], shared: bool) -> list[Message]:
     return cast("list[Message]", pickle.loads(batch) if shared else marshal.loads(batch))
 
 
+def _cancellation() -> Callable[[], bool]:
+    """Whether the driver has cancelled the Ray task running (a round cut short by an interrupt or the
+    timeout); never, where the partition is driven in this process, not by Ray."""
+    try:
+        import ray
+
+        if not ray.is_initialized():  # (asking for the context would start Ray here)
+            return lambda: False
+        context = ray.get_runtime_context()
+        context.is_canceled()
+    except (ImportError, RuntimeError):  # not a Ray worker: this process drives the partitions
+        return lambda: False
+    return context.is_canceled
+
+
+@dataclass(frozen=True)
+class Settled:
+    """A worker's round, kept: its new states, how many of those the check counts, the lowest level it
+    still holds to expand (-1: none), its figures, and why its round stopped short (None: it did not)."""
+
+    fresh: int
+    counted: int
+    lowest: int
+    figures: WorkerFigures
+    stopped: str | None
+
+
 class Partition:
     """One worker's share of the search: the states whose fingerprints hash to it (a Ray actor, kept for
     the next search: `load` gives it each search's model and share)."""
@@ -207,7 +228,7 @@ class Partition:
         self.program: Program | None = None
 
     def load(self, sources: list[tuple[str, str]], recipe: Recipe, reduce: bool, index: int, count: int,
-             search: int = 0) -> None:
+             search: int = 0, memory: int | None = None) -> None:
         import ir
         from engines.check.properties import resolve_properties
         from engines.check.reduce import Reducer
@@ -254,6 +275,11 @@ class Partition:
         # which search of the driver's this is: a batch a peer sent in a search given up (the flat form
         # refused partway, the pool kept for the interpreter's search) may arrive after this load
         self.search = search
+        # where a round stops short: the driver cancels it (an interrupt, the timeout), or the worker's
+        # memory passes its share of the memory bound (`memory`: the bound over the worker count)
+        self.memory_share = memory
+        self.cancelled = _cancellation()
+        self.stopped: str | None = None
         # fingerprint -> (level, the fingerprint it was first reached from, the move's place among the
         # moves enabled there: the interpreter, which lists the same moves in the same order, takes it)
         self.visited: dict[bytes, tuple[int, bytes, int]] = {}
@@ -394,9 +420,8 @@ class Partition:
             self._keep()
         self.busy += time.perf_counter() - started
 
-    def settle(self) -> tuple[int, int, int]:
-        """The round's states kept (`_keep`): how many are new, how many of those the check counts, and
-        the lowest level still to expand (-1: none)."""
+    def settle(self) -> Settled:
+        """The round's states kept (`_keep`), with the worker's figures."""
         started = time.perf_counter()
         self._keep()
         pending = self.pending
@@ -405,7 +430,11 @@ class Partition:
         fresh, counted = self.fresh, self.counted
         self.fresh = self.counted = 0
         self.busy += time.perf_counter() - started
-        return fresh, counted, min(pending, default=-1)
+        return Settled(fresh, counted, min(pending, default=-1), self.figures(), self.stopped)
+
+    def figures(self) -> WorkerFigures:
+        return WorkerFigures(len(self.visited), sum(map(len, self.pending.values())), self.moves, self.sent,
+                             self.sent_bytes, resident_memory(), self.busy)
 
     def _keep(self) -> None:
         """Keep the states received not seen before, or seen only from a predecessor later in the fixed
@@ -498,14 +527,37 @@ class Partition:
             frontier.sort(key=lambda item: item[1])  # schedules in order: the replays share their steps
         sends: list[Any] = []
         boxes = self.boxes
-        for fp, state in frontier:
-            self._goto(state)
-            self._expand(fp, state, round_, bound, out)
-            if sum(map(len, out)) + sum(map(len, boxes)) >= BATCH:
-                self._send(out, peers, sends)
+        # an interpreter's move may run long (a loop): inside it the run looks at the cancel flag and the
+        # memory as the sequential search's looks at the interrupt (a flat run's moves are short)
+        watch = contextlib.nullcontext() if self.recipe.flat else \
+            watching(Watch(None, self.cancelled, self.memory_share))
+        with watch:
+            for n, (fp, state) in enumerate(frontier):
+                if n and not n % LOOK and self._stopping():
+                    self.pending.setdefault(round_, {}).update(frontier[n:])  # left to expand, as they were
+                    break
+                try:
+                    self._goto(state)
+                    self._expand(fp, state, round_, bound, out)
+                except BoundReached as reached:
+                    self.stopped = "memory" if reached.kind == "memory" else "cancelled"
+                    self.pending.setdefault(round_, {}).update(frontier[n:])
+                    self.at, self.snapshots, self.prints = (), [None], []  # the run, stopped mid-move: made afresh
+                    break
+                if sum(map(len, out)) + sum(map(len, boxes)) >= BATCH:
+                    self._send(out, peers, sends)
         self._send(out, peers, sends)
         self.busy += time.perf_counter() - started
         return sends
+
+    def _stopping(self) -> bool:
+        """Whether the round stops short here (looked at every LOOK states): the driver cancelled it, or the
+        worker holds more than its share of the memory bound."""
+        if self.cancelled():
+            self.stopped = "cancelled"
+        elif self.memory_share is not None and resident_memory() > self.memory_share:
+            self.stopped = "memory"
+        return self.stopped is not None
 
     def _send(self, out: list[list[Message]], peers: list[Any], sends: list[Any]) -> None:
         """The successors gathered so far sent to their owners (its own kept here), `out` (and a flat
@@ -653,10 +705,8 @@ class Partition:
         return {fp: self.visited[fp] for fp in fps if fp in self.visited}
 
     def report(self) -> Report:
-        from engines.runtime.watch import resident_memory
-
         return Report(self.finals, self.violations, self.deadlocks, self.failures, self.depth_hit, self.deepest,
-                      Figures(len(self.visited), self.moves, self.sent, self.sent_bytes, resident_memory(), self.busy))
+                      self.figures())
 
     def refused(self) -> tuple[Where, str] | None:
         """A property that could not be evaluated at a state of the rounds so far: where first met."""
@@ -673,7 +723,7 @@ class Report:
     failures: dict[tuple[bytes, int], Where]  # (fingerprint, move's place or NO_MOVE) -> where first
     depth_hit: bool
     deepest: int  # the most moves to a state it examined
-    figures: Figures
+    figures: WorkerFigures
 
 
 # ---------------------------------------------------------------- the driver
@@ -683,7 +733,7 @@ class Report:
 class Balance:
     """How the search spread: per worker, the figures it reported."""
 
-    workers: tuple[Figures, ...]
+    workers: tuple[WorkerFigures, ...]
     searched: float  # seconds of the rounds (the workers' search)
     total: float  # seconds in all: the rounds, then the witnesses rebuilt and replayed in the interpreter
 
@@ -702,7 +752,7 @@ LAST_BALANCE: list[Balance] = []  # the last parallel search's spread, for bench
 
 def check_parallel(program: Program, recipe: Recipe, bounds: Bounds, reduce: bool, workers: int, model: str,
                    replayer: Callable[[], Any], interrupted: Callable[[], bool] | None = None,
-                   progress: Callable[[int, int, int], None] | None = None,
+                   progress: Progress | None = None,
                    address: str | None = None) -> Result:
     """The check of the behavior `recipe` makes over `workers` Ray actors; see the module docstring."""
     from engines.check import search as sequential
@@ -714,40 +764,60 @@ def check_parallel(program: Program, recipe: Recipe, bounds: Bounds, reduce: boo
     started = time.monotonic()
     parts = _partitions(ray, workers)
     search_id = next(_SEARCHES)
-    ray.get([p.load.remote(sources, recipe, reduce, i, workers, search_id) for i, p in enumerate(parts)])
+    memory = bounds.memory_limit
+    share = memory // workers if memory is not None else None
+    ray.get([p.load.remote(sources, recipe, reduce, i, workers, search_id, share) for i, p in enumerate(parts)])
     calls: list[Any] = []  # the round's calls still running on the workers
+
+    def stop() -> str | None:
+        """Why the search stops now, if it does: the interrupt, or the timeout."""
+        if interrupted is not None and interrupted():
+            return "interrupted"
+        if bounds.timeout is not None and time.monotonic() - started > bounds.timeout:
+            return "time"
+        return None
+
     try:
         states = sum(ray.get([p.start.remote() for p in parts]))
         round_ = 0
         stopped: str | None = None
-        hits: set[str] = set()
         while True:
-            if interrupted is not None and interrupted():
-                stopped = "interrupted"
-                break
-            if bounds.timeout is not None and time.monotonic() - started > bounds.timeout:
-                stopped = "time"
-                hits.add("time")
+            stopped = stop()
+            if stopped is not None:
                 break
             calls = [p.expand.remote(parts, round_, bounds.depth) for p in parts]
-            sends = ray.get(calls)
-            calls = [s for batch in sends for s in batch]
-            ray.get(calls)
+            stopped = _waited(ray, calls, stop)
+            if stopped is not None:
+                break
+            calls = [s for batch in ray.get(calls) for s in batch]
+            stopped = _waited(ray, calls, stop)
+            if stopped is not None:
+                break
+            ray.get(calls)  # (a batch a worker could not keep raises here)
             calls = []
             if props:
                 _refuse_unevaluable(ray, parts, workers, replayer, recipe.flat)
-            settled = ray.get([p.settle.remote() for p in parts])
-            states += sum(counted for _, counted, _ in settled)
+            settled: list[Settled] = ray.get([p.settle.remote() for p in parts])
+            states += sum(s.counted for s in settled)
+            figures = tuple(s.figures for s in settled)
+            if any(s.stopped == "memory" for s in settled) or \
+                    (memory is not None and sum(f.memory for f in figures) > memory):
+                stopped = "memory"
+                break
             if states > bounds.states:
                 stopped = "states"
-                hits.add("states")
                 break
-            levels = [level for _, _, level in settled if level >= 0]
+            levels = [s.lowest for s in settled if s.lowest >= 0]
             if not levels:
                 break
             round_ = min(levels)
             if progress is not None:
-                progress(states, 0, round_)
+                progress(states, sum(f.moves for f in figures), round_, figures)
+        if stopped is not None and stopped != "interrupted":
+            hits = {stopped}
+        else:
+            hits = set()
+        _drain(ray, calls)  # a round cut short: its calls cancelled, each ended before the reports are asked
         reports: list[Report] = ray.get([p.report.remote() for p in parts])
         searched = time.monotonic() - started
         search = sequential.parallel_search(recipe.subject, bounds, recipe.features, reduce, props, recipe.readable,
@@ -774,6 +844,24 @@ def check_parallel(program: Program, recipe: Recipe, bounds: Bounds, reduce: boo
             ray.kill(p)
         _POOL.clear()
         raise
+
+
+POLL = 0.05  # seconds between two looks at the interrupt and the clock while the workers run a round
+
+
+def _waited(ray: Any, calls: list[Any], stop: Callable[[], str | None]) -> str | None:
+    """The calls waited for, looking at `stop` every POLL seconds: where it says to stop, every call still
+    running is cancelled (a worker looks at its task's flag every LOOK states) and its word returned."""
+    running = list(calls)
+    while running:
+        _, running = ray.wait(running, num_returns=len(running), timeout=POLL)
+        if running:
+            why = stop()
+            if why is not None:
+                for call in running:
+                    ray.cancel(call)
+                return why
+    return None
 
 
 def _drain(ray: Any, calls: list[Any]) -> None:
@@ -879,5 +967,5 @@ def _paths(ray: Any, parts: list[Any], fps: set[bytes], count: int) -> dict[byte
     return out
 
 
-__all__ = ["EXTRA", "Balance", "Figures", "ParallelUnavailable", "Partition", "Recipe", "SubjectKind", "check_parallel",
+__all__ = ["EXTRA", "Balance", "ParallelUnavailable", "Partition", "Recipe", "SubjectKind", "check_parallel",
            "connect", "status"]

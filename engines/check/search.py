@@ -28,6 +28,7 @@ from engines.framework import (
     Claims,
     Hooks,
     Outcome,
+    Progress,
     Question,
     QuestionKind,
     Result,
@@ -98,7 +99,7 @@ class _Search:
     features: tuple[str, ...] | None
     reduce: bool
     interrupted: Callable[[], bool] | None
-    progress: Callable[[int, int, int], None] | None
+    progress: Progress | None
     readable: frozenset[str] | None
     model: str  # the model's content hash, as witnesses give it
     performer: str | None
@@ -133,7 +134,7 @@ def final_values(run: Behavior, features: tuple[str, ...] | None) -> dict[str, s
 def check(program: Program, subject: str, bounds: Bounds | None = None, properties: tuple[str, ...] = (),
           diverge: tuple[str, ...] | None = None, reduce: bool = True,
           interrupted: Callable[[], bool] | None = None,
-          progress: Callable[[int, int, int], None] | None = None,
+          progress: Progress | None = None,
           performer: str | None = None, flat: bool = True) -> Result:
     """Search every schedule of the action within the bounds; see the module docstring. `flat`: search
     the action's flat form where it covers the action (engines/check/flat.py), else the interpreter."""
@@ -213,7 +214,7 @@ def _flat_form(program: Program, subject: str, probe: Behavior, diverge: tuple[s
 def check_behavior(start: Callable[[], Behavior], subject: str, bounds: Bounds | None = None,
                    properties: list[Property] | None = None, diverge: tuple[str, ...] | None = None,
                    reduce: bool = True, interrupted: Callable[[], bool] | None = None,
-                   progress: Callable[[int, int, int], None] | None = None,
+                   progress: Progress | None = None,
                    readable: frozenset[str] | None = None, model: str = "", performer: str | None = None,
                    replayer: Callable[[], Behavior] | None = None, program: Program | None = None,
                    recipe: Recipe | None = None) -> Result:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from engines.errors import EngineError
+from engines.framework import WorkerFigures
 from engines.witness import model_hash
 from opensysml_kernel.checking import CheckSettings, ProgressMeter, interrupted_result, parse_duration
 from opensysml_kernel.commands import execute, execute_cell
@@ -219,6 +220,11 @@ def test_progress_meter_waits_a_second_and_is_silent_when_deterministic(monkeypa
     now[0] = 2.0
     meter(100, 120, 7)
     assert shown == ["checking a::B: 100 states, 120 moves, depth 7, 50 states/s"]
+    now[0] = 4.0
+    workers = (WorkerFigures(60, 25, 100, 40, 3_000, 150 * 2**20, 1.5), WorkerFigures(40, 15, 80, 30, 2_000, 140 * 2**20, 1.2))
+    meter(100, 180, 9, workers)
+    assert shown[-1] == ("checking a::B over 2 workers: 100 states, 180 moves, level 9, 25 states/s; 40 to expand,"
+                         " owned 60 | 40 (balance 1.20), memory 150 | 140 MB")
     meter.close()
     assert shown[-1] == "closed"
     monkeypatch.setenv("OPENSYSML_KERNEL_DETERMINISTIC", "1")

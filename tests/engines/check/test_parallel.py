@@ -7,14 +7,16 @@ its reason, where Ray is not installed (CI installs it with the dev extra)."""
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import re
 from pathlib import Path
+from typing import cast
 
 import pytest
 
 import ir
 from engines.check.search import check, why_not_flat
-from engines.framework import Bounds, Result, Verdict
+from engines.framework import BoundReport, Bounds, Result, Verdict, WorkerFigures
 from engines.runtime import Program
 from tests.corpus_cases import HAVE_CORPUS, NO_CORPUS, cases, entry
 from tests.engines.check.models import DEPENDENCE, REDUCTION
@@ -121,6 +123,57 @@ def test_bounds_hold_across_workers() -> None:
     shallow = [check(program, "controller::Control", Bounds(depth=5, workers=n)) for n in COUNTS]
     assert all(r == shallow[0] for r in shallow)
     assert any(b.name == "depth" and b.reached for b in shallow[0].bounds)
+
+
+def test_the_progress_tells_each_workers_share() -> None:
+    """Between rounds the driver tells the progress line the states, moves and level so far, and each
+    worker's share: the states it owns (for a flat action, all the check counts), those left to expand
+    (a round follows), its memory."""
+    program = _program(FLAT_MODELS / "controller.sysml")
+    for n in (1, 2):
+        told: list[tuple[int, int, int, tuple[WorkerFigures, ...]]] = []
+
+        def progress(states: int, moves: int, depth: int, workers: tuple[WorkerFigures, ...] = ()) -> None:
+            told.append((states, moves, depth, workers))  # noqa: B023 (called before the next n)
+        result = check(program, "controller::Control", BOUNDS.with_(workers=n), progress=progress)
+        assert len(told) >= 3
+        for (_, moves, level, _), (_, later_moves, later_level, _) in itertools.pairwise(told):
+            assert later_moves > moves and later_level > level
+        for states, _, _, workers in told:
+            assert len(workers) == n and sum(w.states for w in workers) == states <= result.stats.states
+            assert sum(w.frontier for w in workers) > 0 and all(w.memory > 0 for w in workers)
+
+
+@pytest.mark.parametrize("where", ["between rounds", "within a round"])
+def test_an_interrupt_stops_every_worker_and_leaves_them_for_the_next_check(where: str,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The driver looks at the interrupt before each round and, while the workers run one, every POLL
+    seconds: there it cancels the round (each worker stops within LOOK states). Either way the report
+    has what was searched, and the workers answer the next check in full."""
+    from engines.check import parallel
+
+    program = _program(FLAT_MODELS / "controller.sysml")
+    whole = check(program, "controller::Control", BOUNDS.with_(workers=2))
+    looks = itertools.count()
+    if where == "within a round":
+        monkeypatch.setattr(parallel, "POLL", 0.0)  # the second look is made while the first round runs
+        cut = check(program, "controller::Control", BOUNDS.with_(workers=2), interrupted=lambda: next(looks) >= 1)
+    else:
+        cut = check(program, "controller::Control", BOUNDS.with_(workers=2), interrupted=lambda: next(looks) >= 2)
+    assert cut.incomplete == "interrupted" and cut.verdict is Verdict.INCOMPLETE
+    assert 0 < cut.stats.states < whole.stats.states
+    monkeypatch.undo()
+    assert check(program, "controller::Control", BOUNDS.with_(workers=2)) == whole
+
+
+def test_the_memory_bound_holds_across_workers() -> None:
+    """The memory bound is the check's: the workers' resident memory together (each stops its round where
+    it holds more than its share)."""
+    program = _program(FLAT_MODELS / "controller.sysml")
+    for n in (None, *COUNTS):
+        result = check(program, "controller::Control", BOUNDS.with_(workers=n, memory=1))
+        assert result.verdict is Verdict.INCOMPLETE and result.incomplete == "memory", n
+        assert result.bound("memory") is not None and cast("BoundReport", result.bound("memory")).reached
 
 
 def test_without_ray_workers_are_refused_naming_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -73,8 +73,8 @@ def _search(path: Path, recipe: Recipe, count: int, peer: type[_Peer] = _Peer,
         for part in parts:
             part.expand(made, round_, 10_000)
         settled = [part.settle() for part in parts]
-        states += sum(counted for _, counted, _ in settled)
-        levels = [level for _, _, level in settled if level >= 0]
+        states += sum(s.counted for s in settled)
+        levels = [s.lowest for s in settled if s.lowest >= 0]
         if not levels:
             break
         round_ = min(levels)
@@ -117,6 +117,68 @@ def test_what_a_partition_keeps_does_not_depend_on_its_batches(made: Any, count:
     monkeypatch.setattr(parallel, "BATCH", 3)
     batched = _search(path, recipe, count)
     assert whole[0] > 3 and whole == batched
+
+
+@pytest.mark.parametrize("why", ["cancelled", "memory"])
+def test_a_round_stopped_short_leaves_the_rest_of_its_level_to_expand(why: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker looks at its task's cancel flag (the driver cancels a round on an interrupt or at the timeout)
+    and at its memory every LOOK states of a round: where either says so, it stops there, the states it did
+    not expand held as they were, and says why at the barrier."""
+    monkeypatch.setattr(parallel, "LOOK", 2)
+    path, recipe = _action()
+    part = Partition()
+    part.load([(str(path), path.read_text(encoding="utf-8"))], recipe, False, 0, 1, memory=2**40)
+    peers = [_Peer(part)]
+    part.start()
+    round_ = 0
+    while len(part.pending.get(round_, {})) < 5:  # a level of 5 states or more
+        part.expand(peers, round_, 10_000)
+        settled = part.settle()
+        assert settled.stopped is None and settled.lowest >= 0
+        round_ = settled.lowest
+    level = dict(part.pending[round_])
+    if why == "cancelled":
+        part.cancelled = lambda: True
+    else:
+        part.memory_share = 1
+    part.expand(peers, round_, 10_000)
+    settled = part.settle()
+    assert settled.stopped == why
+    assert part.pending[round_] == {fp: level[fp] for fp in list(level)[2:]}  # two expanded, the rest held
+    assert settled.figures.frontier >= len(level) - 2
+
+
+# a lift whose Go starts a loop that never ends inside one move: the step budget, or a bound, stops it
+SPINNER = """package lift {
+    private import ScalarValues::*;
+    attribute def Go;
+    state def Spinner {
+        attribute turns : Integer := 0;
+        entry; then idle;
+        state idle;
+        state busy;
+        transition first idle accept Go do action spin { while true { assign turns := turns + 1; } } then busy;
+    }
+}
+"""
+
+
+def test_a_round_is_stopped_inside_a_long_move(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An interpreter's move may run long: inside it the worker's run looks at its task's cancel flag (every
+    10 ms, as the sequential search's looks at the interrupt), and the round stops there."""
+    monkeypatch.setenv("OPENSYSML_MAX_ACTION_STEPS", str(10**6))  # (spent in seconds: without the look, the move fails)
+    path = tmp_path / "lift.sysml"
+    path.write_text(SPINNER, encoding="utf-8")
+    recipe = _machine_in(path, "Spinner", Script(alphabet=(parse_send("Go"),), max_events=1))
+    part = Partition()
+    part.load([(str(path), SPINNER)], recipe, False, 0, 1)
+    looks = iter(range(3))
+    part.cancelled = lambda: next(looks, None) is None  # set once the run has looked three times
+    part.start()
+    level = dict(part.pending[0])
+    part.expand([_Peer(part)], 0, 10_000)
+    settled = part.settle()
+    assert settled.stopped == "cancelled" and part.pending[0] == level
 
 
 def test_a_flat_state_reached_from_several_predecessors_is_sent_to_its_owner_once() -> None:
@@ -184,6 +246,6 @@ def test_a_batch_sent_in_a_search_given_up_is_not_kept() -> None:
     stranger = b"\x01" * 8
     batch = parallel.pack([(stranger, b"", 0, 1, True, False, state)], True)
     part.receive(batch, 1)
-    assert part.settle()[0] == 0 and stranger not in part.visited
+    assert part.settle().fresh == 0 and stranger not in part.visited
     part.receive(batch, 2)
-    assert part.settle()[0] == 1 and part.visited[stranger] == (1, b"", 0)
+    assert part.settle().fresh == 1 and part.visited[stranger] == (1, b"", 0)
