@@ -92,7 +92,12 @@ class MachineRun(MachineMoves):
         # statements): there a firing in progress is keyed by the state it began in
         self.concurrent = _concurrent(self.shape)
         if units:
-            self._begin_front(self._start(), "start", ("start",), quiet=on is None)
+            try:
+                self._begin_front(self._start(), "start", ("start",), quiet=on is None)
+            except RunError as err:  # the start itself fails: a run that failed, as a move that fails is
+                self.status = "failed"
+                self.error = err
+                self.front = None
         elif on is not None:
             run_whole(self._start())
         else:

@@ -166,3 +166,29 @@ def test_a_witness_whose_environment_stops_before_sending_replays() -> None:
     for witness in result.witnesses:
         run = replay_machine(prog, parse_witness(witness.text(), "w"), "keeper")
         assert unreproduced_machine(prog, run, witness) is None
+
+
+# a boiler whose start fails: entering `heating`, its entry divides by the water flow, which is still 0
+FAILING_START = """package boiler {
+    private import ScalarValues::*;
+    state def Boiler {
+        attribute water : Integer := 0;
+        attribute ratio : Integer := 0;
+        entry; then heating;
+        state heating { entry action mix { assign ratio := 100 / water; } }
+    }
+}
+"""
+
+
+def test_a_start_that_fails_is_a_failure_the_check_and_explore_report() -> None:
+    """The start is the machine's first firing: a run error in it is the run's failure, reported with a
+    witness of no move (as a move that fails is), not an error raised out of the check."""
+    model = Program(ir.resolve([ir.parse(FAILING_START, "boiler.sysml")]))
+    checked = check_machine(model, "Boiler")
+    assert checked.verdict is Verdict.VIOLATION
+    assert [(v.kind, v.text, v.moves) for v in checked.violations] == [("fails", "division by zero", 0)]
+    witness = checked.witnesses[checked.violations[0].witness - 1]
+    assert parse_witness(witness.text()).last_step == 0
+    explored = explore_machine(model, "Boiler")
+    assert [o.error for o in explored.outcomes] == ["division by zero"]
