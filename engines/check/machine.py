@@ -5,6 +5,7 @@ engines/runtime/states/instance_run.py) is checked the same way, `part=True`."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -16,6 +17,7 @@ from engines.explore import explore_behavior
 from engines.framework import BoundReport, Bounds, Progress, Result, Strength, Verdict, feature_paths
 from engines.runtime import Program, Script, replay_script, time_constants
 from engines.runtime.behavior import Behavior
+from engines.runtime.watch import BoundReached, watching
 from engines.witness import Witness, admit, model_hash, next_move, parse_witness, unmet
 from ir.errors import SysmlError
 from ir.model import Element
@@ -29,6 +31,24 @@ def machine_start(program: Program, name: str, script: Script, part: bool = Fals
     qualified = start(name, script).subject
 
     return (lambda: start(qualified, script)), qualified
+
+
+def _probed(program: Program, name: str, script: Script, part: bool, bounds: Bounds,
+            interrupted: Callable[[], bool] | None) -> tuple[Callable[[], Behavior], str, Behavior | None]:
+    """`machine_start`, and a run made by it (whose features the search compares), under the bounds: a
+    machine's start runs its first firing as far as no choice stops it, which may loop. Where a bound
+    stops it, the run is None and what is returned starts by raising that bound again, so the engine
+    reports the search stopped at its start, with nothing searched, as a bound reached inside a move."""
+    try:
+        with watching(bounds.watch(time.monotonic(), interrupted)):
+            start, subject = machine_start(program, name, script, part)
+            return start, subject, start()
+    except BoundReached as reached:
+        kind = reached.kind
+
+    def stopped() -> Behavior:
+        raise BoundReached(kind)
+    return stopped, name, None
 
 
 def _subject(program: Program, name: str, part: bool) -> Element:
@@ -49,8 +69,10 @@ def check_machine(program: Program, name: str, script: Script | None = None, bou
     """Every schedule of the machine (or the part's instance) and its environment within the bounds:
     properties at every stable state, deadlocks, failures, and the features (with `finalState`) that
     end differently."""
-    start, subject = machine_start(program, name, script or Script(), part)
-    probe = start()
+    bounds = bounds or Bounds()
+    start, subject, probe = _probed(program, name, script or Script(), part, bounds, interrupted)
+    if probe is None:  # the start stopped by a bound: the search stops there, on this process
+        return check_behavior(start, subject, replace(bounds, workers=None), model=model_hash(program.model))
     props = resolve_properties(program, _subject(program, subject, part), properties)
     paths = feature_paths(probe, subject, diverge)
     recipe = Recipe(SubjectKind.PART if part else SubjectKind.MACHINE, subject, script=script or Script(),
@@ -64,8 +86,10 @@ def explore_machine(program: Program, name: str, script: Script | None = None, b
                     interrupted: Callable[[], bool] | None = None, part: bool = False) -> Result:
     """Every linearization of the machine's (or the instance's) and the environment's moves, within
     the runs budget."""
-    start, subject = machine_start(program, name, script or Script(), part)
-    probe = start()
+    bounds = bounds or Bounds()
+    start, subject, probe = _probed(program, name, script or Script(), part, bounds, interrupted)
+    if probe is None:
+        return explore_behavior(start, subject, bounds, None, interrupted, (subject, model_hash(program.model), None))
     paths = feature_paths(probe, subject, diverge)
     features = None if paths is None else (lambda out: {k: v for k, v in out.items() if k in paths})
     return _horizon(explore_behavior(start, subject, bounds, features, interrupted,

@@ -192,3 +192,28 @@ def test_a_start_that_fails_is_a_failure_the_check_and_explore_report() -> None:
     assert parse_witness(witness.text()).last_step == 0
     explored = explore_machine(model, "Boiler")
     assert [o.error for o in explored.outcomes] == ["division by zero"]
+
+
+# a mixer whose start never ends: entering `stirring`, its entry loops (the step budget lifted)
+ENDLESS_START = """package mixer {
+    private import ScalarValues::*;
+    state def Mixer {
+        attribute turns : Integer := 0;
+        entry; then stirring;
+        state stirring { entry action stir { while true { assign turns := turns + 1; } } }
+    }
+}
+"""
+
+
+def test_the_bounds_hold_while_the_machine_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The start runs the first firing as far as no choice stops it, before any search: the timeout and the
+    interrupt hold there too, and the search stops at its start with nothing searched."""
+    monkeypatch.setenv("OPENSYSML_MAX_ACTION_STEPS", str(10**6))  # (spent in seconds: without the bounds, a failure)
+    model = Program(ir.resolve([ir.parse(ENDLESS_START, "mixer.sysml")]))
+    timed = check_machine(model, "Mixer", bounds=Bounds(timeout=0.2))
+    assert (timed.verdict, timed.incomplete, timed.stats.states) == (Verdict.INCOMPLETE, "time", 0)
+    cut = check_machine(model, "Mixer", interrupted=lambda: True)
+    assert (cut.verdict, cut.incomplete) == (Verdict.INCOMPLETE, "interrupted")
+    explored = explore_machine(model, "Mixer", bounds=Bounds(timeout=0.2))
+    assert explored.incomplete is not None and explored.incomplete.startswith("time") and not explored.outcomes
