@@ -30,8 +30,9 @@ from engines.errors import RunError
 from engines.runtime import operators
 from engines.runtime.actions.footprints import Footprints, touch_now
 from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Summary, Travelled
-from engines.runtime.calls import call_library
+from engines.runtime.calls import calc_result, call_library
 from engines.runtime.evaluate import Evaluator
+from engines.runtime.limits import MAX_CALC_DEPTH
 from engines.runtime.values import spell
 from ir import syntax as s
 from ir.assertions import usage_assertions
@@ -762,11 +763,13 @@ class _Scope:
     elements of the frames the interpreter would hold there, innermost first)."""
 
     def __init__(self, slots: dict[str, tuple[int, type]], outer: _Scope | None = None,
-                 element: Element | None = None, model: Model | None = None) -> None:
+                 element: Element | None = None, model: Model | None = None, calling: tuple[str, ...] = ()) -> None:
         self.slots = slots
         self.outer = outer
         self.element = element
         self.model: Model | None = model if model is not None or outer is None else outer.model
+        # the calculations whose result this scope's expressions are part of, outermost first
+        self.calling: tuple[str, ...] = calling if calling or outer is None else outer.calling
 
     def invoked(self, name: str) -> Element | None:
         """The element an invocation of `name` names, as the interpreter's frames look it up."""
@@ -855,11 +858,16 @@ _OF_ITS_ARGUMENTS = frozenset(("abs", "max", "min"))  # numeric: of their argume
 
 def _call(e: s.Call, scope: _Scope) -> tuple[Eval, type]:
     """A library function invoked with plain values (`ToString(n)`, `abs(x - y)`, `max(a, b)`,
-    `floor(r)`): the interpreter's own function applied, its arguments checked as there."""
+    `floor(r)`): the interpreter's own function applied, its arguments checked as there; or a model's
+    calculation (`_calculation`)."""
     callee = e.callee
-    if not isinstance(callee, s.Name) or e.arrow or e.named or any(isinstance(a, s.Lambda) for a in e.args):
+    if not isinstance(callee, s.Name) or e.arrow or any(isinstance(a, s.Lambda) for a in e.args):
         raise NotFlat("the expression Call")
     element = scope.invoked(callee.name)
+    if element is not None and not element.library and element.base_kind == "calc":
+        return _calculation(element, e, scope)
+    if e.named:
+        raise NotFlat("the expression Call")
     function = FUNCTION_BY_NAME.get(element.qualified_name) if element is not None and element.library else None
     if function is None or any(p.many or p.type == BODY for p in function.params):
         raise NotFlat(f"an invocation of {callee.name}")
@@ -875,6 +883,59 @@ def _call(e: s.Call, scope: _Scope) -> tuple[Eval, type]:
     def value(v: Slots) -> Value:
         return _told_apart(call_library(function, [read(v) for read in reads], {}))
     return value, result
+
+
+def _calculation(calc: Element, e: s.Call, scope: _Scope) -> tuple[Eval, type]:
+    """A model's calculation invoked (`Twice(v)`, `Cost(qty = n)`), as the interpreter invokes one: every
+    argument read (by place, then by name, as written), then each input bound in its order (by name, else
+    by place, else to its default, which sees the inputs before it), each of the type its value has, and
+    the result read with the inputs alone in scope (the caller's features are not). Refused: an input left
+    unbound, an argument no input takes, a calculation invoked within itself (the interpreter's nesting
+    limit), a result that reads anything but the inputs, library functions and other calculations."""
+    name = calc.qualified_name
+    if name in scope.calling or len(scope.calling) >= MAX_CALC_DEPTH:
+        raise NotFlat(f"the calculation {calc.name} invoked within itself")
+    inputs = [m for m in calc.members.values() if isinstance(m.decl, s.Usage) and m.decl.direction == "in"]
+    names = [m.name for m in inputs]
+    if len(e.args) > len(inputs) or any(n not in names for n, _ in e.named):
+        raise NotFlat(f"an invocation of {calc.name} with an argument none of its inputs takes")
+    placed = [_expr(a, scope) for a in e.args]
+    named = {n: _expr(v, scope) for n, v in e.named}
+    reads = tuple(read for read, _ in placed) + tuple(read for read, _ in named.values())
+    order = {n: len(placed) + i for i, n in enumerate(named)}  # where a named argument's value stands
+    inner = _Scope({}, None, element=calc, model=scope.model, calling=(*scope.calling, name))
+    # how each input is bound, in order: the place of a value read above, or a default over the inputs before
+    binding: list[int | Eval] = []
+    for i, (attr, decl) in enumerate((m, m.decl) for m in inputs):
+        assert isinstance(decl, s.Usage)
+        if attr.name in named:
+            binding.append(order[attr.name])
+            kind = named[attr.name][1]
+        elif i < len(placed):
+            binding.append(i)
+            kind = placed[i][1]
+        elif decl.value is not None:
+            default, kind = _expr(decl.value, inner)
+            binding.append(default)
+        else:
+            raise NotFlat(f"an invocation of {calc.name} leaving its input {attr.name} unbound")
+        inner.slots[attr.name] = (i, kind)
+    given = calc_result(calc)
+    if given is None:
+        raise NotFlat(f"the calculation {calc.name}, which states no result")
+    result, kind = _expr(given, inner)
+    if not named and all(isinstance(b, int) for b in binding):
+        def plain(v: Slots) -> Value:
+            return result(tuple([read(v) for read in reads]))
+        return plain, kind
+
+    def value(v: Slots) -> Value:
+        values = [read(v) for read in reads]
+        frame: list[Value] = []
+        for b in binding:
+            frame.append(values[b] if isinstance(b, int) else b(tuple(frame)))
+        return result(tuple(frame))
+    return value, kind
 
 
 def _whole_literal(e: s.Expr) -> bool:

@@ -491,3 +491,39 @@ def test_a_terminate_where_the_flat_form_would_leave_values_behind_is_refused_by
         "action a { attribute t : Integer := 2; assign x := t; terminate; } then done; } }", "stop.sysml")]))
     assert "a terminate in a body holding features" in (why_not_flat(program, "p::A") or "")
     assert {tuple(o.values) for o in check(program, "p::A", BOUNDS).outcomes} == {(("x", "1"),), (("x", "2"),)}
+
+
+def test_calculations_invoked_end_as_derived() -> None:
+    """tariffs.sysml, through the flat form: the day meter's fee is 4 * 3 (the rate's default) = 12, the
+    night's Capped(Fee(7, rate 2) = 14, 10) = 10; each after the other's write makes 22, capped to 20 as the
+    bill closes, both reading 0 leaves the last writer's 12 or 10. The dosing loop doubles 1 to 2, 4, 8 and
+    caps at 9 while a drain may reset it to 1 at any point: the loop always climbs back to 9 unless the
+    drain comes after it ends. The peer answers both alike (given its inputs by place: it reads no
+    argument given by name)."""
+    program = _program(FLAT_MODELS / "tariffs.sysml")
+    ends = _flat_ends(program)
+    assert ends("tariffs::Billing") == {(("bill", b),) for b in ("10", "12", "20")}
+    assert ends("tariffs::Dosing") == {(("level", "1"),), (("level", "9"),)}
+
+
+def test_a_calculation_the_flat_form_does_not_cover_is_refused_by_name() -> None:
+    """A calculation invoked within itself (the interpreter's nesting limit), one reading a feature of its
+    caller (which the interpreter does not see there either), an input left unbound: refused when lowering,
+    and the interpreter searches (and answers)."""
+    def model(calc: str, use: str) -> Program:
+        return Program(ir.resolve([ir.parse(
+            "package p { private import ScalarValues::*; " + calc + " action def A { attribute x : Integer := 4; "
+            "first start; then assign x := " + use + "; then done; } }", "calcs.sysml")]))
+    recursive = model("calc def Fact { in n : Integer; return : Integer = if n <= 1 ? 1 else n * Fact(n - 1); }",
+                      "Fact(x)")
+    assert "invoked within itself" in (why_not_flat(recursive, "p::A") or "")
+    assert {tuple(o.values) for o in check(recursive, "p::A", BOUNDS).outcomes} == {(("x", "24"),)}
+    leaking = model("calc def Leak { in n : Integer; return : Integer = n + x; }", "Leak(1)")
+    assert "the name x" in (why_not_flat(leaking, "p::A") or "")
+    unbound = model("calc def Two { in a : Integer; in b : Integer; return : Integer = a + b; }", "Two(1)")
+    assert "leaving its input b unbound" in (why_not_flat(unbound, "p::A") or "")
+    defaulted = model("calc def Two { in a : Integer; in b : Integer = a * 10; return : Integer = a + b; }",
+                      "Two(b = 2, a = x) + Two(x)")
+    assert why_not_flat(defaulted, "p::A") is None
+    assert {tuple(o.values) for o in check(defaulted, "p::A", BOUNDS).outcomes} == {(("x", "50"),)}
+    same(defaulted, "p::A")
