@@ -164,6 +164,9 @@ class FlatAction:
     now: dict[tuple[int, int], Summary] = field(default_factory=dict)
     future: dict[tuple[int, int], Summary] = field(default_factory=dict)
     grouped: bool = False  # whether a node has a multiplicity (its performances' count is in the key)
+    # whether a node may be performed twice at once (a multiplicity, a merge, a node several nodes reach):
+    # only then may the key need to say which places stand in one performance (`_performances`)
+    repeats: bool = False
 
     def start(self) -> FlatRun:
         return FlatRun(self)
@@ -243,13 +246,16 @@ class FlatRun:
         return None
 
     def state_key(self, readable: frozenset[str] | None = None) -> tuple[object, ...]:
+        tokens = self.tokens
         if self.action.grouped:
-            return (self._grouped_places(), self.slots, self.ended)
-        places = tuple(sorted([t[1:4] for t in self.tokens])) if len(self.tokens) > 1 else \
-            tuple(t[1:4] for t in self.tokens)
-        return (places, self.slots, self.ended)
+            return (_performances(tokens, self._grouped_places()), self.slots, self.ended)
+        if len(tokens) < 2:
+            return (tuple(t[1:4] for t in tokens), self.slots, self.ended)
+        if not self.action.repeats:
+            return (tuple(sorted([t[1:4] for t in tokens])), self.slots, self.ended)
+        return (_performances(tokens, [t[1:4] for t in tokens]), self.slots, self.ended)
 
-    def _grouped_places(self) -> tuple[object, ...]:
+    def _grouped_places(self) -> list[tuple[int, ...]]:
         """The tokens' places where a node has a multiplicity: a performance yet to begin there says how many
         of its group have not ended (those yet to begin, and those running, each named by the token that
         entered it, the last of its tokens' chains), as the interpreter's key does."""
@@ -266,7 +272,7 @@ class FlatRun:
                 waiting = sum(1 for u in tokens if u[1] == at and u[2] == _MEMBER and u[3] < 0)
                 count = unended[at] = waiting + len({u[4][-1] for u in tokens if u[1] == at and u[3] >= 0 and u[4]})
             places.append((*t[1:4], count))
-        return tuple(sorted(places))
+        return places
 
     def fingerprint(self) -> bytes:
         """8 bytes standing for the state (engines/check/canon.py words the interpreter's 16): one 64-bit
@@ -724,6 +730,38 @@ class FlatRun:
         self.ended |= bit
 
 
+def _performances(tokens: tuple[Token, ...], places: list[tuple[int, ...]]) -> tuple[object, ...]:
+    """The tokens' places (`places[i]` token i's) as a multiset; and where two performances have one path
+    (their tokens at one node, as deep: a node performed twice at once), which places stand in one
+    performance, as the interpreter's key groups its tokens by flow (engines/runtime/actions/state.py):
+    each performance its places and the performances inside it, sorted."""
+    performing: dict[int, int] = {}  # the performance at each node, where each is one token's, at one node
+    for t in tokens:
+        chain = t[4]
+        if chain and (len(chain) > 1 or performing.setdefault(t[1], chain[0]) != chain[0]):
+            break
+    else:
+        return tuple(sorted(places))  # (the common case, at once)
+    shapes: dict[tuple[int, ...], tuple[int, int]] = {}  # each performance (a chain, and those around it)
+    for t in tokens:
+        chain = t[4]
+        while chain and chain not in shapes:
+            shapes[chain] = (t[1], len(chain))
+            chain = chain[1:]
+    if len(set(shapes.values())) == len(shapes):  # no two performances alike: the multiset says all
+        return tuple(sorted(places))
+    own: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
+    inside: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
+    for t, place in zip(tokens, places, strict=True):
+        own.setdefault(t[4], []).append(place)
+    for chain in shapes:
+        inside.setdefault(chain[1:], []).append(chain)
+
+    def tree(chain: tuple[int, ...]) -> tuple[object, ...]:
+        return (tuple(sorted(own.get(chain, ()))), tuple(sorted(tree(c) for c in inside.get(chain, ()))))
+    return ("grouped", tree(()))
+
+
 def _boolean(value: Value) -> bool:
     if not isinstance(value, bool):
         raise RunError("guard is not Boolean")
@@ -1010,8 +1048,11 @@ def lower(program: Any, subject: str, readable: frozenset[str] | None, replay: C
         body, bits_used, places[node.index] = _body(program, graph, node, scope, initial, readable, bits)
         bits += bits_used
         nodes.append(_node(graph, node, scope, body))
-    flat = FlatAction(tuple(nodes), graph.initial, tuple(initial), outputs, max_steps, replay,
-                      grouped=any(n.times > 1 for n in nodes))
+    grouped = any(n.times > 1 for n in nodes)
+    repeats = grouped or any(n.kind is NodeKind.MERGE or (n.kind not in (NodeKind.JOIN, NodeKind.DONE) and len(
+        {e.source for e in graph.incoming(n.index)}) > 1) for n in graph.nodes)
+    flat = FlatAction(tuple(nodes), graph.initial, tuple(initial), outputs, max_steps, replay, grouped=grouped,
+                      repeats=repeats)
     _footprints(graph, places, flat)
     return flat
 

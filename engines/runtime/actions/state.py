@@ -38,14 +38,45 @@ def _loop(canon: Canon, t: Token) -> tuple[object, ...]:
     return (state.test, state.passes, tuple(canon.value(x) for x in state.items))
 
 
+def _grouped(canon: Canon, live: list[Token], own: dict[int, list[tuple[object, ...]]],
+             paths: dict[int, tuple[tuple[object, ...], ...]]) -> tuple[object, ...]:
+    """The tokens as a multiset of where they stand; and where two flows with tokens in them, or around
+    them, have one path (a node performed twice at once: behind a merge, with a multiplicity), which of
+    the tokens stand in one performance: each flow its own tokens and the flows inside it, sorted. One
+    performance with two statements to go and two performances with one each are two states (their
+    performances end apart), which the multiset alone had taken for one."""
+    flows: dict[int, Flow] = {}
+    inside: dict[int, list[Flow]] = {}
+    tops: list[Flow] = []
+    for t in live:
+        flow = t.flow
+        while id(flow) not in flows:
+            flows[id(flow)] = flow
+            parent = flow.parent_token
+            if parent is None:
+                tops.append(flow)
+                break
+            inside.setdefault(id(parent.flow), []).append(flow)
+            flow = parent.flow
+    for key, flow in flows.items():
+        if key not in paths:
+            paths[key] = _flow_path(canon, flow)
+    if len({paths[key] for key in flows}) == len(flows):  # each flow told by its path: the multiset says all
+        return tuple(sorted(t for tokens in own.values() for t in tokens))
+
+    def tree(flow: Flow) -> tuple[object, ...]:
+        return (tuple(sorted(own.get(id(flow), ()))), tuple(sorted(tree(f) for f in inside.get(id(flow), ()))))
+    return ("grouped", tuple(sorted(tree(f) for f in tops)))
+
+
 def state_key(run: Run, readable: frozenset[str] | None = None) -> tuple[object, ...]:
     """(tokens, values, status), and the moves taken where a body is paused mid-statement: its
     progress is in no field, so such states are never merged with another."""
     canon = Canon(run.ctx, readable)
-    tokens = []
     live = run.live_tokens()
     paths: dict[int, tuple[tuple[object, ...], ...]] = {}
     paused = bool(run.displayed)
+    own: dict[int, list[tuple[object, ...]]] = {}  # each flow's tokens, by the flow's id
     for t in live:
         flow = t.flow
         path = paths.get(id(flow))
@@ -54,10 +85,10 @@ def state_key(run: Run, readable: frozenset[str] | None = None) -> tuple[object,
         joinish = t.node in flow.graph.converging
         if t.body is not None:
             paused = True
-        tokens.append((path, t.node, t.via if joinish else -1, t.waiting_accept,
-                       str(t.wake) if t.wake is not None else "", t.body is not None,
-                       len(t.group) if t.group else 0, _loop(canon, t)))
-    tokens.sort()
+        own.setdefault(id(flow), []).append((path, t.node, t.via if joinish else -1, t.waiting_accept,
+                                             str(t.wake) if t.wake is not None else "", t.body is not None,
+                                             len(t.group) if t.group else 0, _loop(canon, t)))
+    tokens = _grouped(canon, live, own, paths)
     values: list[object] = []
     seen: set[int] = set()
     canon.frame(run.root.frame, values, "", seen)
