@@ -40,11 +40,12 @@ def _answers(result: Result) -> object:
             sorted((v.kind, _plain(v.text)) for v in result.violations))
 
 
-def _agree(program: Program, subject: str, reduce: bool = False) -> None:
-    sequential = check(program, subject, BOUNDS, reduce=reduce)
-    unreduced = sequential if not reduce else check(program, subject, BOUNDS, reduce=False)
-    results = [check(program, subject, BOUNDS.with_(workers=n), reduce=reduce) for n in COUNTS]
-    for n, result in zip(COUNTS[1:], results[1:], strict=True):
+def _agree(program: Program, subject: str, reduce: bool = False, bounds: Bounds = BOUNDS,
+           counts: tuple[int, ...] = COUNTS) -> None:
+    sequential = check(program, subject, bounds, reduce=reduce)
+    unreduced = sequential if not reduce else check(program, subject, bounds, reduce=False)
+    results = [check(program, subject, bounds.with_(workers=n), reduce=reduce) for n in counts]
+    for n, result in zip(counts[1:], results[1:], strict=True):
         assert result == results[0], f"{subject}: {n} workers answer otherwise than 1"
     parallel = results[0]
     assert _answers(parallel) == _answers(sequential), subject
@@ -206,3 +207,41 @@ def test_a_flat_search_given_up_partway_keeps_its_workers() -> None:
     assert all(kept is held for kept, held in zip(parallel._POOL, pool, strict=True))
     assert again == first
     assert _answers(first) == _answers(check(program, "merged::Log", BOUNDS))
+
+
+# a node behind a merge performed twice at once, its body a step with a feature of its own (found by
+# tests/property/test_parallel_graphs.py under HYPOTHESIS_PROFILE=slow)
+NESTED_FEATURE_TWICE = """package g {
+    private import ScalarValues::*;
+    action m {
+        attribute x : Integer := 0;
+        first start;
+        fork f1;
+        action l2;
+        action r3;
+        merge m4;
+        action a5 { action u1 { attribute t : Integer := x; assign x := t + 1; assign x := x + 1; } }
+        done;
+        succession first f1 then l2;
+        succession first l2 then m4;
+        succession first f1 then r3;
+        succession first r3 then m4;
+        succession first m4 then a5;
+        succession first start then f1;
+        succession first a5 then done;
+    }
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="the interpreter's canonical state lists the values of a step's features "
+                   "by the step's path, not by the performance of the node around it: where that node is performed "
+                   "twice at once, two states whose performances hold each other's values are taken for one, and the "
+                   "depth-first and breadth-first searches keep different ones (162 states against 168; the "
+                   "outcomes agree). Grouping the frames' values with their flows, as the tokens are, would close it")
+def test_a_steps_features_in_a_node_performed_twice_at_once_are_searched_alike_in_any_order() -> None:
+    program = Program(ir.resolve([ir.parse(NESTED_FEATURE_TWICE, "twice.sysml")]))
+    sequential = check(program, "g::m", BOUNDS, reduce=False)
+    parallel = check(program, "g::m", BOUNDS.with_(workers=2), reduce=False)
+    assert _answers(parallel) == _answers(sequential)
+    assert parallel.stats.states == sequential.stats.states
