@@ -39,12 +39,14 @@ def _loop(canon: Canon, t: Token) -> tuple[object, ...]:
 
 
 def _grouped(canon: Canon, live: list[Token], own: dict[int, list[tuple[object, ...]]],
-             paths: dict[int, tuple[tuple[object, ...], ...]]) -> tuple[object, ...]:
+             paths: dict[int, tuple[tuple[object, ...], ...]]) -> tuple[tuple[object, ...], set[int]]:
     """The tokens as a multiset of where they stand; and where two flows with tokens in them, or around
     them, have one path (a node performed twice at once: behind a merge, with a multiplicity), which of
-    the tokens stand in one performance: each flow its own tokens and the flows inside it, sorted. One
-    performance with two statements to go and two performances with one each are two states (their
-    performances end apart), which the multiset alone had taken for one."""
+    the tokens stand in one performance: each flow its own tokens, its frame's values and the flows
+    inside it, sorted. One performance with two statements to go and two performances with one each are
+    two states (their performances end apart), and so are two whose steps hold each other's values,
+    which the multiset and the values listed by path alone had taken for one. With it, the frames whose
+    values it holds (the rest of the key leaves them out)."""
     flows: dict[int, Flow] = {}
     inside: dict[int, list[Flow]] = {}
     tops: list[Flow] = []
@@ -62,11 +64,16 @@ def _grouped(canon: Canon, live: list[Token], own: dict[int, list[tuple[object, 
         if key not in paths:
             paths[key] = _flow_path(canon, flow)
     if len({paths[key] for key in flows}) == len(flows):  # each flow told by its path: the multiset says all
-        return tuple(sorted(t for tokens in own.values() for t in tokens))
+        return tuple(sorted(t for tokens in own.values() for t in tokens)), set()
+    framed = {id(f.frame) for f in flows.values() if f.parent_token is not None}
 
     def tree(flow: Flow) -> tuple[object, ...]:
-        return (tuple(sorted(own.get(id(flow), ()))), tuple(sorted(tree(f) for f in inside.get(id(flow), ()))))
-    return ("grouped", tuple(sorted(tree(f) for f in tops)))
+        values: list[object] = []
+        if flow.parent_token is not None:  # (a top flow's frame is the run's, keyed as ever)
+            canon.frame(flow.frame, values, "", framed - {id(flow.frame)})
+        return (tuple(sorted(own.get(id(flow), ()))), tuple(values),
+                tuple(sorted(tree(f) for f in inside.get(id(flow), ()))))
+    return ("grouped", tuple(sorted(tree(f) for f in tops))), framed
 
 
 def state_key(run: Run, readable: frozenset[str] | None = None) -> tuple[object, ...]:
@@ -88,9 +95,8 @@ def state_key(run: Run, readable: frozenset[str] | None = None) -> tuple[object,
         own.setdefault(id(flow), []).append((path, t.node, t.via if joinish else -1, t.waiting_accept,
                                              str(t.wake) if t.wake is not None else "", t.body is not None,
                                              len(t.group) if t.group else 0, _loop(canon, t)))
-    tokens = _grouped(canon, live, own, paths)
+    tokens, seen = _grouped(canon, live, own, paths)
     values: list[object] = []
-    seen: set[int] = set()
     canon.frame(run.root.frame, values, "", seen)
     for t in live:
         around: Flow | None = t.flow

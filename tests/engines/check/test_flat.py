@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import ir
-from engines.check.search import check, why_not_flat
+from engines.check.search import check, readable_after_end, why_not_flat
 from engines.framework import Bounds, Result
 from engines.runtime import NotFlat, Program
 from engines.runtime.world import MAX_STEPS_VARIABLE
@@ -552,3 +552,45 @@ def test_which_performance_a_token_stands_in_tells_two_states_apart() -> None:
         keys.append((interpreted.state_key(), flat.state_key()))
     assert keys[0][0] != keys[1][0] and keys[0][1] != keys[1][1]
     assert check(program, "loaders::Batch", BOUNDS, reduce=False).stats.states == 185
+
+
+# a node behind a merge performed twice at once, its body a step with a feature of its own (found by
+# tests/property/test_parallel_graphs.py under HYPOTHESIS_PROFILE=slow)
+NESTED_FEATURE_TWICE = """package g {
+    private import ScalarValues::*;
+    action m {
+        attribute x : Integer := 0;
+        first start;
+        fork f1;
+        action l2;
+        action r3;
+        merge m4;
+        action a5 { action u1 { attribute t : Integer := x; assign x := t + 1; assign x := x + 1; } }
+        done;
+        succession first f1 then l2;
+        succession first l2 then m4;
+        succession first f1 then r3;
+        succession first r3 then m4;
+        succession first m4 then a5;
+        succession first start then f1;
+        succession first a5 then done;
+    }
+}
+"""
+
+
+def test_which_performance_a_steps_features_belong_to_tells_two_states_apart() -> None:
+    """NESTED_FEATURE_TWICE: both performances of a5 inside u1, one having read t = 0 and the other t = 1,
+    one with `assign x := t + 1` to go and the other `assign x := x + 1`. Which of the two performances
+    holds which t decides whether x becomes 1 or 2 next; the interpreter's key listed the features by the
+    step's path and took the two states for one. It lists them with each performance's tokens."""
+    program = Program(ir.resolve([ir.parse(NESTED_FEATURE_TWICE, "twice.sysml")]))
+    readable = readable_after_end(program.model, ("x",))
+    keys = []
+    for schedule in ([0, 0, 1, 1, 1, 1, 2, 0, 0, 0, 0, 0], [0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2]):
+        run = program.start_action("g::m", None, fine=True)
+        for index in schedule:
+            run.apply(run.enabled_moves()[index])
+        assert run.outputs()["x"] == "2"
+        keys.append(run.state_key(readable))
+    assert keys[0] != keys[1]
