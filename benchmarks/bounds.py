@@ -21,6 +21,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
@@ -92,24 +93,32 @@ def timeout_rows(program: Program, timeout: float) -> None:
             print(f"  {engine:8} {label:24} {elapsed:7.2f}s {elapsed - timeout:+9.3f}s  {result.incomplete}")
 
 
+def interrupted_at(at: float, asked: Callable[[Callable[[], bool]], Result]) -> tuple[Result, str]:
+    """What `asked` answers given an interrupt flag set `at` seconds in, and how long after the flag was set
+    it answered (`ended first` where it answered before: there was nothing to interrupt)."""
+    flag = threading.Event()
+    set_at: list[float] = []
+
+    def interrupt() -> None:
+        set_at.append(time.monotonic())
+        flag.set()
+
+    timer = threading.Timer(at, interrupt)
+    timer.start()
+    result = asked(flag.is_set)
+    answered = time.monotonic()
+    timer.join()
+    return result, f"{(answered - set_at[0]) * 1000:.1f} ms" if answered >= set_at[0] else "ended first"
+
+
 def interrupt_rows(program: Program, at: float) -> None:
     print(f"interrupt at {at:g} s (from the flag set to the report)")
     print(f"  {'engine':8} {'model':24} {'answered in':>12}  incomplete")
     for engine in ("check", "explore"):
         for label, action in ACTIONS.items():
-            flag = threading.Event()
-            set_at: list[float] = []
-
-            def interrupt(flag: threading.Event = flag, set_at: list[float] = set_at) -> None:
-                set_at.append(time.monotonic())
-                flag.set()
-
-            timer = threading.Timer(at, interrupt)
-            timer.start()
-            result = ask(engine, program, action, Bounds(), flag.is_set)
-            answered = time.monotonic()
-            timer.join()
-            print(f"  {engine:8} {label:24} {(answered - set_at[0]) * 1000:9.1f} ms  {result.incomplete}")
+            result, answered = interrupted_at(
+                at, lambda flag, engine=engine, action=action: ask(engine, program, action, Bounds(), flag))
+            print(f"  {engine:8} {label:24} {answered:>12}  {result.incomplete}")
 
 
 def memory_rows(program: Program, headroom: int) -> None:
@@ -208,20 +217,9 @@ def worker_rows(timeout: float, at: float, workers: int) -> None:
         started = time.monotonic()
         timed = asked(program, subject, Bounds(workers=workers, timeout=timeout))
         past = time.monotonic() - started - timeout
-        flag = threading.Event()
-        set_at: list[float] = []
-
-        def interrupt(flag: threading.Event = flag, set_at: list[float] = set_at) -> None:
-            set_at.append(time.monotonic())
-            flag.set()
-
-        timer = threading.Timer(at, interrupt)
-        timer.start()
-        cut = asked(program, subject, Bounds(workers=workers), flag.is_set)
-        answered = time.monotonic()
-        timer.join()
-        print(f"  {label:28} {past:+16.3f}s {(answered - set_at[0]) * 1000:19.1f} ms  "
-              f"{timed.incomplete}, {cut.incomplete}")
+        cut, answered = interrupted_at(
+            at, lambda flag, program=program, subject=subject: asked(program, subject, Bounds(workers=workers), flag))
+        print(f"  {label:28} {past:+16.3f}s {answered:>22}  {timed.incomplete}, {cut.incomplete}")
 
 
 def main() -> None:

@@ -363,6 +363,12 @@ class WorkerFigures:
     busy: float  # seconds spent expanding, receiving and keeping states
 
 
+def imbalance(workers: tuple[WorkerFigures, ...]) -> float:
+    """The most states one worker owns over the mean (1.0: perfectly even)."""
+    mean = sum(w.states for w in workers) / len(workers)
+    return max(w.states for w in workers) / mean if mean else 1.0
+
+
 class Progress(Protocol):
     """How far a search has come, told now and then: its states, moves and depth so far (a partitioned
     search's depth is its level), and each worker's figures where it is partitioned."""

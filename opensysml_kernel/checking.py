@@ -27,6 +27,7 @@ from engines.framework import (
     WorkerFigures,
     ask,
     engine,
+    imbalance,
 )
 from engines.framework import engines as registered
 from engines.framework import names as engine_names
@@ -151,12 +152,10 @@ class ProgressSink(Protocol):
 def spread(workers: tuple[WorkerFigures, ...]) -> str:
     """How a partitioned search stands across its workers: the states left to expand, how evenly the
     states are owned (the most one worker owns over the mean), and each worker's memory."""
-    owned = [w.states for w in workers]
-    mean = sum(owned) / len(owned)
-    balance = max(owned) / mean if mean else 1.0
+    owned = " | ".join(str(w.states) for w in workers)
     memory = " | ".join(f"{w.memory / 2**20:,.0f}" for w in workers)
-    return (f"{sum(w.frontier for w in workers)} to expand, owned {' | '.join(map(str, owned))}"
-            f" (balance {balance:.2f}), memory {memory} MB")
+    return (f"{sum(w.frontier for w in workers)} to expand, owned {owned} (balance {imbalance(workers):.2f}),"
+            f" memory {memory} MB")
 
 
 class ProgressMeter:

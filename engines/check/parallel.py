@@ -64,7 +64,7 @@ from typing import Any, TypeVar, cast
 from engines.check.canon import portable_fingerprint
 from engines.check.search import final_values
 from engines.errors import EngineError, RunError
-from engines.framework import Bounds, Progress, Result, Status, WorkerFigures
+from engines.framework import Bounds, Progress, Result, Status, WorkerFigures, imbalance
 from engines.runtime import Behavior, NotFlat, Program, Script
 from engines.runtime.behavior import Move
 from engines.runtime.snapshot import Snapshot, SnapshotError
@@ -531,21 +531,24 @@ class Partition:
         # memory as the sequential search's looks at the interrupt (a flat run's moves are short)
         watch = contextlib.nullcontext() if self.recipe.flat else \
             watching(Watch(None, self.cancelled, self.memory_share))
+        held: int | None = None  # where the round stopped short: the states from there on are left to expand
         with watch:
             for n, (fp, state) in enumerate(frontier):
                 if n and not n % LOOK and self._stopping():
-                    self.pending.setdefault(round_, {}).update(frontier[n:])  # left to expand, as they were
+                    held = n
                     break
                 try:
                     self._goto(state)
                     self._expand(fp, state, round_, bound, out)
                 except BoundReached as reached:
                     self.stopped = "memory" if reached.kind == "memory" else "cancelled"
-                    self.pending.setdefault(round_, {}).update(frontier[n:])
                     self.at, self.snapshots, self.prints = (), [None], []  # the run, stopped mid-move: made afresh
+                    held = n
                     break
                 if sum(map(len, out)) + sum(map(len, boxes)) >= BATCH:
                     self._send(out, peers, sends)
+        if held is not None:
+            self.pending.setdefault(round_, {}).update(frontier[held:])
         self._send(out, peers, sends)
         self.busy += time.perf_counter() - started
         return sends
@@ -743,8 +746,7 @@ class Balance:
 
     def imbalance(self) -> float:
         """The most states one worker owns over the mean (1.0: perfectly even)."""
-        mean = self.states / len(self.workers)
-        return max(w.states for w in self.workers) / mean if mean else 1.0
+        return imbalance(self.workers)
 
 
 LAST_BALANCE: list[Balance] = []  # the last parallel search's spread, for benchmarks/check_parallel.py
@@ -813,10 +815,7 @@ def check_parallel(program: Program, recipe: Recipe, bounds: Bounds, reduce: boo
             round_ = min(levels)
             if progress is not None:
                 progress(states, sum(f.moves for f in figures), round_, figures)
-        if stopped is not None and stopped != "interrupted":
-            hits = {stopped}
-        else:
-            hits = set()
+        hits = {stopped} if stopped is not None and stopped != "interrupted" else set()
         _drain(ray, calls)  # a round cut short: its calls cancelled, each ended before the reports are asked
         reports: list[Report] = ray.get([p.report.remote() for p in parts])
         searched = time.monotonic() - started

@@ -124,8 +124,7 @@ class Calls:
     def _invoke(self, calc: Element, args: list[Value], named: dict[str, Value]) -> Value:
         from engines.runtime.evaluate import Frame
 
-        params = [m for m in calc.members.values()
-                  if isinstance(m.decl, s.Usage) and m.decl.direction == "in"]
+        params = calc_inputs(calc)
         frame = Frame(calc.qualified_name, calc, None)
         for i, p in enumerate(params):
             if p.name in named:
@@ -297,6 +296,11 @@ def _unknown_call(name: str) -> str:
     package = found[0].package
     return (f"unknown calculation '{name}': the library has {names}; qualify it "
             f"({found[0].qualified_name}) or import its package (private import {package}::*;)")
+
+
+def calc_inputs(calc: Element) -> list[Element]:
+    """A calculation's inputs, in the order its arguments bind them by place."""
+    return [m for m in calc.members.values() if isinstance(m.decl, s.Usage) and m.decl.direction == "in"]
 
 
 def calc_result(calc: Element) -> s.Expr | None:

@@ -30,7 +30,7 @@ from engines.errors import RunError
 from engines.runtime import operators
 from engines.runtime.actions.footprints import Footprints, touch_now
 from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Summary, Travelled
-from engines.runtime.calls import calc_result, call_library
+from engines.runtime.calls import calc_inputs, calc_result, call_library
 from engines.runtime.evaluate import Evaluator
 from engines.runtime.limits import MAX_CALC_DEPTH
 from engines.runtime.values import spell
@@ -735,13 +735,6 @@ def _performances(tokens: tuple[Token, ...], places: list[tuple[int, ...]]) -> t
     (their tokens at one node, as deep: a node performed twice at once), which places stand in one
     performance, as the interpreter's key groups its tokens by flow (engines/runtime/actions/state.py):
     each performance its places and the performances inside it, sorted."""
-    performing: dict[int, int] = {}  # the performance at each node, where each is one token's, at one node
-    for t in tokens:
-        chain = t[4]
-        if chain and (len(chain) > 1 or performing.setdefault(t[1], chain[0]) != chain[0]):
-            break
-    else:
-        return tuple(sorted(places))  # (the common case, at once)
     shapes: dict[tuple[int, ...], tuple[int, int]] = {}  # each performance (a chain, and those around it)
     for t in tokens:
         chain = t[4]
@@ -933,7 +926,7 @@ def _calculation(calc: Element, e: s.Call, scope: _Scope) -> tuple[Eval, type]:
     name = calc.qualified_name
     if name in scope.calling or len(scope.calling) >= MAX_CALC_DEPTH:
         raise NotFlat(f"the calculation {calc.name} invoked within itself")
-    inputs = [m for m in calc.members.values() if isinstance(m.decl, s.Usage) and m.decl.direction == "in"]
+    inputs = calc_inputs(calc)
     names = [m.name for m in inputs]
     if len(e.args) > len(inputs) or any(n not in names for n, _ in e.named):
         raise NotFlat(f"an invocation of {calc.name} with an argument none of its inputs takes")
@@ -962,10 +955,6 @@ def _calculation(calc: Element, e: s.Call, scope: _Scope) -> tuple[Eval, type]:
     if given is None:
         raise NotFlat(f"the calculation {calc.name}, which states no result")
     result, kind = _expr(given, inner)
-    if not named and all(isinstance(b, int) for b in binding):
-        def plain(v: Slots) -> Value:
-            return result(tuple([read(v) for read in reads]))
-        return plain, kind
 
     def value(v: Slots) -> Value:
         values = [read(v) for read in reads]
