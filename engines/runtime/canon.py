@@ -106,7 +106,8 @@ class Canon:
                     items.append((name, ("bool", v)))
                 else:
                     items.append((name, self.value(v)))
-            out.append((prefix, tuple(items)))
+            if items or readable is None:  # (a finished performance holding nothing readable: as none)
+                out.append((prefix, tuple(items)))
         if f.delivered:
             out.append((prefix, "delivered", tuple(sorted((k, self.value(v)) for k, v in f.delivered.items()))))
         pins = f.pins

@@ -67,6 +67,10 @@ class Connections(RunCore):
         """`frame`, a performance of node `name` started in `started_in`, becomes `holder`'s pin."""
         self.ctx.journal.touch_part(holder, holder.pins)
         holder.pins[name] = frame
+        starting = self.starting
+        if starting is not None and name == starting[1] and holder is starting[0].flow.frame:
+            self.ctx.journal.touch(starting[0])
+            starting[0].performance = frame
         self._place(frame, holder, name, started_in)
 
     def _place(self, frame: Frame, holder: Frame, name: str, started_in: Frame | None) -> None:

@@ -35,6 +35,7 @@ class RunCore(ABC):
     current_flow: Flow | None
     mover: int
     mover_token: Token | None
+    starting: tuple[Token, str] | None
     step_nested: bool  # a checked machine's do step: a nested performance pauses after each step
     step_statements: bool  # ...and, given as statements, between a block's statements and a loop's passes
     waits_for_time: bool  # a machine's do step: a body's wait for time waits on the machine's clock

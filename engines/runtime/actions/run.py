@@ -69,6 +69,7 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
         self.writes: list[Write] | None = None
         self.current_flow: Flow | None = None
         self.mover_token: Token | None = None
+        self.starting: tuple[Token, str] | None = None  # a token starting its node, and its pin's key (`_pin`)
         self.only_token: int | None = None  # a round that moves this token alone (a machine's do step, checked)
         self.waits_on_clock = False  # a checked machine's bodies: a time wait waits for the machine's clock
         self.step_nested = False  # a checked machine's do step: a nested performance pauses after each step
@@ -353,6 +354,13 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
         return self._perform(token, node)
 
     def _perform(self, token: Token, node: Node) -> tuple[bool, bool]:
+        starting, self.starting = self.starting, (token, pin_key(node))  # the pin it makes is its own
+        try:
+            return self._perform_node(token, node)
+        finally:
+            self.starting = starting
+
+    def _perform_node(self, token: Token, node: Node) -> tuple[bool, bool]:
         accept = token.flow.graph.accepts[node.index]
         if accept is not None:
             return self._accept_node(token, node, accept)
@@ -439,15 +447,20 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
         return False
 
     def _completed(self, token: Token, node: Node) -> None:
-        key = pin_key(node)
-        pin = token.flow.frame.pins.get(key)
+        pin = token.performance
+        if pin is not None:
+            self.ctx.journal.touch(token)
+            token.performance = None
         if node.kind is NodeKind.ACTION:
             self._judge_assertions(token, node, pin)
         if pin is not None and node.kind is not NodeKind.STATEMENT:
             self._connect_out(pin)
+        pins = token.flow.frame.pins
+        key = pin_key(node)
         if pin is not None and not pin.values and not pin.pins:
-            self.ctx.journal.touch_part(token.flow.frame, token.flow.frame.pins)
-            del token.flow.frame.pins[key]  # a performance that held nothing leaves no pins
+            if pins.get(key) is pin:  # (not where a performance begun since holds the pin)
+                self.ctx.journal.touch_part(token.flow.frame, pins)
+                del pins[key]  # a performance that held nothing leaves no pins
         elif pin is not None and pin.calc is None and not any(isinstance(v, Deferred) for v in pin.values.values()):
             self._seal(pin)
         if node.body is not None and node.body.terminate:

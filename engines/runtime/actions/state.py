@@ -10,6 +10,7 @@ from engines.runtime.canon import Canon
 if TYPE_CHECKING:
     from engines.runtime.actions.run import Run
     from engines.runtime.actions.tokens import Flow, Token
+    from engines.runtime.evaluate import Frame
 
 
 def _flow_path(canon: Canon, flow: Flow) -> tuple[tuple[object, ...], ...]:
@@ -38,15 +39,24 @@ def _loop(canon: Canon, t: Token) -> tuple[object, ...]:
     return (state.test, state.passes, tuple(canon.value(x) for x in state.items))
 
 
+def _readable(frame: Frame, readable: frozenset[str] | None) -> bool:
+    """Whether a chain could read anything through a pin naming `frame`: a feature it or a performance
+    pinned in it holds, by a name some expression reads through pins (all, where the key keeps all)."""
+    if readable is None or not readable.isdisjoint(frame.values):
+        return True
+    return any(_readable(pin, readable) for pin in frame.pins.values())
+
+
 def _grouped(canon: Canon, live: list[Token], own: dict[int, list[tuple[object, ...]]],
-             paths: dict[int, tuple[tuple[object, ...], ...]]) -> tuple[tuple[object, ...], set[int]]:
+             paths: dict[int, tuple[tuple[object, ...], ...]]) -> tuple[tuple[object, ...], set[int], list[Flow]]:
     """The tokens as a multiset of where they stand; and where two flows with tokens in them, or around
     them, have one path (a node performed twice at once: behind a merge, with a multiplicity), which of
     the tokens stand in one performance: each flow its own tokens, its frame's values and the flows
     inside it, sorted. One performance with two statements to go and two performances with one each are
     two states (their performances end apart), and so are two whose steps hold each other's values,
-    which the multiset and the values listed by path alone had taken for one. With it, the frames whose
-    values it holds (the rest of the key leaves them out)."""
+    which the multiset and the values listed by path alone had taken for one. With it, the frames of the
+    performances under way (the rest of the key never lists them through a pin), and those the key is
+    still to list by where they stand (none where it grouped them: it holds their values)."""
     flows: dict[int, Flow] = {}
     inside: dict[int, list[Flow]] = {}
     tops: list[Flow] = []
@@ -63,17 +73,24 @@ def _grouped(canon: Canon, live: list[Token], own: dict[int, list[tuple[object, 
     for key, flow in flows.items():
         if key not in paths:
             paths[key] = _flow_path(canon, flow)
+    performances = [f for f in flows.values() if f.parent_token is not None]
+    framed = {id(f.frame) for f in performances}
     if len({paths[key] for key in flows}) == len(flows):  # each flow told by its path: the multiset says all
-        return tuple(sorted(t for tokens in own.values() for t in tokens)), set()
-    framed = {id(f.frame) for f in flows.values() if f.parent_token is not None}
+        return tuple(sorted(t for tokens in own.values() for t in tokens)), framed, performances
 
     def tree(flow: Flow) -> tuple[object, ...]:
         values: list[object] = []
-        if flow.parent_token is not None:  # (a top flow's frame is the run's, keyed as ever)
+        parent = flow.parent_token
+        if parent is not None:  # (a top flow's frame is the run's, keyed as ever)
             canon.frame(flow.frame, values, "", framed - {id(flow.frame)})
+            if _readable(flow.frame, canon.readable):
+                # which of two performances alike the node's pin names (what a chain through it reads)
+                holder = parent.flow.frame
+                values.append(any(pin is flow.frame for pin in holder.pins.values())
+                              or any(pin is flow.frame for pin in holder.pin_holder().pins.values()))
         return (tuple(sorted(own.get(id(flow), ()))), tuple(values),
                 tuple(sorted(tree(f) for f in inside.get(id(flow), ()))))
-    return ("grouped", tuple(sorted(tree(f) for f in tops))), framed
+    return ("grouped", tuple(sorted(tree(f) for f in tops))), framed, []
 
 
 def state_key(run: Run, readable: frozenset[str] | None = None) -> tuple[object, ...]:
@@ -95,9 +112,14 @@ def state_key(run: Run, readable: frozenset[str] | None = None) -> tuple[object,
         own.setdefault(id(flow), []).append((path, t.node, t.via if joinish else -1, t.waiting_accept,
                                              str(t.wake) if t.wake is not None else "", t.body is not None,
                                              len(t.group) if t.group else 0, _loop(canon, t)))
-    tokens, seen = _grouped(canon, live, own, paths)
+    tokens, seen, performances = _grouped(canon, live, own, paths)
     values: list[object] = []
     canon.frame(run.root.frame, values, "", seen)
+    # A performance under way is listed by where it stands, never through the pin naming it: where its
+    # node was performed twice at once, which of the two the pin names is the order they began in.
+    for prefix, flow in sorted(((f"{paths[id(f)]}:", f) for f in performances), key=lambda pair: pair[0]):
+        seen.discard(id(flow.frame))
+        canon.frame(flow.frame, values, prefix, seen)
     for t in live:
         around: Flow | None = t.flow
         while around is not None:  # the enclosing passes' locals too, where a branch of one runs

@@ -60,6 +60,9 @@ class Token:
     wait: Wait | None = None  # what its paused body waits for
     repeats: int | None = None  # performances still to go of a node with multiplicity, one after another
     loop: LoopPass | None = None  # a fine run's loop statement between two of its passes (see LoopPass)
+    # the frame its node's performance pinned as it started: where the node is performed twice at once,
+    # the pin its flow's frame holds under the node's name may be the other performance's
+    performance: Frame | None = None
     born: int = field(default_factory=current_epoch, compare=False)  # see engines/runtime/journal.py
 
 
