@@ -9,8 +9,9 @@ that redefines an inherited step replaces it wherever the inherited successions 
 Order: a general's members come first, at their places in its text (its `then` chains intact), a
 redefining step standing where the step it redefines stood; the action's own members follow. A
 redefining step's own members come before the ones it inherits from the redefined step; it takes
-the redefined step's type, and its multiplicity when it declares none (KerML 1.0 §8.3.3.1
-`Type::multiplicity`). Generals are taken nearest first and in the order written; a member reached
+the redefined step's type, and its multiplicity and value when it declares none (KerML 1.0 §8.3.3.1
+`Type::multiplicity`; a redefining feature specializes the one it redefines, so it holds what that
+one is bound to). Generals are taken nearest first and in the order written; a member reached
 twice (a diamond) is performed once.
 """
 
@@ -126,8 +127,9 @@ def _joined(first: list[s.Member], second: list[s.Member]) -> tuple[s.Member, ..
 
 
 def redefine(own: s.Usage, base: s.Usage, name: str) -> s.Usage:
-    """A redefining step with what it keeps of the step it redefines: its name, its type, its
-    multiplicity when it states none, and its members (the own ones first)."""
+    """A redefining feature or step with what it keeps of the one it redefines: its name, its type,
+    its value and its multiplicity when it states none (`attribute y :>> base;` holds `base`'s `= 0`),
+    and its members (the own ones first)."""
     inherited = list(base.members)
     if own.action_body is not None and base.action_body is not None:
         inherited.insert(0, base.action_body)  # both statements are performed
@@ -136,6 +138,8 @@ def redefine(own: s.Usage, base: s.Usage, name: str) -> s.Usage:
         name=own.name or name,
         types=own.types or base.types,
         multiplicity=own.multiplicity if own.multiplicity is not None else base.multiplicity,
+        value=own.value if own.value is not None else base.value,
+        value_kind=own.value_kind if own.value is not None else base.value_kind,
         members=merge(inherited, own.members, None, own_first=True),
         action_body=own.action_body if own.action_body is not None else base.action_body,
         has_body=own.has_body or base.has_body,

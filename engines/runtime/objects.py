@@ -66,6 +66,19 @@ def find_part(model: Model, name: str) -> Element:
     raise UnknownBehaviorError(name, "part", parts)
 
 
+def feature_sources(model: Model, el: Element) -> list[Element]:
+    """Where a part usage's object finds the features it starts with: its definition's generals (the
+    model's, transitively), the most general first, then its definition, then the usage itself; a
+    later one's feature replaces an earlier one's by name, unless it states no value (a redefinition
+    `attribute :>> level;` keeps the value it redefines)."""
+    definition = lookup(model, el.owner, el.decl.types[0]) \
+        if isinstance(el.decl, s.Usage) and el.decl.types else None
+    if definition is None:
+        return [el]
+    generals = [t for t in _types(model, definition) if not t.library]
+    return [*reversed(generals), definition, el]
+
+
 def _types(model: Model, el: Element) -> Iterator[Element]:
     """The definitions an element is typed by or specializes, transitively, nearest first."""
     seen: set[str] = set()

@@ -12,14 +12,14 @@ from engines.runtime.clock import Clock
 from engines.runtime.evaluate import Evaluator, Frame
 from engines.runtime.journal import Journal
 from engines.runtime.lowered import LoweredModel
-from engines.runtime.objects import Instance
+from engines.runtime.objects import Instance, feature_sources
 from engines.runtime.schedule import Scheduler
 from engines.runtime.trace import Trace
 from engines.runtime.values import UNSET, ObjectRef, Signal, Value
 from engines.runtime.watch import tick
 from ir import syntax as s
 from ir.model import Element
-from ir.resolve import lookup, member_of
+from ir.resolve import member_of
 
 DEFAULT_MAX_STEPS = 10_000
 MAX_STEPS_VARIABLE = "OPENSYSML_MAX_ACTION_STEPS"
@@ -123,13 +123,10 @@ class Context:
         self.objects[ref.id].values.update(self.feature_values(el))
 
     def feature_values(self, el: Element) -> dict[str, Value]:
-        """The values a part usage's object starts with: its definition's features, then its own."""
-        definition = None
-        if isinstance(el.decl, s.Usage) and el.decl.types:
-            definition = lookup(self.program.model, el.owner, el.decl.types[0])
+        """The values a part usage's object starts with, from its `feature_sources`."""
         values: dict[str, Value] = {}
         evaluator = Evaluator(self)
-        sources = [d for d in (definition, el) if d is not None]
+        sources = feature_sources(self.program.model, el)
         for source in sources:
             for member in source.members.values():
                 decl = member.decl

@@ -15,7 +15,7 @@ from fractions import Fraction
 
 from engines.errors import EngineError
 from engines.runtime import Program
-from engines.runtime.objects import declared_parts, object_path
+from engines.runtime.objects import declared_parts, feature_sources, object_path
 from engines.runtime.types import rule_for
 from engines.runtime.values import SCALAR_TYPES
 from ir import syntax as s
@@ -554,10 +554,8 @@ class _Builder:
                 return known
         part = Part(len(self.net.parts), el, object_path(el.qualified_name, self.action, self.program.model),
                     el in declared_parts(self.action))
-        definition = lookup(self.program.model, el.owner, el.decl.types[0]) \
-            if isinstance(el.decl, s.Usage) and el.decl.types else None
-        for source in (definition, el):
-            for member in source.members.values() if source is not None else ():
+        for source in feature_sources(self.program.model, el):
+            for member in source.members.values():
                 decl = member.decl
                 if not isinstance(decl, s.Usage) or decl.kind not in ("attribute", "feature", "ref", "item", "part"):
                     continue
@@ -572,7 +570,7 @@ class _Builder:
                                       attr, part=part.index)
                     self.net.features.append(feature)
                     part.features[member.name] = feature.index
-                else:
+                elif decl.value is not None:  # (a redefinition stating no value keeps the one it redefines)
                     self.net.features[index] = replace(self.net.features[index], sort=sort, decl=attr)
         self.net.parts.append(part)
         return part

@@ -336,3 +336,69 @@ def test_redefining_a_step_the_general_lacks_is_refused_at_resolution() -> None:
     text = PLANT.replace("action :>> work {", "action :>> wrok {")
     with pytest.raises(ir.ResolveError, match="wrok"):
         ir.resolve([ir.parse(text, "t.sysml")])
+
+
+# A pump controller's features redefined in its specializations: restated by name, renamed, given a
+# new initial value, an input's default restated; a tank whose specialization restates its level.
+PUMPS = """package pumps {
+    private import ScalarValues::*;
+    action def Pump {
+        attribute rate : Integer = 4;
+        attribute limit : Integer := 10;
+        in attribute boost : Integer = 2;
+    }
+    action renamed : Pump {
+        attribute r :>> rate;
+        attribute out1 : Integer := 0;
+        first start;
+        then action a { assign out1 := r + rate; }
+        then done;
+    }
+    action restated : Pump {
+        attribute :>> limit;
+        attribute out2 : Integer := 0;
+        first start;
+        then action a { assign out2 := limit + 1; }
+        then done;
+    }
+    action revalued : Pump {
+        attribute :>> limit := 20;
+        attribute out3 : Integer := 0;
+        first start;
+        then action a { assign out3 := limit; }
+        then done;
+    }
+    action input : Pump {
+        in attribute :>> boost;
+        attribute out4 : Integer := 0;
+        first start;
+        then action a { assign out4 := boost * 10; }
+        then done;
+    }
+    part def Tank { attribute level : Integer = 5; attribute cap : Integer = 9; }
+    part def BigTank :> Tank { attribute :>> level; attribute cap : Integer = 50; }
+    part tank : BigTank;
+    action gauge {
+        attribute level : Integer := 0;
+        attribute cap : Integer := 0;
+        first start;
+        then action a { assign level := tank.level; assign cap := tank.cap; }
+        then done;
+    }
+}"""
+
+
+@pytest.mark.parametrize(("action", "feature", "value"), [
+    ("pumps::renamed", "out1", "8"),  # r is rate, which holds its `= 4`
+    ("pumps::restated", "out2", "11"),
+    ("pumps::revalued", "out3", "20"),  # its own value replaces the one it redefines
+    ("pumps::input", "out4", "20"),  # the default of the input it restates
+    ("pumps::gauge", "level", "5"),  # a part def's feature, from the definition its own specializes
+    ("pumps::gauge", "cap", "50"),
+])
+def test_a_redefinition_stating_no_value_keeps_the_value_it_redefines(action: str, feature: str, value: str) -> None:
+    """KerML: a redefining feature specializes the one it redefines, so it holds what that one is bound to
+    unless it states a value of its own. `attribute y :>> base;` had held no value (a read of it, or
+    `out1 := r + rate`, failed), and a part def's features reached its usage only from the definition it is
+    typed by, not from the ones that definition specializes."""
+    assert _run(PUMPS, action)[feature] == value
