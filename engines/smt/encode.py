@@ -687,9 +687,15 @@ class _Move:
         if stmt.target.startswith("this."):  # a free action is its own context: `this.c` is c around
             stmt = replace(stmt, target=stmt.target.removeprefix("this."))
         term, err = self.b.translate(self.st, flow, stmt.value, name)
-        # a feature copied as it is (`r := p.v`) copies having no value too, as the interpreter does; an
-        # operator over it fails
+        # a feature copied as it is (`r := p.v`) into one that may hold none (`[0..1]`) copies having no
+        # value too, as the interpreter does; into any other, and an operator over it, it fails
+        target = self.net.resolve(stmt.target, flow) if "." not in stmt.target else None
+        mult = target.decl.decl.multiplicity if target is not None and isinstance(target.decl.decl, s.Usage) \
+            else None
         copied = term.unset is not None and isinstance(stmt.value, (s.Name, s.Chain)) and "." not in stmt.target
+        if copied and not (mult is not None and mult.lower == 0):
+            err = z3.Or(err, term.unset)
+            copied = False
         if not copied:
             pc = self.fail(pc, err, f"assign {stmt.target}")
         if "." in stmt.target:

@@ -133,9 +133,14 @@ def confirm(un: Unrolled, program: Program, subject: str, model: Any, copy: str 
 
 
 def _same_end(un: Unrolled, st: State, model: Any) -> Any:
-    """The final state equal to the model's: the same error, completion and feature values."""
+    """The final state equal to the model's: the same error, completion and feature values, and the
+    same nodes begun (a node's feature with no value is reported, as unset, once its node has begun)."""
     parts = [st["err"] == model.eval(st["err"], model_completion=True),
              un.completed(st) == model.eval(un.completed(st), model_completion=True)]
+    for owner in sorted({f.owner for f in un.net.features if f.owner is not None}):
+        begun = st.get(("begun", owner))
+        if begun is not None:
+            parts.append(begun == model.eval(begun, model_completion=True))
     for part in un.net.parts:
         made = st[("made", part.index)]
         parts.append(made == model.eval(made, model_completion=True))

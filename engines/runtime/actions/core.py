@@ -162,6 +162,9 @@ class RunCore(ABC):
     def _assign(self, target: str, value: Value, frame: Frame, depth: int) -> None: ...
 
     @abstractmethod
+    def _assigning_no_value(self, stmt: s.Assign, frame: Frame) -> None: ...
+
+    @abstractmethod
     def _pin(self, holder: Frame, name: str, frame: Frame, started_in: Frame | None) -> None: ...
 
     @abstractmethod

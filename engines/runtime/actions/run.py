@@ -19,7 +19,7 @@ from engines.runtime.behavior import ChoiceKind, Move
 from engines.runtime.bus import take
 from engines.runtime.clock import wake_time
 from engines.runtime.evaluate import Evaluator, Frame
-from engines.runtime.values import Deferred, spell, type_name, with_article
+from engines.runtime.values import UNSET, Deferred, spell, type_name, with_article
 from engines.runtime.world import Context
 from ir import syntax as s
 from ir.assertions import behavior_assertions, usage_assertions
@@ -411,6 +411,8 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
             stmt = body.statements[0]
             self.ctx.trace.at(token.flow.depth, f"stmt assign {stmt.target}")
             value = self.evaluator.eval(stmt.value, frame, token.flow.depth + 1)
+            if value is UNSET:
+                self._assigning_no_value(stmt, frame)
             self._assign(stmt.target, value, frame, token.flow.depth + 1)
             self._completed(token, node)
             return True, True

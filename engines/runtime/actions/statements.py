@@ -27,6 +27,7 @@ from engines.runtime.values import (
     with_article,
 )
 from ir import syntax as s
+from ir.footprint import chain_path
 from ir.lower import (
     BLOCK_STATEMENTS,
     is_feature,
@@ -134,7 +135,26 @@ class StatementRunner(RunCore):
         if trace.enabled:
             trace.at(depth, f"stmt assign {stmt.target}")
         value = self.evaluator.eval(stmt.value, frame, depth + 1)
+        if value is UNSET:
+            self._assigning_no_value(stmt, frame)
         self._assign(stmt.target, value, frame, depth + 1)
+
+    def _assigning_no_value(self, stmt: s.Assign, frame: Frame) -> None:
+        """`assign seen := handle.t` where `handle.t` holds no value (its step not yet performed, or a
+        feature not yet written): a feature of multiplicity [1] given no value, which the run reports
+        as the typed error it is (the oracle: an order that reads the unset output fails), unless the
+        feature is declared to hold none (`[0..1]`) or is another's (`a.x`, judged where it is)."""
+        read = chain_path(stmt.value)
+        if read is None or "." in stmt.target:
+            return
+        holder = frame.holder_of(frame.feature_name(stmt.target))
+        scope = holder.scope if holder is not None else None
+        declared = scope.members.get(stmt.target) if scope is not None else None
+        decl = declared.decl if declared is not None else None
+        if isinstance(decl, s.Usage) and decl.multiplicity is not None and decl.multiplicity.lower == 0:
+            return
+        raise EvaluationError(f"assign {stmt.target}: '{read}' holds no value here (not yet written, or its "
+                              "step not yet performed)")
 
     def _condition(self, keyword: str, expr: s.Expr, frame: Frame, depth: int) -> bool:
         """A statement's condition, which must be a Boolean."""

@@ -217,12 +217,13 @@ def test_a_steps_features_in_a_node_performed_twice_at_once_are_searched_alike_i
     assert parallel.stats.states == sequential.stats.states
 
 
-# a5 performed twice at once (behind a merge) while `peek` reads its feature through the node's pin
+# a5 performed twice at once (behind a merge) while `peek` reads its feature through the node's pin (`seen`
+# may hold none: read before a5 began, the pin names no performance)
 PEEK_TWICE = """package g2 {
     private import ScalarValues::*;
     action m {
         attribute x : Integer := 0;
-        attribute seen : Integer := 0;
+        attribute seen : Integer[0..1] := 0;
         first start;
         fork f1;
         action l2;

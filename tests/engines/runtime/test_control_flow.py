@@ -12,6 +12,7 @@ import pytest
 
 import ir
 from engines.check import check
+from engines.errors import EvaluationError
 from engines.explore import explore
 from engines.framework import Bounds
 from engines.runtime import Program
@@ -302,3 +303,14 @@ def test_a_control_node_with_two_successions_where_one_is_allowed_is_refused(flo
     with pytest.raises(LoweringError, match=re.escape("action-control-node-successions: " + refusal)) as refused:
         check(prog, "p::A", Bounds())
     assert refused.value.line == line + 2  # the package and action lines come first
+
+
+def test_a_copy_of_no_value_into_a_feature_of_multiplicity_one_fails_naming_what_held_none() -> None:
+    """The oracle: an order before the producing step reads the unset output and fails. `reading` declared
+    with no multiplicity holds exactly one value, so the default run (the latest token first: the read
+    before `sense` writes) fails naming the path; declared `[0..1]` it holds none (the answers above)."""
+    text = (MODELS / "path_read_race.sysml").read_text(encoding="utf-8").replace("Integer[0..1]", "Integer")
+    run = Program(ir.resolve([ir.parse(text, "path_read_race.sysml")])).start_action("dispatch::Dispatch")
+    with pytest.raises(EvaluationError, match=r"^assign reading: 'sense\.level' holds no value here \(not yet "
+                       r"written, or its step not yet performed\)"):
+        run.run_to_end()

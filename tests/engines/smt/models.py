@@ -272,8 +272,8 @@ def growth(digits: int) -> str:
 #   with no value for a feature of multiplicity 1: a run error for every level < 0, none otherwise.
 # - Nest: a node's features are reported by the path of the nodes around it (a.b.x), read around it.
 # - Early: total reads p.b by its path; before p starts the path navigates no performance, so it has no
-#   value and the copy leaves sum with none (an operator over it would fail), after p's start 0, after
-#   p's step 2: three endings, none failing.
+#   value and the copy into sum (of multiplicity [1]) fails, after p's start 0, after p's step 2: two
+#   endings and a failure.
 # - Outer: Peek, declared inside Outer, reads `hidden` by its name there; the performance holds no such
 #   feature (it reads none of the action performing it): refused, not guessed.
 PERFORMED = """package line {
