@@ -18,6 +18,7 @@ from engines.runtime.trace import Trace
 from engines.runtime.values import UNSET, ObjectRef, Signal, Value
 from engines.runtime.watch import tick
 from ir import syntax as s
+from ir.lower import may_hold_none
 from ir.model import Element
 from ir.resolve import member_of
 
@@ -134,7 +135,7 @@ class Context:
                 # empty and take a value when assigned; a required item is an object made when read
                 if not isinstance(decl, s.Usage):
                     continue
-                optional = decl.kind == "item" and decl.multiplicity is not None and decl.multiplicity.lower == 0
+                optional = decl.kind == "item" and may_hold_none(decl)
                 if decl.kind in ("attribute", "feature", "ref") or optional:
                     frame = Frame(source.qualified_name, source)
                     if decl.value is not None:

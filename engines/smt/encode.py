@@ -21,6 +21,7 @@ from engines.smt.net import Act, Feature, Matcher, Net, NotCovered, Place, Sort,
 from engines.smt.terms import INT64, LIBRARY_SCALAR, Enums, Term, Translator, kind_of, variable
 from ir import syntax as s
 from ir.graphs import NodeKind
+from ir.lower import may_hold_none
 from ir.model import Element
 from ir.resolve import lookup
 
@@ -689,15 +690,10 @@ class _Move:
         term, err = self.b.translate(self.st, flow, stmt.value, name)
         # a feature copied as it is (`r := p.v`) into one that may hold none (`[0..1]`) copies having no
         # value too, as the interpreter does; into any other, and an operator over it, it fails
-        target = self.net.resolve(stmt.target, flow) if "." not in stmt.target else None
-        mult = target.decl.decl.multiplicity if target is not None and isinstance(target.decl.decl, s.Usage) \
-            else None
-        copied = term.unset is not None and isinstance(stmt.value, (s.Name, s.Chain)) and "." not in stmt.target
-        if copied and not (mult is not None and mult.lower == 0):
-            err = z3.Or(err, term.unset)
-            copied = False
-        if not copied:
-            pc = self.fail(pc, err, f"assign {stmt.target}")
+        copy = term.unset is not None and isinstance(stmt.value, (s.Name, s.Chain)) and "." not in stmt.target
+        target = self.net.resolve(stmt.target, flow) if copy else None
+        if not (target is not None and may_hold_none(target.decl.decl)):
+            pc = self.fail(pc, z3.Or(err, term.unset) if copy else err, f"assign {stmt.target}")
         if "." in stmt.target:
             part = self.net.part_feature(stmt.target)
             if part is None:

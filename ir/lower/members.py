@@ -81,6 +81,12 @@ def attribute_of(u: s.Usage) -> Attribute:
                      u.kind in ("item", "part"))
 
 
+def may_hold_none(decl: s.Member | None) -> bool:
+    """Whether a feature is declared to hold no value (`attribute last : Integer[0..1];`); one declared with
+    no multiplicity holds exactly one."""
+    return isinstance(decl, s.Usage) and decl.multiplicity is not None and decl.multiplicity.lower == 0
+
+
 def is_feature(m: s.Member) -> bool:
     """An attribute, parameter, item, part or ref feature (not a behavior)."""
     return isinstance(m, s.Usage) and m.kind in (

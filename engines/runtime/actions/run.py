@@ -457,9 +457,8 @@ class Run(MoveProbes, Outputs, Performances, StatementRunner, Clauses, Connectio
             self._judge_assertions(token, node, pin)
         if pin is not None and node.kind is not NodeKind.STATEMENT:
             self._connect_out(pin)
-        pins = token.flow.frame.pins
-        key = pin_key(node)
         if pin is not None and not pin.values and not pin.pins:
+            pins, key = token.flow.frame.pins, pin_key(node)
             if pins.get(key) is pin:  # (not where a performance begun since holds the pin)
                 self.ctx.journal.touch_part(token.flow.frame, pins)
                 del pins[key]  # a performance that held nothing leaves no pins

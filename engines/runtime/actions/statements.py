@@ -31,6 +31,7 @@ from ir.footprint import chain_path
 from ir.lower import (
     BLOCK_STATEMENTS,
     is_feature,
+    may_hold_none,
     parameter_bindings,
     performances,
     statement_label,
@@ -147,11 +148,10 @@ class StatementRunner(RunCore):
         read = chain_path(stmt.value)
         if read is None or "." in stmt.target:
             return
-        holder = frame.holder_of(frame.feature_name(stmt.target))
-        scope = holder.scope if holder is not None else None
-        declared = scope.members.get(stmt.target) if scope is not None else None
-        decl = declared.decl if declared is not None else None
-        if isinstance(decl, s.Usage) and decl.multiplicity is not None and decl.multiplicity.lower == 0:
+        name = frame.feature_name(stmt.target)
+        holder = frame.holder_of(name)
+        declared = holder.scope.members.get(name) if holder is not None and holder.scope is not None else None
+        if may_hold_none(declared.decl if declared is not None else None):
             return
         raise EvaluationError(f"assign {stmt.target}: '{read}' holds no value here (not yet written, or its "
                               "step not yet performed)")
