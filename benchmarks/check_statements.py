@@ -6,11 +6,14 @@ The family: N ticket sellers forked from one start, each a `while` of K rounds s
 branch's flow, checking then acting on one shared stock (`if tickets > 0 { take one }`: two sellers
 may both see the last ticket), T tickets. And the crew (rows `crew:N:T`): the sellers written as one
 step of N performances (`action sell[N] { while tickets > 0 { if tickets > 0 { take one } } }`), each
-selling until it sees none left.
+selling until it sees none left. And the tellers (rows `tellers:N:K`): N tellers forked, each a chain of K
+steps typed by one action def (`action t1x1 : Debit { in amount = 1; inout balance = balance; }`) that
+copies the balance in as it begins and out as it ends, so overlapping debits lose updates.
 
     python benchmarks/check_statements.py              # the default rows
     python benchmarks/check_statements.py 3:3:4        # sellers:rounds:tickets
     python benchmarks/check_statements.py crew:6:8     # a crew of 6 sellers, 8 tickets
+    python benchmarks/check_statements.py tellers:3:2  # 3 tellers of 2 debits each
     python benchmarks/check_statements.py --no-peer
 """
 
@@ -24,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.check_scaling import noisy, ours, peer, peer_columns
 
-DEFAULT_ROWS = ["2:3:3", "3:2:3", "3:3:4", "4:2:3", "crew:3:3", "crew:4:6"]
+DEFAULT_ROWS = ["2:3:3", "3:2:3", "3:3:4", "4:2:3", "crew:3:3", "crew:4:6", "tellers:3:2", "tellers:3:3"]
 
 
 def sellers(n: int, k: int, tickets: int) -> tuple[str, str]:
@@ -56,6 +59,21 @@ def crew(n: int, tickets: int) -> tuple[str, str]:
     return "\n".join(lines) + "\n", "crew::sell"
 
 
+def tellers(n: int, k: int) -> tuple[str, str]:
+    """The tellers' text and the action's qualified name: N branches of K typed debits on one balance."""
+    lines = ["package tellers {", "\tprivate import ScalarValues::*;", "\taction def Debit {",
+             "\t\tin amount : Integer;", "\t\tinout balance : Integer;",
+             "\t\tfirst start;", "\t\tthen action take { assign balance := balance - amount; }", "\t\tthen done;",
+             "\t}", "\taction bank {", "\t\tattribute balance : Integer := 1000;", "\t\tfirst start;",
+             "\t\tthen fork open;"] + [f"\t\t\tthen t{i}x1;" for i in range(1, n + 1)]
+    for i in range(1, n + 1):
+        for j in range(1, k + 1):
+            after = f"t{i}x{j + 1}" if j < k else "shut"
+            lines += [f"\t\taction t{i}x{j} : Debit {{ in amount = {i}; inout balance = balance; }}", f"\t\tthen {after};"]
+    lines += ["\t\tjoin shut;", "\t\tthen done;", "\t}", "}"]
+    return "\n".join(lines) + "\n", "tellers::bank"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("rows", nargs="*", default=DEFAULT_ROWS, help="sellers:rounds:tickets or crew:sellers:tickets")
@@ -68,6 +86,10 @@ def main() -> int:
             n, tickets = (int(part) for part in row.removeprefix("crew:").split(":"))
             text, name = crew(n, tickets)
             label = f"crew {n} t{tickets}"
+        elif row.startswith("tellers:"):
+            n, k = (int(part) for part in row.removeprefix("tellers:").split(":"))
+            text, name = tellers(n, k)
+            label = f"tellers {n}x{k}"
         else:
             n, k, tickets = (int(part) for part in row.split(":"))
             text, name = sellers(n, k, tickets)

@@ -131,6 +131,9 @@ class _Body:
     bit: int  # its place in the mask of ended performances that hold features (0: it holds none)
     initial: tuple[int, ...] = ()  # the statements no succession orders after another
     owns: bool = False  # it has slots of its own (its features', a `for` loop's), one per node, not per performance
+    # a typed step's outputs, written as its performance ends: (its parameter's slot, the slot of the feature
+    # around the node it returns to, whether a binding names that feature: then it must end with a value)
+    returns: tuple[tuple[int, int, bool], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -712,6 +715,11 @@ class FlatRun:
         """The performance at `at` ended and its token `number`, standing there, goes on."""
         body = self.action.nodes[at].body
         assert body is not None
+        for param, feature, bound in body.returns:
+            value = self.slots[param]
+            if bound and value == UNSET:
+                raise RunError("an output bound to a feature ended with no value")  # (worded by the interpreter)
+            self._set(feature, value)
         self._sealed(body.sealed_drop, body.bit)
         self._follow(number, at)
 
@@ -798,6 +806,10 @@ class _Scope:
         self.slots = slots
         self.outer = outer
         self.element = element
+        self.unset: set[int] = set()  # the slots that may hold no value where read (`may_hold_none`)
+        # of the searched action's scope: the features of its action nodes a chain (`plan.target`) reads, by
+        # node and feature: the node's element, and each feature's slot (given as its body is lowered) and type
+        self.steps: dict[str, tuple[Element | None, dict[str, tuple[list[int], type]]]] = {}
         self.model: Model | None = model if model is not None or outer is None else outer.model
         # the calculations whose result this scope's expressions are part of, outermost first
         self.calling: tuple[str, ...] = calling if calling or outer is None else outer.calling
@@ -819,6 +831,32 @@ class _Scope:
             return self.outer.find(name)
         return found
 
+    def step_feature(self, step: str, feature: str) -> tuple[list[int], type] | None:
+        """The slot (a cell filled as the step's body is lowered) and type of the feature a chain `step.feature`
+        reads, where `step` names an action node of the searched action from here, as the interpreter's
+        frames find its pin: no feature of that name is nearer, and the name finds the node's element."""
+        if self.find(step) is not None:
+            return None
+        at: _Scope | None = self
+        while at is not None:
+            held = at.steps.get(step)
+            if held is not None:
+                element, features = held
+                if element is None or self.invoked(step) is not element:
+                    return None
+                return features.get(feature)
+            at = at.outer
+        return None
+
+    def may_hold_none(self, slot: int) -> bool:
+        """Whether the slot may hold no value where it is read (a typed step's parameter bound to nothing)."""
+        at: _Scope | None = self
+        while at is not None:
+            if slot in at.unset:
+                return True
+            at = at.outer
+        return False
+
 
 def _expr(e: s.Expr, scope: _Scope) -> tuple[Eval, type]:
     if isinstance(e, s.Literal):
@@ -832,7 +870,15 @@ def _expr(e: s.Expr, scope: _Scope) -> tuple[Eval, type]:
         if found is None:
             raise NotFlat(f"the name {e.name}")
         slot, kind = found
+        if scope.may_hold_none(slot):
+            return _read_held(slot, e.name), kind
         return (lambda v: v[slot]), kind
+    if isinstance(e, s.Chain) and isinstance(e.base, s.Name):
+        held = scope.step_feature(e.base.name, e.feature)
+        if held is None:
+            raise NotFlat(f"the chain {e.base.name}.{e.feature}")
+        cell, kind = held
+        return _read_step(cell, f"{e.base.name}.{e.feature}"), kind
     if isinstance(e, s.Unary) and e.op in ("-", "+", "not"):
         inner, kind = _expr(e.operand, scope)
         if (kind is bool) != (e.op == "not") or kind is str:
@@ -1024,6 +1070,7 @@ def lower(program: Any, subject: str, readable: frozenset[str] | None, replay: C
         raise NotFlat("an action with no node to start at")
     names: dict[str, tuple[int, type]] = {}
     scope = _Scope(names, element=graph.scope, model=program.model)
+    scope.steps = _steps(program, graph)
     initial: list[Value] = []
     for attr in graph.attributes:
         value, kind = _declared(attr, scope, subject, own=True)
@@ -1106,11 +1153,13 @@ def _body(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: 
     if node.kind is not NodeKind.ACTION:
         return None, 0, []
     decl = node.decl
-    if not isinstance(decl, s.Usage) or decl.kind != "action" or decl.types:
+    body = node.body
+    if not isinstance(decl, s.Usage) or decl.kind != "action" or (decl.types and (body is None or body.performs is None)):
         raise NotFlat(f"{where}: not a plain action usage")
     if usage_assertions(program.model, graph.scope, decl):
         raise NotFlat(f"{where}: an assertion")
-    body = node.body
+    if body is not None and body.performs is not None:
+        return _typed(program, graph, node, outer, initial, readable, bits, where)
     if body is None:
         return None, 0, []
     if body.performs is not None or body.bindings or body.outputs or body.terminate:
@@ -1125,6 +1174,7 @@ def _body(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: 
     first = len(initial)
     scope = _Scope({}, outer, element=body.scope)
     local_slots, drop = _features(body.attributes, scope, initial, readable, where)
+    _laid_out(outer, node.name, scope.slots)
     bit = 1 << bits if body.attributes else 0
     lowering = _Statements(program, body.scope, initial, where, readable, bits + (1 if body.attributes else 0))
     starts = lowering.flow(program.statement_flow(node), -1, [(graph, node.index)], scope)
@@ -1133,6 +1183,153 @@ def _body(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: 
         raise NotFlat(f"{where}: a terminate in a body holding features, `for` loops or steps of its own")
     return (_Body(None, tuple(local_slots), tuple(lowering.statements), tuple(lowering.labels), tuple(drop), bit,
                   starts, len(initial) > first), lowering.bits - bits, lowering.places)
+
+
+def _typed(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: list[Value],
+           readable: frozenset[str] | None, bits: int, where: str) -> tuple[_Body, int, list[_Place]]:
+    """An action node typed by an action def whose usage only binds its parameters (`action plan : Plan { in
+    desired = 20; out target = goal; }`), as the interpreter's fine run performs it: the def's statements
+    or flow entered as the node's body, their names found among the def's features alone. Its start shot
+    sets those features in the interpreter's order: the bound ones from their bindings, read around the
+    node; an unbound parameter without a value from the same-named feature around the node (an output a
+    binding names starts with none); the others from their own values. As it ends, each output is
+    written to the feature bound to it (with none there, a run error), an unbound one to the same-named
+    feature around the node."""
+    body = node.body
+    assert body is not None and body.performs is not None
+    action = body.performs
+    if action.base_kind != "action" or action.library or body.statements or body.flow is not None \
+            or body.attributes or body.terminate:
+        raise NotFlat(f"{where}: a typed step stating features or statements of its own, or performing what is "
+                      "not an action of the model")
+    performed: ActionGraph = program.graph(action)
+    if not performed.initial:
+        raise NotFlat(f"{where}: the action {action.name} it performs, with no node to start at")
+    slots: dict[str, tuple[int, type]] = {}
+    own = _Scope(slots, None, element=action, model=outer.model)
+    kinds: dict[str, type] = {}
+    for attr in performed.attributes:
+        kind = _TYPES.get(attr.type_text)
+        decl = attr.decl
+        if kind is None or attr.is_item or (isinstance(decl, s.Usage) and (
+                decl.short_name or decl.redefines or decl.constant or decl.members)):
+            raise NotFlat(f"{where}: the feature {attr.name} of {action.name}, of a type the flat form does not "
+                          "cover, an item, or with a short name, a redefinition, constant or members")
+        kinds[attr.name] = kind
+    bound_in = dict(body.bindings)
+    bound_out = {name for name, _ in body.outputs}
+    if any(name not in kinds for name in (*bound_in, *bound_out)):
+        raise NotFlat(f"{where}: a binding of what {action.name} does not declare")
+    first = len(initial)
+    initial.extend([UNSET] * len(performed.attributes))
+    place = {attr.name: first + i for i, attr in enumerate(performed.attributes)}
+    locals_: list[tuple[int, Eval]] = []
+
+    def start(name: str, value: Eval, kind: type) -> None:
+        if kind is not kinds[name]:
+            raise NotFlat(f"{where}: {name} of {action.name} given a {kind.__name__}")
+        locals_.append((place[name], value))
+        slots[name] = (place[name], kinds[name])
+
+    for name, expr in body.bindings:
+        start(name, *_expr(expr, outer))
+    for attr in performed.attributes:
+        if attr.name in bound_in:
+            continue
+        if attr.direction in ("in", "inout", "out") and attr.value is None:
+            same = outer.find(attr.name) if attr.name not in bound_out else None
+            if same is None:
+                start(attr.name, _unset, kinds[attr.name])
+                own.unset.add(place[attr.name])
+            else:
+                start(attr.name, _read(same[0]), same[1])
+        elif attr.direction == "in" and attr.value_kind is not s.FeatureValueKind.INITIAL:
+            raise NotFlat(f"{where}: the input {attr.name} of {action.name} left to its default")  # (read when first read)
+        elif attr.value is None:
+            start(attr.name, _unset, kinds[attr.name])
+            own.unset.add(place[attr.name])
+        else:
+            start(attr.name, *_expr(attr.value, own))
+    returns: list[tuple[int, int, bool]] = []
+    for name, target in body.outputs:
+        found = outer.find(target.name) if isinstance(target, s.Name) else None
+        if found is None or found[1] is not kinds[name]:
+            raise NotFlat(f"{where}: the output {name} of {action.name} bound to what the flat form does not hold")
+        returns.append((place[name], found[0], True))
+    for attr in performed.attributes:
+        if attr.direction in ("out", "inout") and attr.name not in bound_out:
+            found = outer.find(attr.name)
+            if found is not None:
+                if found[1] is not kinds[attr.name]:
+                    raise NotFlat(f"{where}: the output {attr.name} of {action.name} returned to a feature of "
+                                  "another type")
+                returns.append((place[attr.name], found[0], False))
+    _laid_out(outer, node.name, slots)
+    drop = [place[attr.name] for attr in performed.attributes if readable is not None and attr.name not in readable]
+    holds = bool(performed.attributes)
+    lowering = _Statements(program, action, initial, where, readable, bits + holds)
+    starts = lowering.flow(performed, -1, [(graph, node.index)], own, features=True)
+    return (_Body(None, tuple(locals_), tuple(lowering.statements), tuple(lowering.labels), tuple(drop),
+                  1 << bits if holds else 0, starts, len(initial) > first, tuple(returns)),
+            lowering.bits - bits, lowering.places)
+
+
+def _unset(_: Slots) -> Value:
+    return UNSET
+
+
+def _read(slot: int) -> Eval:
+    return lambda v: v[slot]
+
+
+def _read_step(cell: list[int], name: str) -> Eval:
+    """A chain's read of a step's feature (its slot in `cell`, given once the step's body is lowered): where
+    the step has not begun, it holds no value there (`_read_held`)."""
+    def read(v: Slots) -> Value:
+        slot = cell[0]
+        if not 0 <= slot < len(v):
+            raise NotFlat(f"a read of {name} before its step's features are laid out")
+        value = v[slot]
+        if value == UNSET:
+            raise NotFlat(f"a read of {name}, which holds no value there")
+        return value
+    return read
+
+
+def _steps(program: Any, graph: ActionGraph) -> dict[str, tuple[Element | None, dict[str, tuple[list[int], type]]]]:
+    """The searched action's action nodes that hold features, by name: the node's element and, per feature of a
+    type the flat form holds, an empty cell for its slot and its type (`_Scope.steps`)."""
+    out: dict[str, tuple[Element | None, dict[str, tuple[list[int], type]]]] = {}
+    for node in graph.nodes:
+        body = node.body
+        if node.kind is not NodeKind.ACTION or body is None:
+            continue
+        attributes = program.graph(body.performs).attributes \
+            if body.performs is not None and body.performs.base_kind == "action" else body.attributes
+        features = {a.name: ([-1], kind) for a in attributes if (kind := _TYPES.get(a.type_text)) is not None}
+        if features:
+            out[node.name] = (lookup(program.model, graph.scope, node.name), features)
+    return out
+
+
+def _laid_out(scope: _Scope, step: str, slots: dict[str, tuple[int, type]]) -> None:
+    """The slots a step's features were given, for the chains that read them (`_Scope.steps`)."""
+    held = scope.steps.get(step)
+    if held is not None:
+        for name, (cell, _) in held[1].items():
+            if name in slots:
+                cell[0] = slots[name][0]
+
+
+def _read_held(slot: int, name: str) -> Eval:
+    """A read of a slot that may hold no value: where it holds none, what the interpreter does with no value
+    (an error, or a comparison or copy that goes on) is left to it, and it searches from the start."""
+    def read(v: Slots) -> Value:
+        value = v[slot]
+        if value == UNSET:
+            raise NotFlat(f"a read of {name}, which holds no value there")
+        return value
+    return read
 
 
 def _features(attributes: tuple[Attribute, ...], scope: _Scope, initial: list[Value], readable: frozenset[str] | None,
@@ -1195,10 +1392,11 @@ class _Statements:
         self.places: list[_Place] = []
 
     def flow(self, graph: ActionGraph, owner: int, around: list[tuple[ActionGraph, int]],
-             scope: _Scope) -> tuple[int, ...]:
+             scope: _Scope, features: bool = False) -> tuple[int, ...]:
         """The statements of `graph` (the body's, or the branch or pass of the statement at `owner`),
-        standing inside the nodes `around`, their names found in `scope`; where they start."""
-        if not graph.initial or graph.converging or graph.attributes or graph.flows or graph.binds \
+        standing inside the nodes `around`, their names found in `scope`; where they start. `features`: the
+        graph's own features are in `scope` already (a typed step's performed action)."""
+        if not graph.initial or graph.converging or (graph.attributes and not features) or graph.flows or graph.binds \
                 or graph.connections or any(e.guard is not None or e.is_else for e in graph.edges) \
                 or not all(n.kind in _CONTROL_STATEMENTS or (n.kind in (NodeKind.STATEMENT, NodeKind.ACTION)
                                                              and n.decl is not None) for n in graph.nodes):
