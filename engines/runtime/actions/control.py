@@ -117,7 +117,9 @@ class Clauses(RunCore):
             if state is None:
                 items = for_elements(self.evaluator, self.ctx.trace, stmt.collection, flow.frame, flow.depth)
                 state = LoopPass(True, 0, items)
-            if state.passes >= len(state.items):
+            # (a range walked lazily may hold more elements than Python can count with len: its bounds say)
+            left = state.items.stop - state.items.start if isinstance(state.items, range) else len(state.items)
+            if state.passes >= left:
                 token.loop = None
                 self._completed(token, node)
                 return

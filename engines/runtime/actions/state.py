@@ -80,17 +80,20 @@ def _grouped(canon: Canon, live: list[Token], own: dict[int, list[tuple[object, 
 
     def tree(flow: Flow) -> tuple[object, ...]:
         values: list[object] = []
+        pinned = -1  # (no chain reads through the pin: which performance it names is no part of the state)
         parent = flow.parent_token
         if parent is not None:  # (a top flow's frame is the run's, keyed as ever)
             canon.frame(flow.frame, values, "", framed - {id(flow.frame)})
             if _readable(flow.frame, canon.readable):
                 # which of two performances alike the node's pin names (what a chain through it reads)
                 holder = parent.flow.frame
-                values.append(any(pin is flow.frame for pin in holder.pins.values())
-                              or any(pin is flow.frame for pin in holder.pin_holder().pins.values()))
-        return (tuple(sorted(own.get(id(flow), ()))), tuple(values),
-                tuple(sorted(tree(f) for f in inside.get(id(flow), ()))))
-    return ("grouped", tuple(sorted(tree(f) for f in tops))), framed, []
+                pinned = int(any(pin is flow.frame for pin in holder.pins.values())
+                             or any(pin is flow.frame for pin in holder.pin_holder().pins.values()))
+        return (tuple(sorted(own.get(id(flow), ()))), tuple(values), pinned,
+                tuple(sorted((tree(f) for f in inside.get(id(flow), ())), key=repr)))
+    # (ordered by their spelling: two performances' values may list entries of different shapes at one place,
+    # a frame's values beside another's delivered items, which Python does not order)
+    return ("grouped", tuple(sorted((tree(f) for f in tops), key=repr))), framed, []
 
 
 def state_key(run: Run, readable: frozenset[str] | None = None) -> tuple[object, ...]:

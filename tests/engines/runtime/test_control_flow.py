@@ -314,3 +314,15 @@ def test_a_copy_of_no_value_into_a_feature_of_multiplicity_one_fails_naming_what
     with pytest.raises(EvaluationError, match=r"^assign reading: 'sense\.level' holds no value here \(not yet "
                        r"written, or its step not yet performed\)"):
         run.run_to_end()
+
+
+def test_a_for_loop_over_a_range_longer_than_python_counts_walks_until_a_bound() -> None:
+    """A `for` standing in the flow over `x..2` with x far below -2^63 (generated graphs drive x there by
+    repeated products): the range is walked lazily, a pass a move, until the check's depth bound; before,
+    the interpreter counted it with len(), which Python refuses past 2^63, and the check died."""
+    program = Program(ir.resolve([ir.parse(
+        "package big { private import ScalarValues::*; action def A { attribute x : Integer := "
+        "-10000000000000000000000; attribute s : Integer := 0; first start; then for i in x..2 { "
+        "assign s := s + 1; } then done; } }", "big.sysml")]))
+    result = check(program, "big::A", Bounds(depth=40, states=1_000), flat=False)
+    assert result.stats.states == 41 and [b.name for b in result.bounds if b.reached] == ["depth"]
