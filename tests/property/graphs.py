@@ -13,7 +13,10 @@ A model is a sequence of parts between `start` and `done`, each one of:
 - a merge loop with a counter bound (`merge l; ... decide c; if k < n then l; else x; merge x;`);
 - a send/accept pair on two branches of a fork, the received value kept by an assignment;
 - a lone accept that nothing feeds (every schedule deadlocks on it);
-- a wait of `accept after 0..3` seconds on the clock.
+- a wait of `accept after 0..3` seconds on the clock;
+- a leaf's statements as the body of an action def of their own, performed by a step typed by it, its
+  `x`, `y` and `b` parameters bound to the shared features, to each other's (x from y, y from x) or to
+  nothing (the same-named features), and its `y` read by a chain after it.
 Every branch writes the shared features `x`, `y` and `b`, so the schedules race. Loop counters and
 `while` counters are the loop's own, so every model terminates.
 """
@@ -43,6 +46,7 @@ class Graph:
     """The declarations and successions printed so far, and the counters used for fresh names."""
 
     nodes: list[str] = field(default_factory=list)
+    definitions: list[str] = field(default_factory=list)  # the action defs typed steps perform
     successions: list[str] = field(default_factory=list)
     attributes: list[tuple[str, str, str]] = field(default_factory=lambda: list(SHARED))
     counter: int = 0
@@ -55,7 +59,7 @@ class Graph:
         self.successions.append(f"succession first {first} then {then};")
 
     def text(self) -> str:
-        lines = ["package g {", "\tprivate import ScalarValues::*;", "\taction m {"]
+        lines = ["package g {", "\tprivate import ScalarValues::*;", *(f"\t{d}" for d in self.definitions), "\taction m {"]
         lines += [f"\t\tattribute {n} : {t} := {v};" for n, t, v in self.attributes]
         lines.append("\t\tfirst start;")
         lines += [f"\t\t{n}" for n in self.nodes]
@@ -202,7 +206,18 @@ class Seq:
     parts: tuple[AnyPart, ...]
 
 
-AnyPart = Leaf | InFlow | Guarded | Merged | Crew | Fork | Decide | Loop | SendAccept | LoneAccept | Wait
+@dataclass(frozen=True)
+class Typed:
+    """A leaf's statements as the body of an action def of their own (its loop counters the def's own
+    features), performed by a step typed by it whose x, y and b are bound as `binding` says (`same`: to
+    the shared features; `crossed`: x from y and y from x; `none`: to nothing, so to the same-named
+    features), its output y then read by a chain."""
+
+    leaf: Leaf
+    binding: str
+
+
+AnyPart = Leaf | InFlow | Guarded | Merged | Crew | Fork | Decide | Loop | SendAccept | LoneAccept | Wait | Typed
 
 
 @st.composite
@@ -240,6 +255,7 @@ class Kinds:
     merges: bool = False  # a leaf or a statement in the flow performed twice, behind a merge
     converging: bool = False  # forks' and decisions' branches meeting at an action node (`meets`)
     crews: bool = False  # leaves with a multiplicity
+    typed: bool = False  # steps typed by an action def of their own, and a chain reading their output
 
 
 @functools.cache
@@ -263,6 +279,8 @@ def parts(depth: int, kinds: Kinds) -> st.SearchStrategy[AnyPart]:
         simple.append(st.builds(Merged, st.one_of(twice)))
     if kinds.crews:
         simple.append(st.builds(Crew, _leaf(negatives, ifs, fors, untils), st.sampled_from([0, 2, 3])))
+    if kinds.typed:
+        simple.append(st.builds(Typed, _leaf(negatives, ifs, fors, untils), st.sampled_from(["same", "crossed", "none"])))
     if depth == 0:
         return st.one_of(simple)
     inner = parts(depth - 1, kinds)
@@ -330,6 +348,17 @@ def _emit(graph: Graph, part: AnyPart) -> tuple[str, str]:
         name = graph.fresh("a")
         graph.nodes.append(f"action {name} {{ {_body(graph, name, part)} }}")
         return name, name
+    if isinstance(part, Typed):
+        name, read = graph.fresh("t"), graph.fresh("h")
+        own = "".join(f" attribute {c} : Integer := 0;" for c in part.leaf.counters)
+        statements = " ".join(("then " if part.leaf.ordered and i else "") + s for i, s in enumerate(part.leaf.statements))
+        graph.definitions.append(f"action def T{name} {{ inout x : Integer; inout y : Integer; inout b : Boolean;{own} "
+                                 f"{statements} }}")
+        bound = {"same": " { inout x = x; inout y = y; inout b = b; }", "crossed": " { inout x = y; inout y = x; "
+                 "inout b = b; }", "none": ";"}[part.binding]
+        graph.nodes += [f"action {name} : T{name}{bound}", f"action {read} {{ assign x := x + {name}.y; }}"]
+        graph.succession(name, read)
+        return name, read
     if isinstance(part, Crew):
         before, name, after = graph.fresh("cb"), graph.fresh("c"), graph.fresh("ca")
         graph.nodes += [f"merge {before};", f"action {name}[{part.times}] {{ {_body(graph, name, part.leaf)} }}",

@@ -10,13 +10,14 @@ from engines.check.search import why_not_flat
 from engines.framework import Bounds
 from engines.runtime import Program
 from tests.engines.check.test_flat import same
-from tests.property.graphs import Fork, Kinds, Leaf, Loop, Merged, Seq, build, models
+from tests.property.graphs import Crew, Fork, Kinds, Leaf, Loop, Merged, Seq, build, models
 
 # forks, joins, decisions, loops, guarded successions, nodes performed twice behind a merge, steps with a
 # multiplicity, bodies of assignments, `if` statements, `while`, `for`
-# and `until` loops, and those statements standing in the flow itself
+# and `until` loops, those statements standing in the flow itself, and steps typed by an action def with a
+# chain reading their output
 FLAT_KINDS = Kinds(messages=False, negatives=True, ifs=True, fors=True, in_flow=True, untils=True, guards=True,
-                   merges=True, converging=True, crews=True)
+                   merges=True, converging=True, crews=True, typed=True)
 # a graph costs four checks: a tenth of the expressions' count, as tests/property/test_graphs.py's
 GRAPH_EXAMPLES = max(20, settings().max_examples // 10)
 
@@ -33,9 +34,17 @@ _WHILE_TWICE = Seq((Fork((
 ), True),))
 
 
+# two performances of a step with a multiplicity, one inside its sub-step and one not yet: the interpreter's
+# key ordered the two performances' entries by comparing a frame's values with the other's pin flag, which
+# Python refuses (an internal error, found once typed steps shifted the draws)
+_CREW_HALFWAY = Seq((Crew(Leaf(("action u1 { attribute t : Integer := x; assign x := t + 1; assign x := x - y; }",),
+                               False, ()), 2),))
+
+
 @settings(max_examples=GRAPH_EXAMPLES)
 @given(models(FLAT_KINDS))
 @example(_WHILE_TWICE)
+@example(_CREW_HALFWAY)
 def test_generated_graphs_check_alike_flat_and_interpreted(seq: object) -> None:
     text = build(seq).text()  # type: ignore[arg-type]
     note(text)

@@ -115,6 +115,7 @@ class _Statement:
     locals: tuple[tuple[int, Eval], ...] = ()
     bit: int = 0
     drop: tuple[int, ...] = ()
+    returns: tuple[tuple[int, int, bool], ...] = ()  # a typed step's among the statements: see _Body.returns
     ends: bool = False  # a `terminate;` among the body's own statements: its performance ends there
 
 
@@ -715,16 +716,23 @@ class FlatRun:
         """The performance at `at` ended and its token `number`, standing there, goes on."""
         body = self.action.nodes[at].body
         assert body is not None
-        for param, feature, bound in body.returns:
+        if body.returns:
+            self._return(body.returns)
+        self._sealed(body.sealed_drop, body.bit)
+        self._follow(number, at)
+
+    def _return(self, returns: tuple[tuple[int, int, bool], ...]) -> None:
+        """A typed step's performance ended: its outputs written to the features they return to."""
+        for param, feature, bound in returns:
             value = self.slots[param]
             if bound and value == UNSET:
                 raise RunError("an output bound to a feature ended with no value")  # (worded by the interpreter)
             self._set(feature, value)
-        self._sealed(body.sealed_drop, body.bit)
-        self._follow(number, at)
 
     def _ended(self, statement: _Statement) -> None:
         """A statement whose statements all ended: an action usage's performance ends (an `if` holds none)."""
+        if statement.returns:
+            self._return(statement.returns)
         if statement.bit or statement.drop:
             self._sealed(statement.drop, statement.bit)
 
@@ -1189,14 +1197,40 @@ def _typed(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial:
            readable: frozenset[str] | None, bits: int, where: str) -> tuple[_Body, int, list[_Place]]:
     """An action node typed by an action def whose usage only binds its parameters (`action plan : Plan { in
     desired = 20; out target = goal; }`), as the interpreter's fine run performs it: the def's statements
-    or flow entered as the node's body, their names found among the def's features alone. Its start shot
-    sets those features in the interpreter's order: the bound ones from their bindings, read around the
-    node; an unbound parameter without a value from the same-named feature around the node (an output a
-    binding names starts with none); the others from their own values. As it ends, each output is
-    written to the feature bound to it (with none there, a run error), an unbound one to the same-named
-    feature around the node."""
-    body = node.body
-    assert body is not None and body.performs is not None
+    or flow entered as the node's body (`_performance`)."""
+    assert node.body is not None
+    first = len(initial)
+    performed = _performance(program, node.body, outer, initial, readable, where)
+    _laid_out(outer, node.name, performed.scope.slots)
+    holds = bool(performed.graph.attributes)
+    lowering = _Statements(program, performed.action, initial, where, readable, bits + holds)
+    starts = lowering.flow(performed.graph, -1, [(graph, node.index)], performed.scope, features=True)
+    return (_Body(None, performed.locals, tuple(lowering.statements), tuple(lowering.labels), performed.drop,
+                  1 << bits if holds else 0, starts, len(initial) > first, performed.returns),
+            lowering.bits - bits, lowering.places)
+
+
+@dataclass(frozen=True)
+class _Performed:
+    """A typed step's performance of the action def it is typed by (`_performance`)."""
+
+    action: Element
+    graph: ActionGraph
+    scope: _Scope  # the def's features, and nothing around the step: its statements' names are its own
+    locals: tuple[tuple[int, Eval], ...]  # its start shot: each feature's slot and value
+    returns: tuple[tuple[int, int, bool], ...]  # as it ends: each output's slot, its feature's, whether bound
+    drop: tuple[int, ...]  # the features no chain reads once it ended
+
+
+def _performance(program: Any, body: Any, outer: _Scope, initial: list[Value], readable: frozenset[str] | None,
+                 where: str) -> _Performed:
+    """A typed step (its `body`, standing where `outer`'s names are found) performing the action def it is
+    typed by, as the interpreter's fine run does: the def's statements or flow entered, their names found
+    among the def's features alone. Its start shot sets those features in the interpreter's order: the
+    bound ones from their bindings, read around the step; an unbound parameter without a value from the
+    same-named feature around the step (an output a binding names starts with none); the others from
+    their own values. As it ends, each output is written to the feature bound to it (with none there, a
+    run error), an unbound one to the same-named feature around the step."""
     action = body.performs
     if action.base_kind != "action" or action.library or body.statements or body.flow is not None \
             or body.attributes or body.terminate:
@@ -1225,11 +1259,13 @@ def _typed(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial:
     place = {attr.name: first + i for i, attr in enumerate(performed.attributes)}
     locals_: list[tuple[int, Eval]] = []
 
-    def start(name: str, value: Eval, kind: type) -> None:
+    def start(name: str, value: Eval, kind: type, held: bool = True) -> None:
         if kind is not kinds[name]:
             raise NotFlat(f"{where}: {name} of {action.name} given a {kind.__name__}")
         locals_.append((place[name], value))
         slots[name] = (place[name], kinds[name])
+        if not held:
+            own.unset.add(place[name])
 
     for name, expr in body.bindings:
         start(name, *_expr(expr, outer))
@@ -1239,15 +1275,13 @@ def _typed(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial:
         if attr.direction in ("in", "inout", "out") and attr.value is None:
             same = outer.find(attr.name) if attr.name not in bound_out else None
             if same is None:
-                start(attr.name, _unset, kinds[attr.name])
-                own.unset.add(place[attr.name])
+                start(attr.name, _unset, kinds[attr.name], held=False)
             else:
-                start(attr.name, _read(same[0]), same[1])
+                start(attr.name, _read(same[0]), same[1], held=not outer.may_hold_none(same[0]))
         elif attr.direction == "in" and attr.value_kind is not s.FeatureValueKind.INITIAL:
             raise NotFlat(f"{where}: the input {attr.name} of {action.name} left to its default")  # (read when first read)
         elif attr.value is None:
-            start(attr.name, _unset, kinds[attr.name])
-            own.unset.add(place[attr.name])
+            start(attr.name, _unset, kinds[attr.name], held=False)
         else:
             start(attr.name, *_expr(attr.value, own))
     returns: list[tuple[int, int, bool]] = []
@@ -1264,14 +1298,8 @@ def _typed(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial:
                     raise NotFlat(f"{where}: the output {attr.name} of {action.name} returned to a feature of "
                                   "another type")
                 returns.append((place[attr.name], found[0], False))
-    _laid_out(outer, node.name, slots)
-    drop = [place[attr.name] for attr in performed.attributes if readable is not None and attr.name not in readable]
-    holds = bool(performed.attributes)
-    lowering = _Statements(program, action, initial, where, readable, bits + holds)
-    starts = lowering.flow(performed, -1, [(graph, node.index)], own, features=True)
-    return (_Body(None, tuple(locals_), tuple(lowering.statements), tuple(lowering.labels), tuple(drop),
-                  1 << bits if holds else 0, starts, len(initial) > first, tuple(returns)),
-            lowering.bits - bits, lowering.places)
+    drop = tuple(place[a.name] for a in performed.attributes if readable is not None and a.name not in readable)
+    return _Performed(action, performed, own, tuple(locals_), tuple(returns), drop)
 
 
 def _unset(_: Slots) -> Value:
@@ -1486,9 +1514,21 @@ class _Statements:
         branch (with none, the start shot alone); as it ends, it is marked ended as a root body is."""
         where = f"{self.where}: the action {n.name} in it"
         decl, body = n.decl, n.body
-        if not isinstance(decl, s.Usage) or decl.kind != "action" or decl.types or n.multiplicity != 1 \
+        typed = body is not None and body.performs is not None
+        if not isinstance(decl, s.Usage) or decl.kind != "action" or (decl.types and not typed) or n.multiplicity != 1 \
                 or graph.accepts[n.index] is not None or usage_assertions(self.program.model, graph.scope, decl):
             raise NotFlat(f"{where}: not a plain action usage")
+        if typed:
+            # a step typed by an action def among the statements: entered as its node at the root is
+            assert body is not None
+            performed = _performance(self.program, body, scope, self.initial, self.readable, where)
+            bit = 0
+            if performed.graph.attributes:
+                bit = 1 << self.bits
+                self.bits += 1
+            then = self.flow(performed.graph, at, inside, performed.scope, features=True)
+            return _Statement(None, successors, owner, _always, then, locals=performed.locals, bit=bit,
+                              drop=performed.drop, returns=performed.returns)
         if body is None or (not body.statements and not body.attributes and body.flow is None):
             return _Statement(None, successors, owner, _always)
         if body.performs is not None or body.bindings or body.outputs or body.terminate or body.flow is not None:

@@ -616,6 +616,9 @@ def test_typed_steps_end_as_derived() -> None:
     assert ends("typed::Racing") == {(("a", "1"), ("c", c)) for c in ("15", "17", "22")}
     assert ends("typed::Tank") == {(("level", v),) for v in ("60", "80", "100")}
     assert ends("typed::Kinds") == {(("log", f'"{v}"'),) for v in ("on", "off", "onoff", "offon")}
+    assert ends("typed::Nested") == {(("balance", b),) for b in ("60", "70", "80")}
+    assert ends("typed::Loop") == {(("count", "9"),)}
+    assert ends("typed::Deep") == {(("count", "6"),)}
     pick = check(program, "typed::Pick", BOUNDS)
     assert {tuple(o.values) for o in pick.outcomes} == {(("res", "3"), ("x", "3"))}
     assert [w.ending for w in pick.witnesses] == ["fails: assignment to res: multiplicity violation: 0 value(s) bound to "
