@@ -1200,10 +1200,10 @@ def _typed(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial:
     or flow entered as the node's body (`_performance`)."""
     assert node.body is not None
     first = len(initial)
-    performed = _performance(program, node.body, outer, initial, readable, where)
+    performed = _performance(program, node.body, outer, initial, readable, where, ())
     _laid_out(outer, node.name, performed.scope.slots)
     holds = bool(performed.graph.attributes)
-    lowering = _Statements(program, performed.action, initial, where, readable, bits + holds)
+    lowering = _Statements(program, performed.action, initial, where, readable, bits + holds, (performed.action,))
     starts = lowering.flow(performed.graph, -1, [(graph, node.index)], performed.scope, features=True)
     return (_Body(None, performed.locals, tuple(lowering.statements), tuple(lowering.labels), performed.drop,
                   1 << bits if holds else 0, starts, len(initial) > first, performed.returns),
@@ -1223,7 +1223,7 @@ class _Performed:
 
 
 def _performance(program: Any, body: Any, outer: _Scope, initial: list[Value], readable: frozenset[str] | None,
-                 where: str) -> _Performed:
+                 where: str, performing: tuple[Element, ...]) -> _Performed:
     """A typed step (its `body`, standing where `outer`'s names are found) performing the action def it is
     typed by, as the interpreter's fine run does: the def's statements or flow entered, their names found
     among the def's features alone. Its start shot sets those features in the interpreter's order: the
@@ -1236,6 +1236,8 @@ def _performance(program: Any, body: Any, outer: _Scope, initial: list[Value], r
             or body.attributes or body.terminate:
         raise NotFlat(f"{where}: a typed step stating features or statements of its own, or performing what is "
                       "not an action of the model")
+    if action in performing:
+        raise NotFlat(f"{where}: the action {action.name} performed within itself")  # (the interpreter's nesting limit)
     performed: ActionGraph = program.graph(action)
     if not performed.initial:
         raise NotFlat(f"{where}: the action {action.name} it performs, with no node to start at")
@@ -1408,8 +1410,9 @@ class _Statements:
     them all (a `for` loop also a slot for where it stands and one for its variable, in `initial`)."""
 
     def __init__(self, program: Any, owner: Any, initial: list[Value], where: str,
-                 readable: frozenset[str] | None, bits: int) -> None:
+                 readable: frozenset[str] | None, bits: int, performing: tuple[Element, ...] = ()) -> None:
         self.program = program
+        self.performing = performing  # the action defs typed steps around these statements perform
         self.owner = owner  # the element the branches' names resolve in, as the interpreter's frame's
         self.initial = initial
         self.where = where
@@ -1521,12 +1524,16 @@ class _Statements:
         if typed:
             # a step typed by an action def among the statements: entered as its node at the root is
             assert body is not None
-            performed = _performance(self.program, body, scope, self.initial, self.readable, where)
+            performed = _performance(self.program, body, scope, self.initial, self.readable, where, self.performing)
             bit = 0
             if performed.graph.attributes:
                 bit = 1 << self.bits
                 self.bits += 1
-            then = self.flow(performed.graph, at, inside, performed.scope, features=True)
+            around, self.performing = self.performing, (*self.performing, performed.action)
+            try:
+                then = self.flow(performed.graph, at, inside, performed.scope, features=True)
+            finally:
+                self.performing = around
             return _Statement(None, successors, owner, _always, then, locals=performed.locals, bit=bit,
                               drop=performed.drop, returns=performed.returns)
         if body is None or (not body.statements and not body.attributes and body.flow is None):

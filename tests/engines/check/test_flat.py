@@ -627,7 +627,8 @@ def test_typed_steps_end_as_derived() -> None:
 
 def test_a_typed_step_the_flat_form_does_not_cover_is_refused_by_name() -> None:
     """An input left to its default (the interpreter reads it when first read), a typed step stating
-    statements of its own, two performances of a typed step at once (`w[2]`, refused partway): the
+    statements of its own, an action performed within itself (whose lowering recursed until Python
+    stopped it), two performances of a typed step at once (`w[2]`, refused partway): the
     interpreter searches, and answers."""
     def model(step: str) -> Program:
         return Program(ir.resolve([ir.parse(
@@ -639,6 +640,9 @@ def test_a_typed_step_the_flat_form_does_not_cover_is_refused_by_name() -> None:
     assert {tuple(o.values) for o in check(defaulted, "p::A", BOUNDS).outcomes} == {(("c", "3"),)}
     own = model("action w : Inc { in n = 1; assign c := 5; }")
     assert "a typed step stating features or statements of its own" in (why_not_flat(own, "p::A") or "")
+    recursive = Program(ir.resolve([ir.parse("package P { action def Ping { action pong : Pong; } "
+                                             "action def Pong { action ping : Ping; } action A : Ping; }", "pp.sysml")]))
+    assert "the action Pong performed within itself" in (why_not_flat(recursive, "P::A") or "")
     twice = model("action w[2] : Inc { in n = 3; }")
     assert why_not_flat(twice, "p::A") is None  # (refused partway: two performances at once)
     assert {tuple(o.values) for o in check(twice, "p::A", BOUNDS).outcomes} == {(("c", "3"),), (("c", "6"),)}
