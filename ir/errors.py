@@ -106,6 +106,11 @@ class PortMismatchError(PlacedError):
     what is no port definition."""
 
 
+class FixedValueError(PlacedError):
+    """A redefinition giving its own value to a feature whose value is fixed: declared with `=` or `:=`,
+    not `default`, which holds for every redefinition (KerML's FeatureValue, isDefault false)."""
+
+
 class LoweringError(PlacedError):
     """A behavior whose structure cannot be made into a graph (a succession to nothing, ...)."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from ir import syntax as s
-from ir.errors import ResolveError
+from ir.errors import FixedValueError, ResolveError
 from ir.library import LIBRARY_PATH, library_document
 from ir.model import Element, Model
 
@@ -222,8 +222,28 @@ def _check(model: Model) -> None:
             for target in decl.redefines + decl.subsets:
                 if "." in target:
                     continue
-                if _lookup_feature(model, el, target) is None:
+                found = _lookup_feature(model, el, target)
+                if found is None:
                     raise _unknown(model, target, el, decl, "feature")
+                if target in decl.redefines:
+                    _overridable(el, decl, found)
+
+
+def _overridable(el: Element, decl: s.Usage, redefined: Element) -> None:
+    """A redefinition stating a value of its own may override only a default value: a feature declared
+    with `=` or `:=` holds that value in every redefinition (KerML: a FeatureValue that is not default is
+    inherited by every redefining feature), so giving it another is an error of the model, as the peer
+    and the pilot implementation report it. Parameters are left out: `in rate : Integer = 3` reads as a
+    default wherever a step binds it, as the interpreter and the corpus use it."""
+    fixed = redefined.decl
+    if decl.value is None or decl.direction or redefined.library or not isinstance(fixed, s.Usage) \
+            or fixed.value is None or fixed.value_kind in (None, s.FeatureValueKind.DEFAULT) or fixed.direction:
+        return
+    kind = fixed.value_kind.value
+    raise FixedValueError(
+        f"{el.qualified_name} gives {redefined.name} a value of its own, but {redefined.qualified_name} is declared "
+        f"with `{kind}`, a value fixed for every redefinition; declare it with `default {kind}` to let a "
+        "redefinition give its own", el.path, decl.span.line, decl.span.column)
 
 
 # What a definition or usage of each kind specializes when it names nothing: a state is a

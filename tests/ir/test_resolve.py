@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 import ir
+from ir.errors import FixedValueError
 from ir.model import Model
 from ir.resolve import lineage, member_of
 
@@ -332,3 +333,27 @@ def test_lineage_walks_the_types_nearest_first_each_once() -> None:
     assert level is not None
     assert [e.name for e in lineage(model, level)][:2] == ["Level", "Integer"]
     assert [e.name for e in lineage(model, level, library=False)] == ["Level"]
+
+
+@pytest.mark.parametrize("kind", ["=", ":="])
+def test_a_redefinition_giving_a_fixed_value_a_value_of_its_own_is_refused(kind: str) -> None:
+    """KerML's FeatureValue that is not a default is inherited by every redefining feature: a limit
+    declared `= 100` (or `:= 100`) cannot be given 80 by a step typed by its def, nor by a part usage or
+    a specializing def. Before, the run took 80 silently; the peer refuses it at submission. Written
+    `default`, the redefinition overrides it; a parameter's `= 3` stays a default a binding replaces."""
+    def model(value: str, use: str) -> str:
+        return ("package r { private import ScalarValues::*; "
+                f"action def Fill {{ inout level : Integer; in rate : Integer = 3; attribute limit : Integer {value}; "
+                "assign level := limit + rate; } "
+                f"part def Tank {{ attribute cap : Integer {value}; }} {use} }}")
+    uses = ["action def A { attribute level : Integer := 0; first start; "
+            "then action big : Fill { attribute :>> limit = 80; } then done; }",
+            "part big : Tank { attribute :>> cap = 80; }",
+            "part def Big :> Tank { attribute :>> cap = 80; }"]
+    for use in uses:
+        with pytest.raises(FixedValueError, match=rf"declared with `{kind}`, a value fixed for every redefinition; "
+                                                  rf"declare it with `default {kind}`"):
+            ir.resolve([ir.parse(model(f"{kind} 100", use), "r.sysml")])
+        ir.resolve([ir.parse(model(f"default {kind} 100", use), "r.sysml")])
+    ir.resolve([ir.parse(model(f"{kind} 100", "action def B { attribute level : Integer := 0; first start; "
+                                              "then action w : Fill { in rate = 5; } then done; }"), "r.sysml")])
