@@ -1177,6 +1177,8 @@ def _body(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: 
             return None, 0, []
         if not body.attributes and len(body.statements) == 1 and isinstance(body.statements[0], s.Assign):
             return _Body(_assign(body.statements[0], _Scope({}, outer, element=body.scope)), (), (), (), (), 0), 0, []
+        if any(isinstance(stmt, (s.Send, s.Accept)) for stmt in body.statements):
+            raise NotFlat(f"{where}: a send or an accept")  # (messages: the flat form holds no bus)
         if not body.statements or not node.starts_with_a_shot():
             raise NotFlat(f"{where}: a body of declarations alone")
     first = len(initial)

@@ -142,6 +142,12 @@ def test_a_construct_it_does_not_cover_is_named() -> None:
     assert "a terminate in a branch" in (why_not_flat(program, "p::A") or "")
     # and the check answers all the same, through the interpreter
     assert check(program, "p::A", BOUNDS).stats.states == check(program, "p::A", BOUNDS, flat=False).stats.states
+    # a send is named as one (it was named "a body of declarations alone")
+    sending = Program(ir.resolve([ir.parse(
+        "package p { action def A { first start; then fork f; then s; then r; action s send 1; "
+        "action r accept v : ScalarValues::Integer; join j; first s then j; first r then j; first j then done; } }",
+        "send.sysml")]))
+    assert "node s: a send or an accept" in (why_not_flat(sending, "p::A") or "")
 
 
 def test_the_till_and_the_booking_race_end_as_derived() -> None:
