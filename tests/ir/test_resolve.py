@@ -112,7 +112,7 @@ def test_typing_resolves_to_the_definition() -> None:
 
 def test_inherited_members_through_typing_and_specialization() -> None:
     model = _model("""package Z {
-        part def Base { attribute m : ScalarValues::Integer; attribute k = 3; }
+        part def Base { attribute m : ScalarValues::Integer; attribute k default = 3; }
         part def Sub :> Base { attribute :>> k = 1; attribute own; }
         part s : Sub;
         part b : Base;
@@ -137,7 +137,7 @@ def test_member_of_survives_a_specialization_cycle() -> None:
 
 
 def test_a_redefinition_is_named_by_the_feature_it_redefines() -> None:
-    model = _model("package p { part def A { attribute x : Integer = 0; } part def B :> A { attribute :>> x = 1; } }")
+    model = _model("package p { part def A { attribute x : Integer default = 0; } part def B :> A { attribute :>> x = 1; } }")
     b = model.element("p::B")
     assert b is not None and list(b.members) == ["x"]
     x = model.element("p::B::x")

@@ -98,7 +98,7 @@ package booking {
         }
     }
     part def Agent {
-        attribute id : Integer = 0;
+        attribute id : Integer default = 0;
         exhibit state trying {
             entry; then idle;
             state idle;

@@ -217,7 +217,7 @@ SEEDED = """
 package p {
     private import ScalarValues::*;
     action def Process {
-        attribute log : Integer = 0;
+        attribute log : Integer default = 0;
         first start then prepare;
         action prepare { assign log := log * 10 + 1; }
         then done;
@@ -344,7 +344,7 @@ PUMPS = """package pumps {
     private import ScalarValues::*;
     action def Pump {
         attribute rate : Integer = 4;
-        attribute limit : Integer := 10;
+        attribute limit : Integer default := 10;
         in attribute boost : Integer = 2;
     }
     action renamed : Pump {
