@@ -8,12 +8,15 @@ may both see the last ticket), T tickets. And the crew (rows `crew:N:T`): the se
 step of N performances (`action sell[N] { while tickets > 0 { if tickets > 0 { take one } } }`), each
 selling until it sees none left. And the tellers (rows `tellers:N:K`): N tellers forked, each a chain of K
 steps typed by one action def (`action t1x1 : Debit { in amount = 1; inout balance = balance; }`) that
-copies the balance in as it begins and out as it ends, so overlapping debits lose updates.
+copies the balance in as it begins and out as it ends, so overlapping debits lose updates. And the mailroom
+(rows `mail:N`): N senders and N receivers forked, each receiver taking the oldest message and logging
+it (`assign log := log * 10 + r1.v`), so the log spells the order the messages were taken in.
 
     python benchmarks/check_statements.py              # the default rows
     python benchmarks/check_statements.py 3:3:4        # sellers:rounds:tickets
     python benchmarks/check_statements.py crew:6:8     # a crew of 6 sellers, 8 tickets
     python benchmarks/check_statements.py tellers:3:2  # 3 tellers of 2 debits each
+    python benchmarks/check_statements.py mail:3       # 3 senders, 3 receivers
     python benchmarks/check_statements.py --no-peer
 """
 
@@ -27,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.check_scaling import noisy, ours, peer, peer_columns
 
-DEFAULT_ROWS = ["2:3:3", "3:2:3", "3:3:4", "4:2:3", "crew:3:3", "crew:4:6", "tellers:3:2", "tellers:3:3"]
+DEFAULT_ROWS = ["2:3:3", "3:2:3", "3:3:4", "4:2:3", "crew:3:3", "crew:4:6", "tellers:3:2", "tellers:3:3", "mail:3", "mail:4"]
 
 
 def sellers(n: int, k: int, tickets: int) -> tuple[str, str]:
@@ -74,6 +77,19 @@ def tellers(n: int, k: int) -> tuple[str, str]:
     return "\n".join(lines) + "\n", "tellers::bank"
 
 
+def mail(n: int) -> tuple[str, str]:
+    """The mailroom's text and the action's qualified name: N senders, N receivers logging what they take."""
+    lines = ["package mail {", "\tprivate import ScalarValues::*;", "\taction room {",
+             "\t\tattribute log : Integer := 0;", "\t\tfirst start;", "\t\tthen fork open;"]
+    lines += [f"\t\t\tthen s{i};" for i in range(1, n + 1)] + [f"\t\t\tthen r{i};" for i in range(1, n + 1)]
+    for i in range(1, n + 1):
+        lines += [f"\t\taction s{i} send {i};", f"\t\tfirst s{i} then shut;",
+                  f"\t\taction r{i} accept v : Integer;", f"\t\tthen action k{i} {{ assign log := log * 10 + r{i}.v; }}",
+                  f"\t\tfirst k{i} then shut;"]
+    lines += ["\t\tjoin shut;", "\t\tthen done;", "\t}", "}"]
+    return "\n".join(lines) + "\n", "mail::room"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("rows", nargs="*", default=DEFAULT_ROWS, help="sellers:rounds:tickets or crew:sellers:tickets")
@@ -86,6 +102,10 @@ def main() -> int:
             n, tickets = (int(part) for part in row.removeprefix("crew:").split(":"))
             text, name = crew(n, tickets)
             label = f"crew {n} t{tickets}"
+        elif row.startswith("mail:"):
+            n = int(row.removeprefix("mail:"))
+            text, name = mail(n)
+            label = f"mail {n}"
         elif row.startswith("tellers:"):
             n, k = (int(part) for part in row.removeprefix("tellers:").split(":"))
             text, name = tellers(n, k)

@@ -33,7 +33,7 @@ from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Summary,
 from engines.runtime.calls import calc_inputs, calc_result, call_library
 from engines.runtime.evaluate import Evaluator
 from engines.runtime.limits import MAX_CALC_DEPTH
-from engines.runtime.values import spell
+from engines.runtime.values import conforms, spell
 from ir import syntax as s
 from ir.assertions import usage_assertions
 from ir.graphs import ActionGraph, Attribute, Node, NodeKind
@@ -51,8 +51,9 @@ Eval = Callable[[Slots], Value]
 # node's, then each `if` or loop whose branch or pass it runs in (empty at a root node))
 Token = tuple[int, int, int, int, tuple[int, ...]]
 # a run's whole state: its tokens, its slots, the mask of ended performances, the next token number, the
-# steps of its budget spent (a move each, and each pass of a loop; no part of its key, as the interpreter's)
-FlatState = tuple[tuple[Token, ...], Slots, int, int, int]
+# steps of its budget spent (a move each, and each pass of a loop; no part of its key, as the interpreter's),
+# the messages in flight
+FlatState = tuple[tuple[Token, ...], Slots, int, int, int, tuple[tuple[Any, str | None], ...]]
 
 _TYPES: dict[str, type] = {"Integer": int, "Boolean": bool, "Real": Fraction, "Rational": Fraction, "String": str}
 _TYPES.update({f"ScalarValues::{name}": kind for name, kind in list(_TYPES.items())})
@@ -73,7 +74,7 @@ UNSET: tuple[()] = ()
 
 # what a move of a token at a node does (_STATEMENT: an `if` or a loop standing in the flow itself, whose
 # token stands at that statement)
-_FOLLOW, _ASSIGN, _ENTER, _JOIN, _DONE, _FORK, _DECIDE, _STATEMENT = range(8)
+_FOLLOW, _ASSIGN, _ENTER, _JOIN, _DONE, _FORK, _DECIDE, _STATEMENT, _SEND, _ACCEPT = range(10)
 _CODES = {NodeKind.START: _FOLLOW, NodeKind.MERGE: _FOLLOW, NodeKind.JOIN: _JOIN, NodeKind.DONE: _DONE,
           NodeKind.FORK: _FORK, NodeKind.DECIDE: _DECIDE}
 
@@ -86,6 +87,24 @@ class NotFlat(Exception):
 class _Assign:
     slot: int
     value: Eval
+
+
+@dataclass(frozen=True)
+class _Send:
+    """`send payload [to name]`: the payload read, and the message put on the bus (payload, to)."""
+
+    payload: Eval
+    to: str | None
+
+
+@dataclass(frozen=True)
+class _Accept:
+    """An accept node taking a scalar (`action r accept v : Integer;`): the type it takes and the slot it
+    holds the payload in (a chain `r.v` reads it)."""
+
+    scalar: str
+    slot: int
+    anywhere: bool  # an accept statement's: it takes a message sent to any name (the bus's receiver None)
 
 
 @dataclass(frozen=True)
@@ -117,6 +136,7 @@ class _Statement:
     drop: tuple[int, ...] = ()
     returns: tuple[tuple[int, int, bool], ...] = ()  # a typed step's among the statements: see _Body.returns
     ends: bool = False  # a `terminate;` among the body's own statements: its performance ends there
+    send: _Send | None = None  # a `send` among the statements
 
 
 @dataclass(frozen=True)
@@ -135,6 +155,7 @@ class _Body:
     # a typed step's outputs, written as its performance ends: (its parameter's slot, the slot of the feature
     # around the node it returns to, whether a binding names that feature: then it must end with a value)
     returns: tuple[tuple[int, int, bool], ...] = ()
+    send: _Send | None = None  # a node performing one `send` (`action alice send 1;`): that move
 
 
 @dataclass(frozen=True)
@@ -153,6 +174,7 @@ class _Node:
     # that such a token can still reach); its performance waits for every source it awaits
     awaits: tuple[tuple[int, frozenset[int]], ...] = ()
     times: int = 1  # an action node's multiplicity (`action a[2]`): its performances begun together
+    accept: _Accept | None = None
 
 
 @dataclass
@@ -222,6 +244,8 @@ class FlatRun:
         self.slots: Slots = action.slots
         self.ended = 0
         self.spent = 0
+        # the messages in flight, oldest first: (payload, the name it is sent to or None)
+        self.bus: tuple[tuple[Value, str | None], ...] = ()
         self.moves_taken: list[Move] = []
         self._moves: dict[tuple[int, int, int, str | None], Move] = {}
         self._actors: dict[tuple[int, int, int], Actor] = {}
@@ -250,6 +274,12 @@ class FlatRun:
         return None
 
     def state_key(self, readable: frozenset[str] | None = None) -> tuple[object, ...]:
+        if self.bus:
+            # (a Boolean told from the Integer it equals, as the interpreter's key tags it)
+            return (self._key(), tuple((p.__class__ is bool, p, to) for p, to in self.bus))
+        return self._key()
+
+    def _key(self) -> tuple[object, ...]:
         tokens = self.tokens
         if self.action.grouped:
             return (_performances(tokens, self._grouped_places()), self.slots, self.ended)
@@ -287,6 +317,8 @@ class FlatRun:
         slots = self.slots
         if -1 in slots:
             key = (key, tuple(i for i, v in enumerate(slots) if v == -1))
+        if self.bus and any(p == -1 for p, _ in self.bus):
+            key = (key, tuple(i for i, (p, _) in enumerate(self.bus) if p == -1))
         return hash(key).to_bytes(8, "little", signed=True)
 
     def snapshot(self, allow_replay: bool = False) -> _Snapshot:
@@ -294,11 +326,11 @@ class FlatRun:
 
     def state(self) -> FlatState:
         """Where the run stands, as a tuple of plain values: what a snapshot keeps and a worker sends."""
-        return (self.tokens, self.slots, self.ended, self.next_id, self.spent)
+        return (self.tokens, self.slots, self.ended, self.next_id, self.spent, self.bus)
 
     def restore(self, state: FlatState, taken: int = 0) -> None:
         """Back to `state`, with the moves taken before it left at the first `taken`."""
-        self.tokens, self.slots, self.ended, self.next_id, self.spent = state
+        self.tokens, self.slots, self.ended, self.next_id, self.spent, self.bus = state
         del self.moves_taken[taken:]
 
     def outputs(self) -> dict[str, str]:
@@ -354,6 +386,8 @@ class FlatRun:
             code = node.code
             if inside < 0 and via >= 0 and node.awaits and not self._all_arrived(at, node):
                 continue
+            if inside < 0 and code == _ACCEPT and self._message(node) < 0:
+                continue  # (waiting for a message it takes)
             if inside < 0 and code == _JOIN:
                 arrived = {u[2] for u in self.tokens if u[1] == at and u[3] < 0} if node.converging \
                     else node.sources
@@ -369,6 +403,16 @@ class FlatRun:
                 plain = self._move(number, at, inside, label)
             moves.append(plain)
         return moves
+
+    def _message(self, node: _Node) -> int:
+        """The oldest message on the bus the accept node takes (its place there), or -1 (the bus's `take`:
+        one addressed to no one, to `this` or to the node by name, of the type it accepts)."""
+        accept = node.accept
+        assert accept is not None
+        for i, (payload, to) in enumerate(self.bus):
+            if (accept.anywhere or to is None or to == "this" or to == node.name) and conforms(accept.scalar, payload):
+                return i
+        return -1
 
     def _all_arrived(self, at: int, node: _Node) -> bool:
         """Whether every source the action node at `at` awaits has delivered there (moves.awaited)."""
@@ -428,8 +472,11 @@ class FlatRun:
                 self._terminate(at, parent[-1])
                 return
             assign = statement.assign
-            if assign is not None:
-                self._set(assign.slot, assign.value(self.slots))
+            if assign is not None or statement.send is not None:
+                if assign is not None:
+                    self._set(assign.slot, assign.value(self.slots))
+                else:
+                    self._post(statement.send)  # type: ignore[arg-type]
                 after = statement.successors
                 if len(after) == 1:  # (the common case, first: the token moves on to the one after it)
                     self._put(number, (number, at, -1, after[0], parent))
@@ -468,6 +515,16 @@ class FlatRun:
             self._follow(number, at)
         elif code == _ENTER:
             self._enter(number, at, body)  # type: ignore[arg-type]
+        elif code == _SEND:
+            self._post(body.send)  # type: ignore[union-attr,arg-type]
+            self._follow(number, at)
+        elif code == _ACCEPT:
+            taken = self._message(node)
+            bus = self.bus
+            assert node.accept is not None and taken >= 0
+            self._set(node.accept.slot, bus[taken][0])
+            self.bus = (*bus[:taken], *bus[taken + 1:])
+            self._follow(number, at)
         elif code == _JOIN:
             joined = self.next_id
             self.next_id += 1
@@ -481,6 +538,10 @@ class FlatRun:
             self._remove(number)
         else:
             self._decide(number, node, at, option)
+
+    def _post(self, send: _Send) -> None:
+        """A message put on the bus, last."""
+        self.bus = (*self.bus, (send.payload(self.slots), send.to))
 
     def _set(self, slot: int, value: Value) -> None:
         slots = self.slots
@@ -1089,9 +1150,13 @@ def lower(program: Any, subject: str, readable: frozenset[str] | None, replay: C
     nodes: list[_Node] = []
     places: dict[int, list[_Place]] = {}
     for node in graph.nodes:
-        body, bits_used, places[node.index] = _body(program, graph, node, scope, initial, readable, bits)
-        bits += bits_used
-        nodes.append(_node(graph, node, scope, body))
+        accept = _accept(graph, node, scope, initial)
+        if accept is not None:
+            body, places[node.index] = None, []
+        else:
+            body, bits_used, places[node.index] = _body(program, graph, node, scope, initial, readable, bits)
+            bits += bits_used
+        nodes.append(_node(graph, node, scope, body, accept))
     grouped = any(n.times > 1 for n in nodes)
     repeats = grouped or any(n.kind is NodeKind.MERGE or (n.kind not in (NodeKind.JOIN, NodeKind.DONE) and len(
         {e.source for e in graph.incoming(n.index)}) > 1) for n in graph.nodes)
@@ -1101,11 +1166,65 @@ def lower(program: Any, subject: str, readable: frozenset[str] | None, replay: C
     return flat
 
 
-def _node(graph: ActionGraph, node: Node, scope: _Scope, body: _Body | None) -> _Node:
+def _send(stmt: s.Send, scope: _Scope) -> _Send:
+    """`send payload` or `send payload to name`: a scalar payload, addressed by a name (as the interpreter
+    addresses it: by the name's text) or to no one."""
+    if stmt.via is not None:
+        raise NotFlat("a send via a port")
+    to: str | None = None
+    if stmt.to is not None:
+        if not isinstance(stmt.to, s.Name):
+            raise NotFlat("a send to what is not a name")
+        to = stmt.to.name
+    payload, kind = _expr(stmt.payload, scope)
+    if kind not in _MESSAGES.values():
+        raise NotFlat("a send of a Real (the flat form carries Integers, Booleans and Strings)")
+    return _Send(payload, to)
+
+
+# the payloads a message carries in the flat form: `conforms` tells them apart by their Python type alone
+_MESSAGES: dict[str, type] = {"Integer": int, "Boolean": bool, "String": str}
+
+
+def _accepted(graph: ActionGraph, node: Node) -> tuple[s.Accept, bool] | None:
+    """The accept a node takes a message by, and whether it takes one sent to any name: an accept node (an
+    accept standing in the flow, or an action usage that is one accept: addressed to it, to `this` or to
+    no one), or an action node whose body is one accept statement (any address)."""
+    stmt = graph.accepts[node.index]
+    if stmt is not None:
+        return stmt, False
+    body = node.body
+    if node.kind is NodeKind.ACTION and body is not None and body.flow is None and not body.attributes \
+            and body.performs is None and not body.bindings and not body.outputs and not body.terminate \
+            and len(body.statements) == 1 and isinstance(body.statements[0], s.Accept):
+        return body.statements[0], True
+    return None
+
+
+def _accept(graph: ActionGraph, node: Node, scope: _Scope, initial: list[Value]) -> _Accept | None:
+    """A node taking one message of a scalar type (`action desk accept n : Integer;`), its payload given a
+    slot (a chain `desk.n` reads it); None where the node takes none."""
+    found = _accepted(graph, node)
+    if found is None:
+        return None
+    stmt, anywhere = found
+    trigger = stmt.trigger
+    short = (trigger.signal or "").rsplit("::", 1)[-1]
+    if trigger.kind is not s.TriggerKind.SIGNAL or trigger.via or trigger.subsets or not trigger.payload \
+            or short not in _MESSAGES or stmt.members or node.multiplicity != 1:
+        raise NotFlat(f"node {node.name}: an accept of what is no Integer, Boolean or String, via a port, with a "
+                      "body or a multiplicity")
+    slot = len(initial)
+    initial.append(UNSET)
+    _laid_out(scope, node.name, {trigger.payload: (slot, _MESSAGES[short])})
+    return _Accept(short, slot, anywhere)
+
+
+def _node(graph: ActionGraph, node: Node, scope: _Scope, body: _Body | None, accept: _Accept | None = None) -> _Node:
     where = f"node {node.name}"
     incoming = graph.incoming(node.index)
     outgoing = graph.outgoing(node.index)
-    if graph.accepts[node.index] is not None:
+    if graph.accepts[node.index] is not None and accept is None:
         raise NotFlat(f"{where}: an accept")
     sources = sorted({e.source for e in incoming})
     if node.multiplicity != 1 and (node.index in graph.converging or len(sources) > 1):
@@ -1139,10 +1258,14 @@ def _node(graph: ActionGraph, node: Node, scope: _Scope, body: _Body | None) -> 
             conditions.append(None if edge.guard is None else _condition(edge.guard, scope, f"{where}: a guard"))
     code = _CODES.get(node.kind, _FOLLOW)
     if body is not None and node.multiplicity != 0:  # (`a[0]` names no performance: its successions follow)
-        code = _ASSIGN if body.single is not None else _STATEMENT if node.kind is NodeKind.STATEMENT else _ENTER
+        code = _ASSIGN if body.single is not None else _SEND if body.send is not None \
+            else _STATEMENT if node.kind is NodeKind.STATEMENT else _ENTER
+    if accept is not None:
+        code = _ACCEPT
     return _Node(node.name, tuple(e.target for e in outgoing), node.index in graph.converging,
                  frozenset(e.source for e in incoming), tuple(guards), otherwise, body, code,
-                 tuple(conditions) if any(c is not None for c in conditions) else (), awaits, max(node.multiplicity, 1))
+                 tuple(conditions) if any(c is not None for c in conditions) else (), awaits, max(node.multiplicity, 1),
+                 accept)
 
 
 # where a body's statement stands, for its footprints: its flow, its node there, and the nodes whose flows it
@@ -1177,8 +1300,10 @@ def _body(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: 
             return None, 0, []
         if not body.attributes and len(body.statements) == 1 and isinstance(body.statements[0], s.Assign):
             return _Body(_assign(body.statements[0], _Scope({}, outer, element=body.scope)), (), (), (), (), 0), 0, []
+        if not body.attributes and len(body.statements) == 1 and isinstance(body.statements[0], s.Send):
+            return _Body(None, (), (), (), (), 0, send=_send(body.statements[0], _Scope({}, outer, element=body.scope))), 0, []
         if any(isinstance(stmt, (s.Send, s.Accept)) for stmt in body.statements):
-            raise NotFlat(f"{where}: a send or an accept")  # (messages: the flat form holds no bus)
+            raise NotFlat(f"{where}: a send or an accept among other statements")
         if not body.statements or not node.starts_with_a_shot():
             raise NotFlat(f"{where}: a body of declarations alone")
     first = len(initial)
@@ -1334,6 +1459,13 @@ def _steps(program: Any, graph: ActionGraph) -> dict[str, tuple[Element | None, 
     out: dict[str, tuple[Element | None, dict[str, tuple[list[int], type]]]] = {}
     for node in graph.nodes:
         body = node.body
+        accepted = _accepted(graph, node)
+        if accepted is not None:
+            trigger = accepted[0].trigger
+            kind = _MESSAGES.get((trigger.signal or "").rsplit("::", 1)[-1])
+            if trigger.payload and kind is not None:
+                out[node.name] = (lookup(program.model, graph.scope, node.name), {trigger.payload: ([-1], kind)})
+            continue
         if node.kind is not NodeKind.ACTION or body is None:
             continue
         attributes = program.graph(body.performs).attributes \
@@ -1395,6 +1527,8 @@ def _statement_node(program: Any, graph: ActionGraph, node: Node, scope: _Scope,
         raise NotFlat(f"{where}: a statement in the flow")
     if isinstance(stmt, s.Assign):
         return _Body(_assign(stmt, scope), (), (), (), (), 0), 0, []
+    if isinstance(stmt, s.Send):
+        return _Body(None, (), (), (), (), 0, send=_send(stmt, scope)), 0, []
     if not isinstance(stmt, (s.If, s.While, s.For, s.LoopUntil)):
         raise NotFlat(f"{where}: the statement {type(stmt).__name__} in the flow")
     first = len(initial)
@@ -1506,6 +1640,8 @@ class _Statements:
                 raise NotFlat(f"{self.where}: a terminate in a branch, a pass or a step among statements, or naming "
                               "what it ends")
             lowered = _Statement(None, (), owner, ends=True)
+        elif isinstance(stmt, s.Send):
+            lowered = _Statement(None, successors, owner, send=_send(stmt, scope))
         else:
             assert stmt is not None
             lowered = _Statement(_assign(stmt, scope), successors, owner)
