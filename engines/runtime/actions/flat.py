@@ -274,20 +274,19 @@ class FlatRun:
         return None
 
     def state_key(self, readable: frozenset[str] | None = None) -> tuple[object, ...]:
-        if self.bus:
-            # (a Boolean told from the Integer it equals, as the interpreter's key tags it)
-            return (self._key(), tuple((p.__class__ is bool, p, to) for p, to in self.bus))
-        return self._key()
-
-    def _key(self) -> tuple[object, ...]:
         tokens = self.tokens
         if self.action.grouped:
-            return (_performances(tokens, self._grouped_places()), self.slots, self.ended)
-        if len(tokens) < 2:
-            return (tuple(t[1:4] for t in tokens), self.slots, self.ended)
-        if not self.action.repeats:
-            return (tuple(sorted([t[1:4] for t in tokens])), self.slots, self.ended)
-        return (_performances(tokens, [t[1:4] for t in tokens]), self.slots, self.ended)
+            key: tuple[object, ...] = (_performances(tokens, self._grouped_places()), self.slots, self.ended)
+        elif len(tokens) < 2:
+            key = (tuple(t[1:4] for t in tokens), self.slots, self.ended)
+        elif not self.action.repeats:
+            key = (tuple(sorted([t[1:4] for t in tokens])), self.slots, self.ended)
+        else:
+            key = (_performances(tokens, [t[1:4] for t in tokens]), self.slots, self.ended)
+        if self.bus:
+            # (a Boolean told from the Integer it equals, as the interpreter's key tags it)
+            return (*key, tuple((p.__class__ is bool, p, to) for p, to in self.bus))
+        return key
 
     def _grouped_places(self) -> list[tuple[int, ...]]:
         """The tokens' places where a node has a multiplicity: a performance yet to begin there says how many
