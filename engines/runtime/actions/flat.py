@@ -53,7 +53,7 @@ Token = tuple[int, int, int, int, tuple[int, ...]]
 # a run's whole state: its tokens, its slots, the mask of ended performances, the next token number, the
 # steps of its budget spent (a move each, and each pass of a loop; no part of its key, as the interpreter's),
 # the messages in flight
-FlatState = tuple[tuple[Token, ...], Slots, int, int, int, tuple[tuple[Any, str | None], ...]]
+FlatState = tuple[tuple[Token, ...], Slots, int, int, int, tuple[tuple[Any, str], ...]]
 
 _TYPES: dict[str, type] = {"Integer": int, "Boolean": bool, "Real": Fraction, "Rational": Fraction, "String": str}
 _TYPES.update({f"ScalarValues::{name}": kind for name, kind in list(_TYPES.items())})
@@ -91,10 +91,11 @@ class _Assign:
 
 @dataclass(frozen=True)
 class _Send:
-    """`send payload [to name]`: the payload read, and the message put on the bus (payload, to)."""
+    """`send payload [to name]`: the payload read, and the message put on the bus (payload, to: "" for no
+    one, as None hashes by its address before Python 3.12 and two workers would key one bus apart)."""
 
     payload: Eval
-    to: str | None
+    to: str
 
 
 @dataclass(frozen=True)
@@ -244,8 +245,8 @@ class FlatRun:
         self.slots: Slots = action.slots
         self.ended = 0
         self.spent = 0
-        # the messages in flight, oldest first: (payload, the name it is sent to or None)
-        self.bus: tuple[tuple[Value, str | None], ...] = ()
+        # the messages in flight, oldest first: (payload, the name it is sent to, or "" for no one)
+        self.bus: tuple[tuple[Value, str], ...] = ()
         self.moves_taken: list[Move] = []
         self._moves: dict[tuple[int, int, int, str | None], Move] = {}
         self._actors: dict[tuple[int, int, int], Actor] = {}
@@ -409,7 +410,7 @@ class FlatRun:
         accept = node.accept
         assert accept is not None
         for i, (payload, to) in enumerate(self.bus):
-            if (accept.anywhere or to is None or to == "this" or to == node.name) and conforms(accept.scalar, payload):
+            if (accept.anywhere or not to or to == "this" or to == node.name) and conforms(accept.scalar, payload):
                 return i
         return -1
 
@@ -1170,7 +1171,7 @@ def _send(stmt: s.Send, scope: _Scope) -> _Send:
     addresses it: by the name's text) or to no one."""
     if stmt.via is not None:
         raise NotFlat("a send via a port")
-    to: str | None = None
+    to = ""
     if stmt.to is not None:
         if not isinstance(stmt.to, s.Name):
             raise NotFlat("a send to what is not a name")
