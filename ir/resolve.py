@@ -226,18 +226,29 @@ def _check(model: Model) -> None:
                 if found is None:
                     raise _unknown(model, target, el, decl, "feature")
                 if target in decl.redefines:
-                    _overridable(el, decl, found)
+                    _overridable(model, el, decl, found)
 
 
-def _overridable(el: Element, decl: s.Usage, redefined: Element) -> None:
+def _overridable(model: Model, el: Element, decl: s.Usage, redefined: Element) -> None:
     """A redefinition stating a value of its own may override only a default value: a feature declared
-    with `=` or `:=` holds that value in every redefinition (KerML: a FeatureValue that is not default is
-    inherited by every redefining feature), so giving it another is an error of the model, as the peer
-    and the pilot implementation report it. Parameters are left out: `in rate : Integer = 3` reads as a
-    default wherever a step binds it, as the interpreter and the corpus use it."""
+    with `=` or `:=` holds that value in every redefinition (KerML's validateFeatureValueOverriding: every
+    feature the featureWithValue redefines, directly or through redefinitions stating no value, has only
+    default values), so giving it another is an error of the model, as the peer and the pilot
+    implementation report it. Parameters are left out: `in rate : Integer = 3` reads as a default wherever
+    a step binds it, as the interpreter and the corpus use it."""
+    if decl.value is None or decl.direction:
+        return
     fixed = redefined.decl
-    if decl.value is None or decl.direction or redefined.library or not isinstance(fixed, s.Usage) \
-            or fixed.value is None or fixed.value_kind in (None, s.FeatureValueKind.DEFAULT) or fixed.direction:
+    seen = {id(el)}
+    while isinstance(fixed, s.Usage) and fixed.value is None and fixed.redefines and id(redefined) not in seen:
+        # (a redefinition stating no value holds the value it redefines: look through it)
+        seen.add(id(redefined))
+        further = _lookup_feature(model, redefined, fixed.redefines[0]) if "." not in fixed.redefines[0] else None
+        if further is None:
+            return
+        redefined, fixed = further, further.decl
+    if redefined.library or not isinstance(fixed, s.Usage) or fixed.value is None \
+            or fixed.value_kind in (None, s.FeatureValueKind.DEFAULT) or fixed.direction:
         return
     kind = fixed.value_kind.value
     raise FixedValueError(

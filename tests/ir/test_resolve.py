@@ -349,7 +349,9 @@ def test_a_redefinition_giving_a_fixed_value_a_value_of_its_own_is_refused(kind:
     uses = ["action def A { attribute level : Integer := 0; first start; "
             "then action big : Fill { attribute :>> limit = 80; } then done; }",
             "part big : Tank { attribute :>> cap = 80; }",
-            "part def Big :> Tank { attribute :>> cap = 80; }"]
+            "part def Big :> Tank { attribute :>> cap = 80; }",
+            # through a redefinition stating no value, which holds the value it redefines
+            "part def Big :> Tank { attribute :>> cap; } part huge : Big { attribute :>> cap = 90; }"]
     for use in uses:
         with pytest.raises(FixedValueError, match=rf"declared with `{kind}`, a value fixed for every redefinition; "
                                                   rf"declare it with `default {kind}`"):
