@@ -21,7 +21,7 @@ over the corpus, our models and generated graphs and require the same results.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
@@ -471,12 +471,12 @@ class FlatRun:
             if statement.ends:
                 self._terminate(at, parent[-1])
                 return
-            assign = statement.assign
-            if assign is not None or statement.send is not None:
+            assign, send = statement.assign, statement.send
+            if assign is not None or send is not None:
                 if assign is not None:
                     self._set(assign.slot, assign.value(self.slots))
-                else:
-                    self._post(statement.send)  # type: ignore[arg-type]
+                elif send is not None:
+                    self._post(send)
                 after = statement.successors
                 if len(after) == 1:  # (the common case, first: the token moves on to the one after it)
                     self._put(number, (number, at, -1, after[0], parent))
@@ -875,30 +875,39 @@ class _Scope:
         self.slots = slots
         self.outer = outer
         self.element = element
-        self.unset: set[int] = set()  # the slots that may hold no value where read (`may_hold_none`)
+        self.unset: set[int] = set()  # the slots that may hold no value where read (`may_be_unset`)
         # of the searched action's scope: the features of its action nodes a chain (`plan.target`) reads, by
         # node and feature: the node's element, and each feature's slot (given as its body is lowered) and type
         self.steps: dict[str, tuple[Element | None, dict[str, tuple[list[int], type]]]] = {}
+        self.cells: list[list[int]] = []  # of the searched action's scope: the cells the chains lowered read
         self.model: Model | None = model if model is not None or outer is None else outer.model
         # the calculations whose result this scope's expressions are part of, outermost first
         self.calling: tuple[str, ...] = calling if calling or outer is None else outer.calling
 
-    def invoked(self, name: str) -> Element | None:
-        """The element an invocation of `name` names, as the interpreter's frames look it up."""
+    def around(self) -> Iterator[_Scope]:
+        """This scope and those around it, innermost first."""
         at: _Scope | None = self
         while at is not None:
-            if at.element is not None and self.model is not None:
+            yield at
+            at = at.outer
+
+    def invoked(self, name: str) -> Element | None:
+        """The element an invocation of `name` names, as the interpreter's frames look it up."""
+        if self.model is None:
+            return None
+        for at in self.around():
+            if at.element is not None:
                 found = lookup(self.model, at.element, name)
                 if found is not None:
                     return found
-            at = at.outer
         return None
 
     def find(self, name: str) -> tuple[int, type] | None:
-        found = self.slots.get(name)
-        if found is None and self.outer is not None:
-            return self.outer.find(name)
-        return found
+        for at in self.around():
+            found = at.slots.get(name)
+            if found is not None:
+                return found
+        return None
 
     def step_feature(self, step: str, feature: str) -> tuple[list[int], type] | None:
         """The slot (a cell filled as the step's body is lowered) and type of the feature a chain `step.feature`
@@ -906,25 +915,18 @@ class _Scope:
         frames find its pin: no feature of that name is nearer, and the name finds the node's element."""
         if self.find(step) is not None:
             return None
-        at: _Scope | None = self
-        while at is not None:
+        for at in self.around():
             held = at.steps.get(step)
             if held is not None:
                 element, features = held
                 if element is None or self.invoked(step) is not element:
                     return None
                 return features.get(feature)
-            at = at.outer
         return None
 
-    def may_hold_none(self, slot: int) -> bool:
+    def may_be_unset(self, slot: int) -> bool:
         """Whether the slot may hold no value where it is read (a typed step's parameter bound to nothing)."""
-        at: _Scope | None = self
-        while at is not None:
-            if slot in at.unset:
-                return True
-            at = at.outer
-        return False
+        return any(slot in at.unset for at in self.around())
 
 
 def _expr(e: s.Expr, scope: _Scope) -> tuple[Eval, type]:
@@ -939,15 +941,16 @@ def _expr(e: s.Expr, scope: _Scope) -> tuple[Eval, type]:
         if found is None:
             raise NotFlat(f"the name {e.name}")
         slot, kind = found
-        if scope.may_hold_none(slot):
-            return _read_held(slot, e.name), kind
+        if scope.may_be_unset(slot):
+            return _read_held([slot], e.name), kind
         return (lambda v: v[slot]), kind
     if isinstance(e, s.Chain) and isinstance(e.base, s.Name):
         held = scope.step_feature(e.base.name, e.feature)
         if held is None:
             raise NotFlat(f"the chain {e.base.name}.{e.feature}")
         cell, kind = held
-        return _read_step(cell, f"{e.base.name}.{e.feature}"), kind
+        scope.cells.append(cell)
+        return _read_held(cell, f"{e.base.name}.{e.feature}"), kind
     if isinstance(e, s.Unary) and e.op in ("-", "+", "not"):
         inner, kind = _expr(e.operand, scope)
         if (kind is bool) != (e.op == "not") or kind is str:
@@ -1139,12 +1142,13 @@ def lower(program: Any, subject: str, readable: frozenset[str] | None, replay: C
         raise NotFlat("an action with no node to start at")
     names: dict[str, tuple[int, type]] = {}
     scope = _Scope(names, element=graph.scope, model=program.model)
-    scope.steps = _steps(program, graph)
     initial: list[Value] = []
     for attr in graph.attributes:
         value, kind = _declared(attr, scope, subject, own=True)
         initial.append(value(tuple(initial)))
         names[attr.name] = (len(initial) - 1, kind)
+    # (after the action's own values, read before any step begins: a chain there reads no step)
+    scope.steps = _steps(program, graph)
     outputs = tuple(sorted((name, slot) for name, (slot, _) in names.items()))
     bits = 0
     nodes: list[_Node] = []
@@ -1157,6 +1161,8 @@ def lower(program: Any, subject: str, readable: frozenset[str] | None, replay: C
             body, bits_used, places[node.index] = _body(program, graph, node, scope, initial, readable, bits)
             bits += bits_used
         nodes.append(_node(graph, node, scope, body, accept))
+    if any(cell[0] < 0 for cell in scope.cells):
+        raise NotFlat("a chain to a feature its step gives no slot")
     grouped = any(n.times > 1 for n in nodes)
     repeats = grouped or any(n.kind is NodeKind.MERGE or (n.kind not in (NodeKind.JOIN, NodeKind.DONE) and len(
         {e.source for e in graph.incoming(n.index)}) > 1) for n in graph.nodes)
@@ -1406,7 +1412,7 @@ def _performance(program: Any, body: Any, outer: _Scope, initial: list[Value], r
             if same is None:
                 start(attr.name, _unset, kinds[attr.name], held=False)
             else:
-                start(attr.name, _read(same[0]), same[1], held=not outer.may_hold_none(same[0]))
+                start(attr.name, _read(same[0]), same[1], held=not outer.may_be_unset(same[0]))
         elif attr.direction == "in" and attr.value_kind is not s.FeatureValueKind.INITIAL:
             raise NotFlat(f"{where}: the input {attr.name} of {action.name} left to its default")  # (read when first read)
         elif attr.value is None:
@@ -1437,20 +1443,6 @@ def _unset(_: Slots) -> Value:
 
 def _read(slot: int) -> Eval:
     return lambda v: v[slot]
-
-
-def _read_step(cell: list[int], name: str) -> Eval:
-    """A chain's read of a step's feature (its slot in `cell`, given once the step's body is lowered): where
-    the step has not begun, it holds no value there (`_read_held`)."""
-    def read(v: Slots) -> Value:
-        slot = cell[0]
-        if not 0 <= slot < len(v):
-            raise NotFlat(f"a read of {name} before its step's features are laid out")
-        value = v[slot]
-        if value == UNSET:
-            raise NotFlat(f"a read of {name}, which holds no value there")
-        return value
-    return read
 
 
 def _steps(program: Any, graph: ActionGraph) -> dict[str, tuple[Element | None, dict[str, tuple[list[int], type]]]]:
@@ -1485,11 +1477,13 @@ def _laid_out(scope: _Scope, step: str, slots: dict[str, tuple[int, type]]) -> N
                 cell[0] = slots[name][0]
 
 
-def _read_held(slot: int, name: str) -> Eval:
-    """A read of a slot that may hold no value: where it holds none, what the interpreter does with no value
-    (an error, or a comparison or copy that goes on) is left to it, and it searches from the start."""
+def _read_held(cell: list[int], name: str) -> Eval:
+    """A read of a slot that may hold no value (its number in `cell`: a chain's is given once its step's body
+    is lowered): where it holds none (a parameter bound to nothing, a chain's step not yet begun), what the
+    interpreter does with no value (an error, or a comparison or copy that goes on) is left to it, and it
+    searches from the start."""
     def read(v: Slots) -> Value:
-        value = v[slot]
+        value = v[cell[0]]
         if value == UNSET:
             raise NotFlat(f"a read of {name}, which holds no value there")
         return value
