@@ -150,7 +150,7 @@ class _Body:
     statements: tuple[_Statement, ...]
     labels: tuple[str, ...]
     sealed_drop: tuple[int, ...]  # the locals no expression reads once it ended (left out of the state)
-    bit: int  # its place in the mask of ended performances that hold features (0: it holds none)
+    bit: int  # its place in the mask of ended performances (0: it keeps no feature a chain reads once it ended)
     initial: tuple[int, ...] = ()  # the statements no succession orders after another
     owns: bool = False  # it has slots of its own (its features', a `for` loop's), one per node, not per performance
     # a typed step's outputs, written as its performance ends: (its parameter's slot, the slot of the feature
@@ -1316,8 +1316,9 @@ def _body(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: 
     scope = _Scope({}, outer, element=body.scope)
     local_slots, drop = _features(body.attributes, scope, initial, readable, where)
     _laid_out(outer, node.name, scope.slots)
-    bit = 1 << bits if body.attributes else 0
-    lowering = _Statements(program, body.scope, initial, where, readable, bits + (1 if body.attributes else 0))
+    keeps = _keeps(len(body.attributes), drop)
+    bit = 1 << bits if keeps else 0
+    lowering = _Statements(program, body.scope, initial, where, readable, bits + keeps)
     starts = lowering.flow(program.statement_flow(node), -1, [(graph, node.index)], scope)
     if any(st.ends for st in lowering.statements) and (len(initial) > first or any(st.bit for st in lowering.statements)):
         # what a terminate drops would leave values behind in the slots of the features, loops or steps it ends
@@ -1335,7 +1336,7 @@ def _typed(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial:
     first = len(initial)
     performed = _performance(program, node.body, outer, initial, readable, where, ())
     _laid_out(outer, node.name, performed.scope.slots)
-    holds = bool(performed.graph.attributes)
+    holds = _keeps(len(performed.graph.attributes), performed.drop)
     lowering = _Statements(program, performed.action, initial, where, readable, bits + holds, (performed.action,))
     starts = lowering.flow(performed.graph, -1, [(graph, node.index)], performed.scope, features=True)
     return (_Body(None, performed.locals, tuple(lowering.statements), tuple(lowering.labels), performed.drop,
@@ -1435,6 +1436,13 @@ def _performance(program: Any, body: Any, outer: _Scope, initial: list[Value], r
                 returns.append((place[attr.name], found[0], False))
     drop = tuple(place[a.name] for a in performed.attributes if readable is not None and a.name not in readable)
     return _Performed(action, performed, own, tuple(locals_), tuple(returns), drop)
+
+
+def _keeps(features: int, drop: Any) -> bool:
+    """Whether a performance of this many features, `drop` of them left out once it ended, keeps one: only
+    then is its end part of the state (the interpreter's key lists an ended performance by what a chain may
+    read of it, and one holding nothing readable as one never begun)."""
+    return features > len(drop)
 
 
 def _unset(_: Slots) -> Value:
@@ -1658,7 +1666,7 @@ class _Statements:
             assert body is not None
             performed = _performance(self.program, body, scope, self.initial, self.readable, where, self.performing)
             bit = 0
-            if performed.graph.attributes:
+            if _keeps(len(performed.graph.attributes), performed.drop):
                 bit = 1 << self.bits
                 self.bits += 1
             around, self.performing = self.performing, (*self.performing, performed.action)
@@ -1679,7 +1687,7 @@ class _Statements:
             raise NotFlat(f"{where}: a body the interpreter performs in one move")
         locals_, drop = _features(body.attributes, own, self.initial, self.readable, where)
         bit = 0
-        if body.attributes:
+        if _keeps(len(body.attributes), drop):
             bit = 1 << self.bits
             self.bits += 1
         then = self.flow(self.program.statement_flow(n), at, inside, own)

@@ -712,3 +712,17 @@ def test_messages_end_as_derived() -> None:
     mismatch = check(program, "messages::Mismatch", BOUNDS)
     assert why_not_flat(program, "messages::Mismatch") is None and not mismatch.outcomes
     assert [w.ending for w in mismatch.witnesses] == ["fails: deadlock: token 2@j, token 3@wait wait"]
+
+
+def test_a_step_ended_with_nothing_a_chain_reads_is_one_never_begun() -> None:
+    """skipped.sysml, through the flat form: a calibration done or skipped as a flag says, racing the flag's
+    reset, its scratch value read by nothing once it ended. The reset always ends `needed` false; the
+    calibration writes offset 3 (before its scratch is cleared) or 0, and a skipped one leaves it 0. The
+    interpreter's key lists an ended performance by what a chain may read of it, so a calibration ended
+    with offset 0 and one never begun are one state: the flat form had told them apart by the end's mark
+    (the mask of ended performances), one state in every such pair searched twice."""
+    program = _program(FLAT_MODELS / "skipped.sysml")
+    assert _flat_ends(program)("skipped::Calibrate") == {(("needed", "false"), ("offset", o)) for o in ("0", "3")}
+    for reduce in (True, False):
+        flat = check(program, "skipped::Calibrate", BOUNDS, reduce=reduce)
+        assert flat.stats.states == check(program, "skipped::Calibrate", BOUNDS, reduce=reduce, flat=False).stats.states
