@@ -314,11 +314,12 @@ class FlatRun:
         (and Fraction(-1) alike), so where a value is -1 the key says where: no two states differing
         only in -1 against -2 share a fingerprint (as engines/runtime/canon.py's `_hashable_int` keeps)."""
         key = self.state_key()
-        slots = self.slots
-        if -1 in slots:
-            key = (key, tuple(i for i, v in enumerate(slots) if v == -1))
-        if self.bus and any(p == -1 for p, _ in self.bus):
-            key = (key, tuple(i for i, (p, _) in enumerate(self.bus) if p == -1))
+        slots, bus = self.slots, self.bus
+        if -1 in slots or (bus and any(p == -1 for p, _ in bus)):
+            # where in the slots and where on the bus, each in a place of its own: a -1 moved from a slot to a
+            # message as a -2 moves back would otherwise leave the marks as they were
+            key = (key, tuple(i for i, v in enumerate(slots) if v == -1),
+                   tuple(i for i, (p, _) in enumerate(bus) if p == -1))
         return hash(key).to_bytes(8, "little", signed=True)
 
     def snapshot(self, allow_replay: bool = False) -> _Snapshot:
