@@ -8,8 +8,10 @@ with arithmetic, comparisons, concatenation, Boolean operators, conditional expr
 library's functions whose declaration gives their result's type, unordered or ordered by `then`,
 with `if`, `while`, `loop ... until` and `for` (over an Integer range) statements and action usages
 among them, and those statements standing in the flow itself; action nodes with a multiplicity, whose
-performances begin together and the last to end goes on; bodies with a start and a done of their own, and
-a `terminate;` among a body's own statements) and
+performances begin together and the last to end goes on; bodies with a start and a done of their own;
+`terminate;` among a body's statements, ending its performance, and in the action's own flow, standing
+there, in a statement there or as a terminate action usage's end, ending the action; flows and
+succession flows between the pins of the action's own steps, and those pins bound to its features) and
 moves exactly as the interpreter's fine run does: the same moves, labels and token numbers, the same
 states told apart, the same footprints. Anything else is refused by name when lowering
 (`NotFlat`) and the interpreter searches; the interpreter stays the reference, replays every witness,
@@ -36,8 +38,10 @@ from engines.runtime.limits import MAX_CALC_DEPTH
 from engines.runtime.values import conforms, spell
 from ir import syntax as s
 from ir.assertions import usage_assertions
+from ir.connections import ConnectionKind
 from ir.graphs import ActionGraph, Attribute, Node, NodeKind
 from ir.library import BODY, FUNCTION_BY_NAME
+from ir.lower.flows import IMPLICIT_TERMINATE
 from ir.model import Element, Model
 from ir.resolve import lookup
 
@@ -71,16 +75,29 @@ _MEMBER = -2
 # a local slot no performance holds now: the empty tuple, which equals no value and hashes alike in every
 # process (None hashes by its address before Python 3.12, so two processes would key one state apart)
 UNSET: tuple[()] = ()
+# what a flow has delivered to a pin: nothing yet (ABSENT), or taken by a performance of its node (UNSET: the
+# interpreter's entry stays, so a source ending does not deliver its value again), or the value itself
+ABSENT: tuple[tuple[()]] = ((),)
 
 # what a move of a token at a node does (_STATEMENT: an `if` or a loop standing in the flow itself, whose
 # token stands at that statement)
-_FOLLOW, _ASSIGN, _ENTER, _JOIN, _DONE, _FORK, _DECIDE, _STATEMENT, _SEND, _ACCEPT = range(10)
+_FOLLOW, _ASSIGN, _ENTER, _JOIN, _DONE, _FORK, _DECIDE, _STATEMENT, _SEND, _ACCEPT, _HALT = range(11)
 _CODES = {NodeKind.START: _FOLLOW, NodeKind.MERGE: _FOLLOW, NodeKind.JOIN: _JOIN, NodeKind.DONE: _DONE,
           NodeKind.FORK: _FORK, NodeKind.DECIDE: _DECIDE}
 
 
 class NotFlat(Exception):
     """What the flat form does not cover (the interpreter searches instead): the construct and where."""
+
+
+@dataclass(frozen=True)
+class _Delivery:
+    """Where a flow takes a value: the slot holding what it delivered (ABSENT, UNSET once taken, or the
+    value), the target pin's slot, and the target's node (a performance of it under way takes it at once)."""
+
+    staged: int
+    pin: int
+    node: int
 
 
 @dataclass(frozen=True)
@@ -136,7 +153,8 @@ class _Statement:
     bit: int = 0
     drop: tuple[int, ...] = ()
     returns: tuple[tuple[int, int, bool], ...] = ()  # a typed step's among the statements: see _Body.returns
-    ends: bool = False  # a `terminate;` among the body's own statements: its performance ends there
+    ends: bool = False  # a `terminate;` among the body's statements: its performance ends there
+    halts: bool = False  # a `terminate;` in a statement standing in the action's own flow: the whole action ends
     send: _Send | None = None  # a `send` among the statements
 
 
@@ -157,6 +175,20 @@ class _Body:
     # around the node it returns to, whether a binding names that feature: then it must end with a value)
     returns: tuple[tuple[int, int, bool], ...] = ()
     send: _Send | None = None  # a node performing one `send` (`action alice send 1;`): that move
+    # a `terminate;` standing in the action's own flow (a move with no statement), or a terminate action usage
+    # (`action stop terminate { ... }`): its performance's end is the whole action's
+    halts: bool = False
+    # the flows into its pins, taken at its start shot: (the pin's slot, the delivery's); a pin given one keeps
+    # it, its own value not read
+    takes: tuple[tuple[int, int], ...] = ()
+    # the flows out of its pins, as it ends: (the pin's slot, _Delivery, whether a succession flow: it hands
+    # the value over always; a flow only where it has delivered nothing before, the source never written)
+    delivers: tuple[tuple[int, _Delivery, bool], ...] = ()
+    # its pins bound to the action's own features (`bind adjust.l = level`): (the pin's slot, the feature's),
+    # each read into the pin at its start shot (not an `out`), and written back as it ends (not an `in`; one
+    # ending with no value a run error)
+    reads: tuple[tuple[int, int], ...] = ()
+    writes: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -194,6 +226,11 @@ class FlatAction:
     # whether a node may be performed twice at once (a multiplicity, a merge, a node several nodes reach):
     # only then may the key need to say which places stand in one performance (`_performances`)
     repeats: bool = False
+    # the slots of every `for` loop (what it iterates, the passes made, its variable), held while it runs: a
+    # terminate of the whole action empties them, as the interpreter's loop state goes with its token
+    loops: tuple[int, ...] = ()
+    # the flows (not succession flows) out of each pin, by its slot: each value written there streams on
+    streams: dict[int, tuple[_Delivery, ...]] = field(default_factory=dict)
 
     def start(self) -> FlatRun:
         return FlatRun(self)
@@ -470,12 +507,15 @@ class FlatRun:
             assert body is not None
             statement = body.statements[inside]
             if statement.ends:
-                self._terminate(at, parent[-1])
+                if statement.halts:
+                    self._halt()
+                else:
+                    self._terminate(at, parent[-1])
                 return
             assign, send = statement.assign, statement.send
             if assign is not None or send is not None:
                 if assign is not None:
-                    self._set(assign.slot, assign.value(self.slots))
+                    self._write(assign.slot, assign.value(self.slots))
                 elif send is not None:
                     self._post(send)
                 after = statement.successors
@@ -533,12 +573,24 @@ class FlatRun:
             self._follow(joined, at)
         elif code == _DONE:
             self._remove(number)
+        elif code == _HALT:
+            self._halt()
         elif code == _FORK:
             for target in node.targets:
                 self._spawn(target, at)
             self._remove(number)
         else:
             self._decide(number, node, at, option)
+
+    def _halt(self) -> None:
+        """A `terminate;` in the action's own flow: every token of its performance dropped wherever it stands,
+        and the loops they ran with them (the features of a step cut short stay, as its frame does)."""
+        self.tokens = ()
+        if self.action.loops:
+            slots = list(self.slots)
+            for slot in self.action.loops:
+                slots[slot] = UNSET
+            self.slots = tuple(slots)
 
     def _post(self, send: _Send) -> None:
         """A message put on the bus, last."""
@@ -547,6 +599,34 @@ class FlatRun:
     def _set(self, slot: int, value: Value) -> None:
         slots = self.slots
         self.slots = (*slots[:slot], value, *slots[slot + 1:])
+
+    def _write(self, slot: int, value: Value) -> None:
+        """A statement's write: where the slot is a pin flows leave, the value streams on."""
+        self._set(slot, value)
+        streams = self.action.streams
+        if streams and slot in streams:
+            for delivery in streams[slot]:
+                self._deliver(delivery, value)
+
+    def _deliver(self, delivery: _Delivery, value: Value) -> None:
+        """A value a flow carries to its target: kept for the target's next performance and, where one is under
+        way and holds another value, written to its pin (streaming on from there)."""
+        self._set(delivery.staged, value)
+        held = self.slots[delivery.pin]
+        if (held is not value and (type(held) is not type(value) or held != value)) \
+                and any(t[1] == delivery.node and t[3] >= 0 for t in self.tokens):
+            self._write(delivery.pin, value)
+
+    def _taken(self, takes: tuple[tuple[int, int], ...]) -> set[int]:
+        """A performance starting takes what the flows delivered to its pins: the pins given a value."""
+        given: set[int] = set()
+        for pin, staged in takes:
+            value = self.slots[staged]
+            if value != UNSET and value != ABSENT:
+                self._set(pin, value)
+                self._set(staged, UNSET)
+                given.add(pin)
+        return given
 
     def _remove(self, number: int) -> None:
         self.tokens = tuple(t for t in self.tokens if t[0] != number)
@@ -655,9 +735,17 @@ class FlatRun:
 
     def _enter(self, number: int, at: int, body: _Body) -> None:
         self._alone(at, body)
+        given = self._taken(body.takes) if body.takes else set()
+        for pin, feature in body.reads:
+            self._set(pin, self.slots[feature])
+            given.add(pin)
         for slot, value in body.locals:
-            self._set(slot, value(self.slots))
+            if slot not in given:
+                self._set(slot, value(self.slots))
         self.ended &= ~body.bit
+        if not body.initial:
+            self._completed(number, at)  # (declarations alone: its performance ends with its start shot)
+            return
         self._branch(number, at, body.initial, (number,))
 
     def _alone(self, at: int, body: _Body) -> None:
@@ -780,7 +868,19 @@ class FlatRun:
         assert body is not None
         if body.returns:
             self._return(body.returns)
+        for pin, delivery, always in body.delivers:
+            value = self.slots[pin]
+            if value != UNSET and (always or self.slots[delivery.staged] == ABSENT):
+                self._deliver(delivery, value)
+        for pin, feature in body.writes:
+            value = self.slots[pin]
+            if value == UNSET:
+                raise RunError("a pin bound to a feature ended with no value")  # (worded by the interpreter)
+            self._write(feature, value)
         self._sealed(body.sealed_drop, body.bit)
+        if body.halts:
+            self._halt()
+            return
         self._follow(number, at)
 
     def _return(self, returns: tuple[tuple[int, int, bool], ...]) -> None:
@@ -789,7 +889,7 @@ class FlatRun:
             value = self.slots[param]
             if bound and value == UNSET:
                 raise RunError("an output bound to a feature ended with no value")  # (worded by the interpreter)
-            self._set(feature, value)
+            self._write(feature, value)
 
     def _ended(self, statement: _Statement) -> None:
         """A statement whose statements all ended: an action usage's performance ends (an `if` holds none)."""
@@ -842,15 +942,16 @@ def _boolean(value: Value) -> bool:
 # ---------------------------------------------------------------- lowering
 
 
-def _type_of(attr: Attribute, where: str, own: bool = False) -> type:
+def _type_of(attr: Attribute, where: str, own: bool = False, pin: bool = False) -> type:
     """An attribute's declared type, where the flat form covers the attribute; `own`: one of the searched
-    action's own, where a direction (`out attribute total : Integer = 0`) changes nothing: no performance
-    binds it, and its value is read and written as any other's."""
+    action's own, or of a step's body, where a direction (`out attribute total : Integer = 0`) changes
+    nothing: no performance binds it, and its value is read and written as any other's; `pin`: a step's
+    directed feature with no value (`out v : Integer;`), which holds none until written or given by a flow."""
     kind = _TYPES.get(attr.type_text)
     decl = attr.decl
     if kind is None:
         raise NotFlat(f"{where}: attribute {attr.name} of type {attr.type_text or '(none)'}")
-    if attr.value is None or (attr.direction and not own) or attr.is_item:
+    if (attr.value is None and not pin) or (attr.direction and not own and not pin) or attr.is_item:
         raise NotFlat(f"{where}: attribute {attr.name} has no value, a direction, or is an item")
     if isinstance(decl, s.Usage) and (decl.short_name or decl.redefines or decl.constant or decl.members):
         raise NotFlat(f"{where}: attribute {attr.name} has a short name, redefines, is constant or has members")
@@ -1137,8 +1238,8 @@ def lower(program: Any, subject: str, readable: frozenset[str] | None, replay: C
     """The action flat, or NotFlat naming what it does not cover."""
     action = program.action(subject)
     graph: ActionGraph = program.graph(action)
-    if graph.flows or graph.binds or graph.connections:
-        raise NotFlat("flows, bindings or connections")
+    if (graph.flows or graph.binds) and not graph.connections:
+        raise NotFlat("flows or bindings")
     if not graph.initial:
         raise NotFlat("an action with no node to start at")
     names: dict[str, tuple[int, type]] = {}
@@ -1164,13 +1265,103 @@ def lower(program: Any, subject: str, readable: frozenset[str] | None, replay: C
         nodes.append(_node(graph, node, scope, body, accept))
     if any(cell[0] < 0 for cell in scope.cells):
         raise NotFlat("a chain to a feature its step gives no slot")
+    streams = _connected(program, graph, nodes, scope, names, initial)
     grouped = any(n.times > 1 for n in nodes)
     repeats = grouped or any(n.kind is NodeKind.MERGE or (n.kind not in (NodeKind.JOIN, NodeKind.DONE) and len(
         {e.source for e in graph.incoming(n.index)}) > 1) for n in graph.nodes)
+    halts = any(n.body is not None and (n.body.halts or any(st.halts for st in n.body.statements)) for n in nodes)
+    loops = tuple(sorted({slot for n in nodes if halts and n.body is not None
+                          for st in n.body.statements for slot in _loop_slots(st)}))
     flat = FlatAction(tuple(nodes), graph.initial, tuple(initial), outputs, max_steps, replay, grouped=grouped,
-                      repeats=repeats)
+                      repeats=repeats, loops=loops, streams=streams)
     _footprints(graph, places, flat)
     return flat
+
+
+def _connected(program: Any, graph: ActionGraph, nodes: list[_Node], scope: _Scope, own: dict[str, tuple[int, type]],
+               initial: list[Value]) -> dict[int, tuple[_Delivery, ...]]:
+    """The flows between the pins of the action's own steps (`flow read.v to scale.x`, `succession flow ...`),
+    as the interpreter runs them (engines/runtime/actions/connections.py): each target pin given a slot for
+    what was delivered to it (part of the state, as the interpreter's staged deliveries are), taken by its
+    node's start shot; a flow's source streaming each value written to its pin, and handing over, as it
+    ends, what it ended with where it delivered nothing before; a succession flow handing it over as its
+    source ends; a pin bound to one of the action's own features (`own`) reading it at the start shot and
+    writing it back as it ends. `nodes` get their bodies' `takes`, `delivers`, `reads` and `writes`;
+    returns each pin's streams."""
+    index = {n.name: n.index for n in graph.nodes}
+    staged: dict[tuple[int, str], int] = {}
+    takes: dict[int, list[tuple[int, int]]] = {}
+    delivers: dict[int, list[tuple[int, _Delivery, bool]]] = {}
+    streams: dict[int, list[_Delivery]] = {}
+    reads: dict[int, list[tuple[int, int]]] = {}
+    writes: dict[int, list[tuple[int, int]]] = {}
+    targeted: set[int] = set()  # the pins a connection gives a value at their node's start
+
+    def pin(text: tuple[str, ...], target: bool) -> tuple[int, int, type]:
+        at = index.get(text[0], -1) if len(text) == 2 else -1
+        node = nodes[at] if at >= 0 else None
+        step = scope.steps.get(text[0])
+        feature = step[1].get(text[1]) if step is not None else None
+        body = graph.nodes[at].body if at >= 0 else None
+        if node is None or node.code != _ENTER or node.times != 1 or feature is None or feature[0][0] < 0 \
+                or (target and body is not None and text[1] in dict(body.bindings)):
+            raise NotFlat(f"a flow between {'.'.join(text)} and what the flat form does not hold as a step's pin")
+        return at, feature[0][0], feature[1]
+
+    for connection in graph.connections:
+        source, target = connection.source, connection.target
+        if connection.kind is ConnectionKind.BIND and source.pin != target.pin:
+            end, feature = (source, target) if source.pin else (target, source)
+            at, slot, kind = pin(end.path, True)
+            held = own.get(feature.path[0]) if len(feature.path) == 1 else None
+            if held is None or held[1] is not kind or slot in targeted:
+                raise NotFlat(f"a binding of {end.text} to what the flat form does not hold as the action's feature")
+            direction = _direction(program, graph.nodes[at], end.path[1])
+            if direction != "out":
+                targeted.add(slot)
+                reads.setdefault(at, []).append((slot, held[0]))
+            if direction != "in":
+                writes.setdefault(at, []).append((slot, held[0]))
+            continue
+        if not source.pin or not target.pin or connection.kind is ConnectionKind.BIND:
+            raise NotFlat("a flow from or to what is no step's pin, or a binding between two pins")
+        at, slot, kind = pin(source.path, False)
+        into, pin_slot, pin_kind = pin(target.path, True)
+        if kind is not pin_kind:
+            raise NotFlat(f"a flow from a {kind.__name__} to a {pin_kind.__name__}")
+        key = (into, target.path[1])
+        if key not in staged and pin_slot in targeted:
+            raise NotFlat(f"a pin, {target.text}, given a value by two connections")
+        targeted.add(pin_slot)
+        if key not in staged:
+            staged[key] = len(initial)
+            initial.append(ABSENT)
+            takes.setdefault(into, []).append((pin_slot, staged[key]))
+        delivery = _Delivery(staged[key], pin_slot, into)
+        succession = connection.kind is ConnectionKind.SUCCESSION_FLOW
+        delivers.setdefault(at, []).append((slot, delivery, succession))
+        if not succession:
+            streams.setdefault(slot, []).append(delivery)
+    for at, node in enumerate(nodes):
+        if at in takes or at in delivers or at in reads or at in writes:
+            assert node.body is not None
+            nodes[at] = replace(node, body=replace(node.body, takes=tuple(takes.get(at, ())),
+                                                   delivers=tuple(delivers.get(at, ())),
+                                                   reads=tuple(reads.get(at, ())), writes=tuple(writes.get(at, ()))))
+    return {slot: tuple(out) for slot, out in streams.items()}
+
+
+def _direction(program: Any, node: Node, name: str) -> str | None:
+    """The direction of a step's feature (of the action def it performs, where typed)."""
+    body = node.body
+    assert body is not None
+    attributes = body.attributes if body.performs is None else program.graph(body.performs).attributes
+    return next((a.direction for a in attributes if a.name == name), None)
+
+
+def _loop_slots(statement: _Statement) -> range:
+    """The slots a `for` loop holds while it runs, its variable the last (none for any other statement)."""
+    return range(statement.slot, statement.var + 1) if statement.slot >= 0 else range(0)
 
 
 def _send(stmt: s.Send, scope: _Scope) -> _Send:
@@ -1265,7 +1456,7 @@ def _node(graph: ActionGraph, node: Node, scope: _Scope, body: _Body | None, acc
             conditions.append(None if edge.guard is None else _condition(edge.guard, scope, f"{where}: a guard"))
     code = _CODES.get(node.kind, _FOLLOW)
     if body is not None and node.multiplicity != 0:  # (`a[0]` names no performance: its successions follow)
-        code = _ASSIGN if body.single is not None else _SEND if body.send is not None \
+        code = _ASSIGN if body.single is not None else _SEND if body.send is not None else _HALT if body.halts and not body.statements \
             else _STATEMENT if node.kind is NodeKind.STATEMENT else _ENTER
     if accept is not None:
         code = _ACCEPT
@@ -1300,9 +1491,9 @@ def _body(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: 
         return _typed(program, graph, node, outer, initial, readable, bits, where)
     if body is None:
         return None, 0, []
-    if body.performs is not None or body.bindings or body.outputs or body.terminate:
-        raise NotFlat(f"{where}: a body performing an action, with bindings or a terminate")
-    if body.flow is None:
+    if body.performs is not None or body.bindings or body.outputs:
+        raise NotFlat(f"{where}: a body performing an action, or with bindings")
+    if body.flow is None and not body.terminate:
         if not body.attributes and not body.statements:
             return None, 0, []
         if not body.attributes and len(body.statements) == 1 and isinstance(body.statements[0], s.Assign):
@@ -1311,21 +1502,27 @@ def _body(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: 
             return _Body(None, (), (), (), (), 0, send=_send(body.statements[0], _Scope({}, outer, element=body.scope))), 0, []
         if any(isinstance(stmt, (s.Send, s.Accept)) for stmt in body.statements):
             raise NotFlat(f"{where}: a send or an accept among other statements")
-        if not body.statements or not node.starts_with_a_shot():
-            raise NotFlat(f"{where}: a body of declarations alone")
+        if body.statements and not node.starts_with_a_shot():
+            raise NotFlat(f"{where}: a body the interpreter performs in one move")
     first = len(initial)
     scope = _Scope({}, outer, element=body.scope)
     local_slots, drop = _features(body.attributes, scope, initial, readable, where)
     _laid_out(outer, node.name, scope.slots)
     keeps = _keeps(len(body.attributes), drop)
     bit = 1 << bits if keeps else 0
+    if body.flow is None and not body.terminate and not body.statements:
+        # declarations alone (`action probe { out p : Integer; }`): set and ended in one move, as the
+        # interpreter's start shot with nothing after it
+        return _Body(None, tuple(local_slots), (), (), tuple(drop), bit, (), True), keeps, []
     lowering = _Statements(program, body.scope, initial, where, readable, bits + keeps)
     starts = lowering.flow(program.statement_flow(node), -1, [(graph, node.index)], scope)
     if any(st.ends for st in lowering.statements) and (len(initial) > first or any(st.bit for st in lowering.statements)):
         # what a terminate drops would leave values behind in the slots of the features, loops or steps it ends
         raise NotFlat(f"{where}: a terminate in a body holding features, `for` loops or steps of its own")
+    # (a terminate action usage, `action stop terminate { ... }`: its statements and its implicit terminate,
+    # unordered, and its end ends the whole action)
     return (_Body(None, tuple(local_slots), tuple(lowering.statements), tuple(lowering.labels), tuple(drop), bit,
-                  starts, len(initial) > first), lowering.bits - bits, lowering.places)
+                  starts, len(initial) > first, halts=body.terminate), lowering.bits - bits, lowering.places)
 
 
 def _typed(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial: list[Value],
@@ -1340,6 +1537,10 @@ def _typed(program: Any, graph: ActionGraph, node: Node, outer: _Scope, initial:
     holds = _keeps(len(performed.graph.attributes), performed.drop)
     lowering = _Statements(program, performed.action, initial, where, readable, bits + holds, (performed.action,))
     starts = lowering.flow(performed.graph, -1, [(graph, node.index)], performed.scope, features=True)
+    if any(st.ends for st in lowering.statements) and any(st.slot >= 0 or st.locals for st in lowering.statements):
+        # what a terminate drops would leave values behind in the slots of the loops or steps it ends (its
+        # parameters are ended as at any end: copied out, then what no chain reads left out)
+        raise NotFlat(f"{where}: a terminate in a performance holding `for` loops or steps of its own")
     return (_Body(None, performed.locals, tuple(lowering.statements), tuple(lowering.labels), performed.drop,
                   1 << bits if holds else 0, starts, len(initial) > first, performed.returns),
             lowering.bits - bits, lowering.places)
@@ -1507,10 +1708,15 @@ def _features(attributes: tuple[Attribute, ...], scope: _Scope, initial: list[Va
     values: list[tuple[int, Eval]] = []
     drop: list[int] = []
     for attr in attributes:
-        value, kind = _declared(attr, scope, where)
+        pin = bool(attr.direction) and attr.value is None
+        # (a directed feature, `in x : Integer;`, a flow may give: with no value of its own it holds none)
+        value, kind = (_unset, _type_of(attr, where, pin=True)) if pin \
+            else _declared(attr, scope, where, own=bool(attr.direction))
         slot = len(initial)
         initial.append(UNSET)
         scope.slots[attr.name] = (slot, kind)
+        if pin:
+            scope.unset.add(slot)
         values.append((slot, value))
         if readable is not None and attr.name not in readable:
             drop.append(slot)
@@ -1532,6 +1738,8 @@ def _statement_node(program: Any, graph: ActionGraph, node: Node, scope: _Scope,
         return _Body(_assign(stmt, scope), (), (), (), (), 0), 0, []
     if isinstance(stmt, s.Send):
         return _Body(None, (), (), (), (), 0, send=_send(stmt, scope)), 0, []
+    if isinstance(stmt, s.Terminate) and stmt.target is None:
+        return _Body(None, (), (), (), (), 0, halts=True), 0, []
     if not isinstance(stmt, (s.If, s.While, s.For, s.LoopUntil)):
         raise NotFlat(f"{where}: the statement {type(stmt).__name__} in the flow")
     first = len(initial)
@@ -1560,6 +1768,9 @@ class _Statements:
         self.statements: list[_Statement] = []
         self.labels: list[str] = []
         self.places: list[_Place] = []
+        self.whole = False  # the statements stand in the action's own flow: a terminate there ends it all
+        self.owners: dict[int, int] = {}  # each statement's `owner`
+        self.steps: set[int] = set()  # the places of the action usages among them
 
     def flow(self, graph: ActionGraph, owner: int, around: list[tuple[ActionGraph, int]],
              scope: _Scope, features: bool = False) -> tuple[int, ...]:
@@ -1586,6 +1797,7 @@ class _Statements:
         self.statements.append(_Statement(None, ()))
         self.labels.append(node.name)
         self.places.append((graph, node.index, []))
+        self.whole = True
         self.statements[0] = self._statement(graph, node, 0, (), -1, [], scope)
 
     def _statement(self, graph: ActionGraph, n: Node, at: int, successors: tuple[int, ...], owner: int,
@@ -1594,6 +1806,7 @@ class _Statements:
         `owner` (-1: none), standing inside the nodes `around`."""
         stmt = n.decl
         inside = [(graph, n.index), *around]
+        self.owners[at] = owner
         if n.kind in _CONTROL_STATEMENTS:
             # a body's own flow (`action a { first start then a1; then a2; then done; }`): its start is a move
             # that follows its successions, its done one that ends its token, as any statement with none after
@@ -1639,16 +1852,27 @@ class _Statements:
             lowered = self._loop(_Statement(None, successors, owner, then=passes, elements=tuple(e for e, _ in elements),
                                             slot=slot, var=var), graph, n, around)
         elif isinstance(stmt, s.Terminate):
-            if stmt.target is not None or owner >= 0:
-                raise NotFlat(f"{self.where}: a terminate in a branch, a pass or a step among statements, or naming "
-                              "what it ends")
-            lowered = _Statement(None, (), owner, ends=True)
+            # it ends the performance its body is (through the `if` branches and loop passes it stands in), or,
+            # in a statement standing in the action's own flow, the action
+            implicit = stmt is IMPLICIT_TERMINATE  # (a terminate action usage's own, ending its performance)
+            if (stmt.target is not None and not implicit) or self._in_step(owner):
+                raise NotFlat(f"{self.where}: a terminate in a step among statements, or naming what it ends")
+            lowered = _Statement(None, (), owner, ends=True, halts=self.whole)
         elif isinstance(stmt, s.Send):
             lowered = _Statement(None, successors, owner, send=_send(stmt, scope))
         else:
             assert stmt is not None
             lowered = _Statement(_assign(stmt, scope), successors, owner)
         return lowered
+
+    def _in_step(self, owner: int) -> bool:
+        """Whether the branch or pass of the statement at `owner` stands inside an action usage among the
+        statements (whose own performance a terminate there would end, where the flat form ends the body's)."""
+        while owner >= 0:
+            if owner in self.steps:
+                return True
+            owner = self.owners[owner]
+        return False
 
     def _nested(self, graph: ActionGraph, n: Node, at: int, successors: tuple[int, ...], owner: int,
                 inside: list[tuple[ActionGraph, int]], scope: _Scope) -> _Statement:
@@ -1657,6 +1881,7 @@ class _Statements:
         move and its statements moves after it, entered as an `if` whose test always holds enters its
         branch (with none, the start shot alone); as it ends, it is marked ended as a root body is."""
         where = f"{self.where}: the action {n.name} in it"
+        self.steps.add(at)
         decl, body = n.decl, n.body
         typed = body is not None and body.performs is not None
         if not isinstance(decl, s.Usage) or decl.kind != "action" or (decl.types and not typed) or n.multiplicity != 1 \

@@ -138,8 +138,8 @@ def test_flat_checks_the_scaling_families_as_the_interpreter_does(row: str) -> N
 def test_a_construct_it_does_not_cover_is_named() -> None:
     program = Program(ir.resolve([ir.parse(
         "package p { action def A { attribute x : Integer := 1; first start; then a; "
-        "action a { if x > 0 { assign x := x + 1; terminate; } } then done; } }", "stop.sysml")]))
-    assert "a terminate in a branch" in (why_not_flat(program, "p::A") or "")
+        "action a { action inner { if x > 0 { assign x := x + 1; terminate; } } } then done; } }", "stop.sysml")]))
+    assert "a terminate in a step among statements" in (why_not_flat(program, "p::A") or "")
     # and the check answers all the same, through the interpreter
     assert check(program, "p::A", BOUNDS).stats.states == check(program, "p::A", BOUNDS, flat=False).stats.states
     # a send of what the flat form carries no message of is named as one
@@ -742,3 +742,60 @@ def test_a_step_ended_with_nothing_a_chain_reads_is_one_never_begun() -> None:
     for reduce in (True, False):
         flat = check(program, "skipped::Calibrate", BOUNDS, reduce=reduce)
         assert flat.stats.states == check(program, "skipped::Calibrate", BOUNDS, reduce=reduce, flat=False).stats.states
+
+
+def test_terminates_end_as_derived() -> None:
+    """halts.sysml, through the flat form; each answer derived by hand (the peer answers Cutter, Reader, Looper,
+    Twice, Silent and Nested alike; it runs a `for` loop whole, so Counter and Elements are cut only before or
+    after the loop there, and binds `inout` to the feature itself, so Typed loses no update there).
+
+    A terminate standing in the action's flow (after a step, after a decision's branch, as a terminate action
+    usage's end) drops every token wherever it stands. Cutter: the worker (t 5 -> 6, total := t, t -> 12, total
+    += t) cut anywhere by the boss's +100 then terminate: 6, 18, 100, 106 or 118. Reader: the report reads the
+    worker's t (6) before the cut, or never runs: 0. Counter: a `for` over 1..3 adding i, the stop's *10 and
+    the terminate after it falling between any passes: 0, 1, 3, 6, 10, 12, 15, 30, 33, 60. Typed: a debit of
+    20 copying 50 in and out around the halt's +1: 30 (the +1 lost), 31, or 51 (cut before it ends). Looper:
+    three ticks by a merge loop, then the terminate; the other branch copies n at any point, or is cut first.
+    Twice: the first of two terminates ends it: 1, 10 or 11. Silent: the scratch value, cut or ended, leaves
+    mark 1. Nested: an inner step's two unordered statements (u := u + t, mark += u) cut by the +100 then
+    terminate: 100, 101, 106. Elements: a `for` over (4, 5) cut between passes: 0, 4, 9. Guard: the `if` past
+    90 is a move, its terminate another, so the drain may run between: (100, false), (80, false), (80, true).
+
+    In a step's body the terminate, in an `if` branch of a `while` pass, ends that step only. Watchdog: the
+    monitor stops at the first pass that finds the heater's second write done (checks 1, 2), or ends after
+    three passes (3); the report follows either way."""
+    ends = _flat_ends(_program(FLAT_MODELS / "halts.sysml"))
+    assert ends("halts::Cutter") == {(("total", t),) for t in ("6", "18", "100", "106", "118")}
+    assert ends("halts::Reader") == {(("seen", s), ("stopped", "true")) for s in ("0", "6")}
+    assert ends("halts::Counter") == {(("sum", str(v)),) for v in (0, 1, 3, 6, 10, 12, 15, 30, 33, 60)}
+    assert ends("halts::Typed") == {(("balance", b),) for b in ("30", "31", "51")}
+    assert ends("halts::Looper") == {(("n", "3"), ("side", str(v))) for v in range(4)}
+    assert ends("halts::Twice") == {(("a", a),) for a in ("1", "10", "11")}
+    assert ends("halts::Silent") == {(("mark", "1"),)}
+    assert ends("halts::Nested") == {(("mark", m),) for m in ("100", "101", "106")}
+    assert ends("halts::Elements") == {(("sum", v),) for v in ("0", "4", "9")}
+    assert ends("halts::Guard") == {(("level", "100"), ("logged", "false")), (("level", "80"), ("logged", "false")),
+                                    (("level", "80"), ("logged", "true"))}
+    assert ends("halts::Watchdog") == {(("checks", c), ("reported", "true"), ("temp", "50")) for c in ("1", "2", "3")}
+
+
+def test_flows_and_bindings_between_pins_end_as_derived() -> None:
+    """streams.sysml, through the flat form; each answer derived by hand. Sampling: the reading (10 + the
+    offset, 0 or 5 as the recalibration comes after or before it) doubled: 20 or 30. Dial: the display takes
+    the knob's last turn before it starts (18, 21) or its own 15, and each later turn streams into it while
+    it runs; it shows its value then adds its value again, so the turns falling before, between or after its
+    two reads give 15 + 15, 15 + 18, 18 + 18 or 15 + 21, 18 + 21, 21 + 21: 30, 33, 36, 39, 42 (the peer
+    fails the schedules where a turn comes after the display ended, and so reaches only 36, 39, 42). Account:
+    the deposit reads the balance as it starts and writes it back as it ends: the fee before or after it
+    gives 140, between the two it is lost: 150 (the peer binds the pin to the feature itself: 140 alone).
+    Meter: the count's pin, 0, set to the pulses (3, or 0 after the reset) then one more, handed over as it
+    ends: 4 or 1. Probe: an output bound to a feature ends with no value, a run error (the peer's too)."""
+    program = _program(FLAT_MODELS / "streams.sysml")
+    ends = _flat_ends(program)
+    assert ends("streams::Sampling") == {(("command", c), ("offset", "5")) for c in ("20", "30")}
+    assert ends("streams::Dial") == {(("shown", s),) for s in ("30", "33", "36", "39", "42")}
+    assert ends("streams::Account") == {(("balance", b),) for b in ("140", "150")}
+    assert ends("streams::Meter") == {(("pulses", "0"), ("reported", r)) for r in ("1", "4")}
+    assert why_not_flat(program, "streams::Probe") is None
+    probe = check(program, "streams::Probe", BOUNDS)
+    assert [v.kind for v in probe.violations] == ["fails"] and "multiplicity violation" in probe.violations[0].text
