@@ -16,7 +16,10 @@ A model is a sequence of parts between `start` and `done`, each one of:
 - a wait of `accept after 0..3` seconds on the clock;
 - a leaf's statements as the body of an action def of their own, performed by a step typed by it, its
   `x`, `y` and `b` parameters bound to the shared features, to each other's (x from y, y from x) or to
-  nothing (the same-named features), and its `y` read by a chain after it.
+  nothing (the same-named features), and its `y` read by a chain after it;
+- a step followed both by what comes next and by a `terminate;` of the whole action, which races the rest;
+  and among a body's statements an `if` whose branch ends with `terminate;` (the performance the body is,
+  or, standing in the flow itself, the action).
 Every branch writes the shared features `x`, `y` and `b`, so the schedules race. Loop counters and
 `while` counters are the loop's own, so every model terminates.
 """
@@ -86,13 +89,16 @@ def _assign(draw: st.DrawFn, negatives: bool) -> str:
 
 @st.composite
 def _statement(draw: st.DrawFn, graph_counter: list[int], negatives: bool, ifs: bool,
-               fors: bool, untils: bool = False) -> tuple[str, str | None]:
+               fors: bool, untils: bool = False, halts: bool = False) -> tuple[str, str | None]:
     """A statement and, for a loop with a counter, the counter feature it needs declared; with `untils`,
-    also an action usage among the statements, of one or two assignments (or none)."""
+    also an action usage among the statements, of one or two assignments (or none); with `halts`, an `if`
+    ending what it stands in."""
     kind = draw(st.sampled_from(["assign", "assign", "while"] + (["if"] if ifs else []) + (["for"] if fors else [])
-                                + (["until", "action"] if untils else [])))
+                                + (["until", "action"] if untils else []) + (["halt"] if halts else [])))
     if kind == "assign":
         return draw(_assign(negatives)), None
+    if kind == "halt":
+        return f"if {draw(st.sampled_from(_GUARDS))} {{ {draw(_assign(negatives))} terminate; }}", None
     if kind == "action":
         graph_counter[0] += 1
         inner = " ".join(draw(st.lists(_assign(negatives), max_size=2)))
@@ -217,20 +223,27 @@ class Typed:
     binding: str
 
 
-AnyPart = Leaf | InFlow | Guarded | Merged | Crew | Fork | Decide | Loop | SendAccept | LoneAccept | Wait | Typed
+@dataclass(frozen=True)
+class Halt:
+    """A step writing `feature`, followed both by what comes next and by a `terminate;` of the whole action."""
+
+    feature: str
+
+
+AnyPart = Leaf | InFlow | Guarded | Merged | Crew | Fork | Decide | Loop | SendAccept | LoneAccept | Wait | Typed | Halt
 
 
 @st.composite
-def _leaf(draw: st.DrawFn, negatives: bool, ifs: bool, fors: bool, untils: bool = False) -> Leaf:
+def _leaf(draw: st.DrawFn, negatives: bool, ifs: bool, fors: bool, untils: bool = False, halts: bool = False) -> Leaf:
     counter = [0]
-    drawn = draw(st.lists(_statement(counter, negatives, ifs, fors, untils), min_size=1, max_size=2))
+    drawn = draw(st.lists(_statement(counter, negatives, ifs, fors, untils, halts), min_size=1, max_size=2))
     counters = tuple(dict.fromkeys(c for _, c in drawn if c is not None))
     return Leaf(tuple(s for s, _ in drawn), draw(st.booleans()), counters)
 
 
 @st.composite
-def _in_flow(draw: st.DrawFn, negatives: bool, ifs: bool, fors: bool, untils: bool) -> InFlow:
-    statement, counter = draw(_statement([0], negatives, ifs, fors, untils))
+def _in_flow(draw: st.DrawFn, negatives: bool, ifs: bool, fors: bool, untils: bool, halts: bool = False) -> InFlow:
+    statement, counter = draw(_statement([0], negatives, ifs, fors, untils, halts))
     return InFlow(statement, () if counter is None else (counter,))
 
 
@@ -256,12 +269,13 @@ class Kinds:
     converging: bool = False  # forks' and decisions' branches meeting at an action node (`meets`)
     crews: bool = False  # leaves with a multiplicity
     typed: bool = False  # steps typed by an action def of their own, and a chain reading their output
+    halts: bool = False  # terminates: of the whole action after a step, and in an `if` among a body's statements
 
 
 @functools.cache
 def parts(depth: int, kinds: Kinds) -> st.SearchStrategy[AnyPart]:
-    negatives, ifs, fors, untils = kinds.negatives, kinds.ifs, kinds.fors, kinds.untils
-    simple: list[st.SearchStrategy[AnyPart]] = [_leaf(negatives, ifs, fors, untils), _leaf(negatives, ifs, fors, untils)]
+    negatives, ifs, fors, untils, halts = kinds.negatives, kinds.ifs, kinds.fors, kinds.untils, kinds.halts
+    simple: list[st.SearchStrategy[AnyPart]] = [_leaf(negatives, ifs, fors, untils, halts), _leaf(negatives, ifs, fors, untils, halts)]
     if kinds.messages:
         simple.append(st.builds(SendAccept, st.sampled_from(["x", "y + 1", "7"])))
     if kinds.lone_accepts:
@@ -269,18 +283,20 @@ def parts(depth: int, kinds: Kinds) -> st.SearchStrategy[AnyPart]:
     if kinds.timers:
         simple.append(st.builds(Wait, st.integers(0, 3)))
     if kinds.in_flow:
-        simple.append(_in_flow(negatives, ifs, fors, untils))
+        simple.append(_in_flow(negatives, ifs, fors, untils, halts))
     if kinds.guards:
-        simple.append(st.builds(Guarded, st.sampled_from(_GUARDS), _leaf(negatives, ifs, fors, untils)))
+        simple.append(st.builds(Guarded, st.sampled_from(_GUARDS), _leaf(negatives, ifs, fors, untils, halts)))
     if kinds.merges:
-        twice: list[st.SearchStrategy[Leaf | InFlow]] = [_leaf(negatives, ifs, fors, untils)]
+        twice: list[st.SearchStrategy[Leaf | InFlow]] = [_leaf(negatives, ifs, fors, untils, halts)]
         if kinds.in_flow:
-            twice.append(_in_flow(negatives, ifs, fors, untils))
+            twice.append(_in_flow(negatives, ifs, fors, untils, halts))
         simple.append(st.builds(Merged, st.one_of(twice)))
     if kinds.crews:
-        simple.append(st.builds(Crew, _leaf(negatives, ifs, fors, untils), st.sampled_from([0, 2, 3])))
+        simple.append(st.builds(Crew, _leaf(negatives, ifs, fors, untils, halts), st.sampled_from([0, 2, 3])))
     if kinds.typed:
-        simple.append(st.builds(Typed, _leaf(negatives, ifs, fors, untils), st.sampled_from(["same", "crossed", "none"])))
+        simple.append(st.builds(Typed, _leaf(negatives, ifs, fors, untils, halts), st.sampled_from(["same", "crossed", "none"])))
+    if halts:
+        simple.append(st.builds(Halt, st.sampled_from(["x", "y", "b"])))
     if depth == 0:
         return st.one_of(simple)
     inner = parts(depth - 1, kinds)
@@ -432,6 +448,11 @@ def _emit(graph: Graph, part: AnyPart) -> tuple[str, str]:
         graph.succession(send, join)
         graph.succession(keep, join)
         return fork, join
+    if isinstance(part, Halt):
+        name = graph.fresh("h")
+        update = "not b" if part.feature == "b" else f"{part.feature} + 2"
+        graph.nodes.append(f"action {name} {{ assign {part.feature} := {update}; }} then terminate;")
+        return name, name
     if isinstance(part, Wait):
         wait = graph.fresh("w")
         graph.nodes.append(f"action {wait} accept after {part.seconds};")
