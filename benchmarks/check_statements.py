@@ -10,13 +10,17 @@ selling until it sees none left. And the tellers (rows `tellers:N:K`): N tellers
 steps typed by one action def (`action t1x1 : Debit { in amount = 1; inout balance = balance; }`) that
 copies the balance in as it begins and out as it ends, so overlapping debits lose updates. And the mailroom
 (rows `mail:N`): N senders and N receivers forked, each receiver taking the oldest message and logging
-it (`assign log := log * 10 + r1.v`), so the log spells the order the messages were taken in.
+it (`assign log := log * 10 + r1.v`), so the log spells the order the messages were taken in. And the
+production lines (rows `lines:N:K`): N lines forked, each a pipeline of K stages handing their values on by
+flows (`flow l1s1.v to l1s2.x;`), each stage adding a gain that a tuner changes once, the last adding its
+value to one total.
 
     python benchmarks/check_statements.py              # the default rows
     python benchmarks/check_statements.py 3:3:4        # sellers:rounds:tickets
     python benchmarks/check_statements.py crew:6:8     # a crew of 6 sellers, 8 tickets
     python benchmarks/check_statements.py tellers:3:2  # 3 tellers of 2 debits each
     python benchmarks/check_statements.py mail:3       # 3 senders, 3 receivers
+    python benchmarks/check_statements.py lines:3:3    # 3 lines of 3 stages
     python benchmarks/check_statements.py --no-peer
 """
 
@@ -30,7 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.check_scaling import noisy, ours, peer, peer_columns
 
-DEFAULT_ROWS = ["2:3:3", "3:2:3", "3:3:4", "4:2:3", "crew:3:3", "crew:4:6", "tellers:3:2", "tellers:3:3", "mail:3", "mail:4"]
+DEFAULT_ROWS = ["2:3:3", "3:2:3", "3:3:4", "4:2:3", "crew:3:3", "crew:4:6", "tellers:3:2", "tellers:3:3", "mail:3", "mail:4",
+                "lines:2:3", "lines:3:3"]
 
 
 def sellers(n: int, k: int, tickets: int) -> tuple[str, str]:
@@ -90,6 +95,22 @@ def mail(n: int) -> tuple[str, str]:
     return "\n".join(lines) + "\n", "mail::room"
 
 
+def lines(n: int, k: int) -> tuple[str, str]:
+    """The plant's text and the action's qualified name: N lines of K stages joined by flows, a tuner racing."""
+    out = ["package lines {", "\tprivate import ScalarValues::*;", "\taction plant {",
+           "\t\tattribute gain : Integer := 1;", "\t\tattribute total : Integer := 0;", "\t\tfirst start;",
+           "\t\tthen fork open;", "\t\t\tthen tune;"]
+    out += [f"\t\t\tthen l{i}s1;" for i in range(1, n + 1)]
+    out.append("\t\taction tune { assign gain := 2; }")
+    for i in range(1, n + 1):
+        for j in range(1, k):
+            out += [f"\t\taction l{i}s{j} {{ in x : Integer := 0; out v : Integer; assign v := x + gain; }}",
+                    f"\t\tsuccession l{i}s{j} then l{i}s{j + 1};", f"\t\tflow l{i}s{j}.v to l{i}s{j + 1}.x;"]
+        out.append(f"\t\taction l{i}s{k} {{ in x : Integer := 0; assign total := total + x + gain; }}")
+    out += ["\t}", "}"]
+    return "\n".join(out) + "\n", "lines::plant"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("rows", nargs="*", default=DEFAULT_ROWS, help="sellers:rounds:tickets or crew:sellers:tickets")
@@ -106,6 +127,10 @@ def main() -> int:
             n = int(row.removeprefix("mail:"))
             text, name = mail(n)
             label = f"mail {n}"
+        elif row.startswith("lines:"):
+            n, k = (int(part) for part in row.removeprefix("lines:").split(":"))
+            text, name = lines(n, k)
+            label = f"lines {n}x{k}"
         elif row.startswith("tellers:"):
             n, k = (int(part) for part in row.removeprefix("tellers:").split(":"))
             text, name = tellers(n, k)
