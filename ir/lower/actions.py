@@ -34,6 +34,7 @@ class _Lowerer:
     def __init__(self, model: Model) -> None:
         self.model = model
         self.aliases: dict[str, str] = {}
+        self.connected: dict[str, frozenset[str]] = {}  # the graph being lowered's: see `action_graph`
 
     def action_graph(self, el: Element, members: tuple[s.Member, ...], name: str) -> ActionGraph:
         nodes: list[Node] = []
@@ -213,11 +214,17 @@ class _Lowerer:
                 for redefined in a.decl.redefines:
                     aliases.setdefault(redefined.rsplit("::", 1)[-1], a.name)
         self.aliases = aliases
-        # Flows and bindings deliver between nodes outside any statement: such nodes depend on every move.
-        flowing = {end.split(".", 1)[0] for f in flows for end in (f.source, f.target)}
-        flowing |= {end.split(".", 1)[0] for b in binds for end in (b.left, b.right) if "." in end}
-        nodes = [n if n.name not in flowing else Node(n.index, n.kind, n.name, n.decl, n.body, n.multiplicity,
-                                                        Footprint(dynamic=True)) for n in nodes]
+        # Flows and bindings deliver between nodes outside any statement: every move of a node they connect
+        # (its start shot taking what was delivered or reading a bound feature, a write streaming on, its end
+        # handing over or writing back) touches every node and feature they connect it to. A deeper end
+        # (`leg.inner.w`) names its outermost node, and the touch is that node's whole.
+        connected: dict[str, set[str]] = {}
+        for ends in [(f.source, f.target) for f in flows] + [(b.left, b.right) for b in binds]:
+            heads = {end.split(".", 1)[0] for end in ends}
+            for end in ends:
+                if "." in end or end in by_name:
+                    connected.setdefault(end.split(".", 1)[0], set()).update(heads)
+        self.connected = {node: frozenset(names) for node, names in connected.items()}
         with_footprints = tuple(
             Node(n.index, n.kind, n.name, n.decl, n.body, n.multiplicity,
                  self.footprint(n, nodes, edges, name, local, _scope(n, el)),
@@ -262,6 +269,9 @@ class _Lowerer:
                 # a step holding features (its own, a payload, its subflow's nodes') is what a path through
                 # its name reads (`sense.level`, the latest performance's): every move of it writes it
                 fp = fp | Footprint(writes=frozenset({stepped.qualified_name}))
+        touched = self.connected.get(node.name) if node.name else None
+        if touched:
+            fp = fp | Footprint(reads=touched, writes=touched)
         for e in edges:
             if e.source == node.index:
                 fp = fp | reading(e.guard)
