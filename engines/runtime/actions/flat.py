@@ -1270,6 +1270,11 @@ def lower(program: Any, subject: str, readable: frozenset[str] | None, replay: C
     repeats = grouped or any(n.kind is NodeKind.MERGE or (n.kind not in (NodeKind.JOIN, NodeKind.DONE) and len(
         {e.source for e in graph.incoming(n.index)}) > 1) for n in graph.nodes)
     halts = any(n.body is not None and (n.body.halts or any(st.halts for st in n.body.statements)) for n in nodes)
+    if halts and any(value is _unset for n in nodes if n.body is not None
+                     for _, value in (*n.body.locals, *(local for st in n.body.statements for local in st.locals))):
+        # a step cut short keeps its frame, and lists a feature it holds no value in, where one never begun
+        # lists none: the flat form holds no value alike for both
+        raise NotFlat("a terminate of the whole action beside a step whose features may start with no value")
     loops = tuple(sorted({slot for n in nodes if halts and n.body is not None
                           for st in n.body.statements for slot in _loop_slots(st)}))
     flat = FlatAction(tuple(nodes), graph.initial, tuple(initial), outputs, max_steps, replay, grouped=grouped,

@@ -799,3 +799,16 @@ def test_flows_and_bindings_between_pins_end_as_derived() -> None:
     assert why_not_flat(program, "streams::Probe") is None
     probe = check(program, "streams::Probe", BOUNDS)
     assert [v.kind for v in probe.violations] == ["fails"] and "multiplicity violation" in probe.violations[0].text
+
+
+def test_a_terminate_beside_a_step_whose_pins_start_with_no_value_is_refused_by_name() -> None:
+    """A step cut short by a terminate of the whole action keeps its frame, which lists an output it holds no
+    value in, where a step never begun lists none; the flat form holds no value alike for both, so it refuses
+    the action and the interpreter searches (found by tests/property/test_flat_graphs.py: 21 states apart)."""
+    program = Program(ir.resolve([ir.parse(
+        "package p { action A { attribute y : Integer := 0; first start; then fork f; then p1; then stop;"
+        " action p1 { out v : Integer; assign v := 1; then assign y := v; } action stop; then terminate; } }",
+        "cut.sysml")]))
+    assert "beside a step whose features may start with no value" in (why_not_flat(program, "p::A") or "")
+    result = check(program, "p::A", BOUNDS, reduce=False)
+    assert {tuple(o.values) for o in result.outcomes} == {(("y", "0"),), (("y", "1"),)}
