@@ -19,7 +19,10 @@ A model is a sequence of parts between `start` and `done`, each one of:
   nothing (the same-named features), and its `y` read by a chain after it;
 - a step followed both by what comes next and by a `terminate;` of the whole action, which races the rest;
   and among a body's statements an `if` whose branch ends with `terminate;` (the performance the body is,
-  or, standing in the flow itself, the action).
+  or, standing in the flow itself, the action);
+- two steps joined by a flow from one's output pin to the other's input (the second after the first, or
+  both at once behind a fork, the writes streaming into the second under way), or by a succession flow;
+  or a step whose pin is bound to a shared feature (read as it starts, written back as it ends).
 Every branch writes the shared features `x`, `y` and `b`, so the schedules race. Loop counters and
 `while` counters are the loop's own, so every model terminates.
 """
@@ -230,7 +233,19 @@ class Halt:
     feature: str
 
 
-AnyPart = Leaf | InFlow | Guarded | Merged | Crew | Fork | Decide | Loop | SendAccept | LoneAccept | Wait | Typed | Halt
+@dataclass(frozen=True)
+class Piped:
+    """A producer writing its output pin twice (from `feature`) and a consumer adding its input pin to y:
+    `after`, the consumer after the producer, a flow between them; `beside`, both at once behind a fork,
+    the flow streaming into the consumer under way; `handed`, a succession flow. Or `bound`: one step
+    whose pin is bound to `feature`."""
+
+    shape: str
+    feature: str
+
+
+AnyPart = Leaf | InFlow | Guarded | Merged | Crew | Fork | Decide | Loop | SendAccept | LoneAccept | Wait | Typed | Halt \
+    | Piped
 
 
 @st.composite
@@ -270,6 +285,7 @@ class Kinds:
     crews: bool = False  # leaves with a multiplicity
     typed: bool = False  # steps typed by an action def of their own, and a chain reading their output
     halts: bool = False  # terminates: of the whole action after a step, and in an `if` among a body's statements
+    flows: bool = False  # flows and bindings between steps' pins
 
 
 @functools.cache
@@ -297,6 +313,9 @@ def parts(depth: int, kinds: Kinds) -> st.SearchStrategy[AnyPart]:
         simple.append(st.builds(Typed, _leaf(negatives, ifs, fors, untils, halts), st.sampled_from(["same", "crossed", "none"])))
     if halts:
         simple.append(st.builds(Halt, st.sampled_from(["x", "y", "b"])))
+    if kinds.flows:
+        simple.append(st.builds(Piped, st.sampled_from(["after", "beside", "handed", "bound"]),
+                                st.sampled_from(["x", "y"])))
     if depth == 0:
         return st.one_of(simple)
     inner = parts(depth - 1, kinds)
@@ -448,6 +467,27 @@ def _emit(graph: Graph, part: AnyPart) -> tuple[str, str]:
         graph.succession(send, join)
         graph.succession(keep, join)
         return fork, join
+    if isinstance(part, Piped):
+        source, sink = graph.fresh("p"), graph.fresh("q")
+        if part.shape == "bound":
+            graph.nodes += [f"action {source} {{ inout c : Integer; assign c := c + 3; then assign c := c * 2; }}",
+                            f"bind {source}.c = {part.feature};"]
+            return source, source
+        graph.nodes += [f"action {source} {{ out v : Integer; assign v := {part.feature} + 1; then assign v := v * 2; }}",
+                        f"action {sink} {{ in w : Integer := 5; assign y := y + w; then assign x := x + w; }}"]
+        if part.shape == "beside":
+            fork, join = graph.fresh("f"), graph.fresh("j")
+            graph.nodes += [f"fork {fork};", f"join {join};", f"flow {source}.v to {sink}.w;"]
+            for step in (source, sink):
+                graph.succession(fork, step)
+                graph.succession(step, join)
+            return fork, join
+        if part.shape == "handed":
+            graph.nodes.append(f"succession flow {source}.v to {sink}.w;")
+        else:
+            graph.nodes.append(f"flow {source}.v to {sink}.w;")
+            graph.succession(source, sink)
+        return source, sink
     if isinstance(part, Halt):
         name = graph.fresh("h")
         update = "not b" if part.feature == "b" else f"{part.feature} + 2"

@@ -15,10 +15,11 @@ from tests.property.graphs import Crew, Fork, Kinds, Leaf, Loop, Merged, Seq, bu
 # forks, joins, decisions, loops, guarded successions, nodes performed twice behind a merge, steps with a
 # multiplicity, bodies of assignments, `if` statements, `while`, `for`
 # and `until` loops, those statements standing in the flow itself, and steps typed by an action def with a
-# chain reading their output, messages (a send and an accept on two branches, a lone accept that waits), and
-# terminates (of the whole action after a step, and in an `if` among a body's statements)
+# chain reading their output, messages (a send and an accept on two branches, a lone accept that waits),
+# terminates (of the whole action after a step, and in an `if` among a body's statements), and flows and
+# bindings between steps' pins
 FLAT_KINDS = Kinds(messages=True, lone_accepts=True, negatives=True, ifs=True, fors=True, in_flow=True, untils=True,
-                   guards=True, merges=True, converging=True, crews=True, typed=True, halts=True)
+                   guards=True, merges=True, converging=True, crews=True, typed=True, halts=True, flows=True)
 # a graph costs four checks: a tenth of the expressions' count, as tests/property/test_graphs.py's
 GRAPH_EXAMPLES = max(20, settings().max_examples // 10)
 

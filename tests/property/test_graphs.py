@@ -45,11 +45,12 @@ GRAPH_EXAMPLES = max(20, settings().max_examples // 10)
 AGREED = Kinds(messages=True, lone_accepts=True, negatives=True, timers=True)  # explore and the unreduced check agree on these today
 REDUCTION_AGREED = Kinds(messages=True, lone_accepts=True, negatives=True, ifs=True, timers=True)  # the reduced and unreduced check too
 # nodes performed twice behind a merge, with statements standing in the flow, guarded successions, steps
-# with a multiplicity and steps typed by an action def of their own;
+# with a multiplicity, steps typed by an action def of their own, terminates, and flows and bindings between
+# steps' pins;
 # searched within a smaller bound (their tokens multiply what follows), the graphs whose unreduced search
 # it cuts drawn again
 MERGED = Kinds(messages=True, lone_accepts=True, negatives=True, ifs=True, fors=True, timers=True, in_flow=True,
-               untils=True, guards=True, merges=True, converging=True, crews=True, typed=True)
+               untils=True, guards=True, merges=True, converging=True, crews=True, typed=True, halts=True, flows=True)
 MERGED_CHECK = Bounds(depth=2_000, states=5_000)
 
 
