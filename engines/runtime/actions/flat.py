@@ -178,9 +178,10 @@ class _Body:
     # a `terminate;` standing in the action's own flow (a move with no statement), or a terminate action usage
     # (`action stop terminate { ... }`): its performance's end is the whole action's
     halts: bool = False
-    # the flows into its pins, taken at its start shot: (the pin's slot, the delivery's); a pin given one keeps
-    # it, its own value not read
-    takes: tuple[tuple[int, int], ...] = ()
+    # the flows into its pins, taken at its start shot: (the pin's slot, the delivery's, and for a binding
+    # between two pins the other pin's, whose value it takes where nothing was delivered, else -1); a pin
+    # given one keeps it, its own value not read
+    takes: tuple[tuple[int, int, int], ...] = ()
     # the flows out of its pins, as it ends: (the pin's slot, _Delivery, whether a succession flow: it hands
     # the value over always; a flow only where it has delivered nothing before, the source never written)
     delivers: tuple[tuple[int, _Delivery, bool], ...] = ()
@@ -617,15 +618,22 @@ class FlatRun:
                 and any(t[1] == delivery.node and t[3] >= 0 for t in self.tokens):
             self._write(delivery.pin, value)
 
-    def _taken(self, takes: tuple[tuple[int, int], ...]) -> set[int]:
-        """A performance starting takes what the flows delivered to its pins: the pins given a value."""
+    def _taken(self, takes: tuple[tuple[int, int, int], ...]) -> set[int]:
+        """A performance starting takes what the flows delivered to its pins (or, bound to another pin, what
+        that one holds now): the pins given a value."""
         given: set[int] = set()
-        for pin, staged in takes:
+        for pin, staged, other in takes:
             value = self.slots[staged]
             if value != UNSET and value != ABSENT:
-                self._set(pin, value)
                 self._set(staged, UNSET)
-                given.add(pin)
+            elif other >= 0:
+                value = self.slots[other]
+                if value == UNSET:
+                    continue
+            else:
+                continue
+            self._set(pin, value)
+            given.add(pin)
         return given
 
     def _remove(self, number: int) -> None:
@@ -1295,12 +1303,12 @@ def _connected(program: Any, graph: ActionGraph, nodes: list[_Node], scope: _Sco
     returns each pin's streams."""
     index = {n.name: n.index for n in graph.nodes}
     staged: dict[tuple[int, str], int] = {}
-    takes: dict[int, list[tuple[int, int]]] = {}
+    takes: dict[int, list[tuple[int, int, int]]] = {}
     delivers: dict[int, list[tuple[int, _Delivery, bool]]] = {}
     streams: dict[int, list[_Delivery]] = {}
     reads: dict[int, list[tuple[int, int]]] = {}
     writes: dict[int, list[tuple[int, int]]] = {}
-    targeted: set[int] = set()  # the pins a connection gives a value at their node's start
+    targeted: set[int] = set()  # the pins a connection gives a value (one connection each)
 
     def pin(text: tuple[str, ...], target: bool) -> tuple[int, int, type]:
         at = index.get(text[0], -1) if len(text) == 2 else -1
@@ -1320,33 +1328,37 @@ def _connected(program: Any, graph: ActionGraph, nodes: list[_Node], scope: _Sco
             at, slot, kind = pin(end.path, True)
             held = own.get(feature.path[0]) if len(feature.path) == 1 else None
             if held is None or held[1] is not kind or slot in targeted:
-                raise NotFlat(f"a binding of {end.text} to what the flat form does not hold as the action's feature")
+                raise NotFlat(f"a binding of {end.text} to what the flat form does not hold as the action's feature, "
+                              "or to a pin another connection gives a value")
+            targeted.add(slot)
             direction = _direction(program, graph.nodes[at], end.path[1])
             if direction != "out":
-                targeted.add(slot)
                 reads.setdefault(at, []).append((slot, held[0]))
             if direction != "in":
                 writes.setdefault(at, []).append((slot, held[0]))
             continue
-        if not source.pin or not target.pin or connection.kind is ConnectionKind.BIND:
-            raise NotFlat("a flow from or to what is no step's pin, or a binding between two pins")
-        at, slot, kind = pin(source.path, False)
-        into, pin_slot, pin_kind = pin(target.path, True)
-        if kind is not pin_kind:
-            raise NotFlat(f"a flow from a {kind.__name__} to a {pin_kind.__name__}")
-        key = (into, target.path[1])
-        if key not in staged and pin_slot in targeted:
-            raise NotFlat(f"a pin, {target.text}, given a value by two connections")
-        targeted.add(pin_slot)
-        if key not in staged:
+        if not source.pin or not target.pin:
+            raise NotFlat("a flow from or to what is no step's pin")
+        bound = connection.kind is ConnectionKind.BIND
+        # (a binding between two pins carries each one's writes to the other, as a flow each way does)
+        for near, far in connection.ends():
+            at, slot, kind = pin(near.path, False)
+            into, pin_slot, pin_kind = pin(far.path, True)
+            if kind is not pin_kind or (bound and at == into):
+                raise NotFlat(f"a flow from a {kind.__name__} to a {pin_kind.__name__}, or a binding within one step")
+            key = (into, far.path[1])
+            if key in staged or pin_slot in targeted:
+                raise NotFlat(f"a pin, {far.text}, given a value by two connections")
+            targeted.add(pin_slot)
             staged[key] = len(initial)
             initial.append(ABSENT)
-            takes.setdefault(into, []).append((pin_slot, staged[key]))
-        delivery = _Delivery(staged[key], pin_slot, into)
-        succession = connection.kind is ConnectionKind.SUCCESSION_FLOW
-        delivers.setdefault(at, []).append((slot, delivery, succession))
-        if not succession:
-            streams.setdefault(slot, []).append(delivery)
+            if not (bound and _direction(program, graph.nodes[into], far.path[1]) == "out"):
+                takes.setdefault(into, []).append((pin_slot, staged[key], slot if bound else -1))
+            delivery = _Delivery(staged[key], pin_slot, into)
+            succession = connection.kind is ConnectionKind.SUCCESSION_FLOW
+            delivers.setdefault(at, []).append((slot, delivery, succession))
+            if not succession:
+                streams.setdefault(slot, []).append(delivery)
     for at, node in enumerate(nodes):
         if at in takes or at in delivers or at in reads or at in writes:
             assert node.body is not None

@@ -789,13 +789,16 @@ def test_flows_and_bindings_between_pins_end_as_derived() -> None:
     the deposit reads the balance as it starts and writes it back as it ends: the fee before or after it
     gives 140, between the two it is lost: 150 (the peer binds the pin to the feature itself: 140 alone).
     Meter: the count's pin, 0, set to the pulses (3, or 0 after the reset) then one more, handed over as it
-    ends: 4 or 1. Probe: an output bound to a feature ends with no value, a run error (the peer's too)."""
+    ends: 4 or 1. Gauge: a binding between two pins carries each write either way; the logger logs its own
+    1 (started and logged before the gauge wrote), 4 or 9. Probe: an output bound to a feature ends with no
+    value, a run error (the peer's too)."""
     program = _program(FLAT_MODELS / "streams.sysml")
     ends = _flat_ends(program)
     assert ends("streams::Sampling") == {(("command", c), ("offset", "5")) for c in ("20", "30")}
     assert ends("streams::Dial") == {(("shown", s),) for s in ("30", "33", "36", "39", "42")}
     assert ends("streams::Account") == {(("balance", b),) for b in ("140", "150")}
     assert ends("streams::Meter") == {(("pulses", "0"), ("reported", r)) for r in ("1", "4")}
+    assert ends("streams::Gauge") == {(("logged", v),) for v in ("1", "4", "9")}
     assert why_not_flat(program, "streams::Probe") is None
     probe = check(program, "streams::Probe", BOUNDS)
     assert [v.kind for v in probe.violations] == ["fails"] and "multiplicity violation" in probe.violations[0].text
