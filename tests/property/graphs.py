@@ -237,8 +237,8 @@ class Halt:
 class Piped:
     """A producer writing its output pin twice (from `feature`) and a consumer adding its input pin to y:
     `after`, the consumer after the producer, a flow between them; `beside`, both at once behind a fork,
-    the flow streaming into the consumer under way; `handed`, a succession flow. Or `bound`: one step
-    whose pin is bound to `feature`."""
+    the flow streaming into the consumer under way; `tied`, so, the two pins bound to each other; `handed`,
+    a succession flow. Or `bound`: one step whose pin is bound to `feature`."""
 
     shape: str
     feature: str
@@ -314,7 +314,7 @@ def parts(depth: int, kinds: Kinds) -> st.SearchStrategy[AnyPart]:
     if halts:
         simple.append(st.builds(Halt, st.sampled_from(["x", "y", "b"])))
     if kinds.flows:
-        simple.append(st.builds(Piped, st.sampled_from(["after", "beside", "handed", "bound"]),
+        simple.append(st.builds(Piped, st.sampled_from(["after", "beside", "tied", "handed", "bound"]),
                                 st.sampled_from(["x", "y"])))
     if depth == 0:
         return st.one_of(simple)
@@ -475,9 +475,10 @@ def _emit(graph: Graph, part: AnyPart) -> tuple[str, str]:
             return source, source
         graph.nodes += [f"action {source} {{ out v : Integer; assign v := {part.feature} + 1; then assign v := v * 2; }}",
                         f"action {sink} {{ in w : Integer := 5; assign y := y + w; then assign x := x + w; }}"]
-        if part.shape == "beside":
+        if part.shape in ("beside", "tied"):
             fork, join = graph.fresh("f"), graph.fresh("j")
-            graph.nodes += [f"fork {fork};", f"join {join};", f"flow {source}.v to {sink}.w;"]
+            connection = f"flow {source}.v to {sink}.w;" if part.shape == "beside" else f"bind {sink}.w = {source}.v;"
+            graph.nodes += [f"fork {fork};", f"join {join};", connection]
             for step in (source, sink):
                 graph.succession(fork, step)
                 graph.succession(step, join)
