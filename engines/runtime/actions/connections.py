@@ -37,7 +37,7 @@ def around(frame: Frame) -> Iterator[tuple[Frame, tuple[str, ...]]]:
 _NOTHING = object()
 
 
-def _same(a: Value, b: Value) -> bool:
+def same_value(a: Value, b: Value) -> bool:
     """One value twice (a Boolean is no number here, though Python says True == 1)."""
     return a is b or (type(a) is type(b) and a == b)
 
@@ -157,7 +157,7 @@ class Connections(RunCore):
         self.ctx.journal.touch_part(staging, staging.delivered)
         staging.delivered[key] = value
         frame = _pin_frame(declarer, target)
-        if frame is not None and not frame.sealed and not _same(frame.values.get(target.path[-1], UNSET), value):
+        if frame is not None and not frame.sealed and not same_value(frame.values.get(target.path[-1], UNSET), value):
             self._write(frame, target.path[-1], value)
 
     def _taken(self, declarer: Frame, target: End) -> None:

@@ -30,6 +30,7 @@ from typing import Any
 
 from engines.errors import RunError
 from engines.runtime import operators
+from engines.runtime.actions.connections import same_value
 from engines.runtime.actions.footprints import Footprints, touch_now
 from engines.runtime.behavior import Actor, ChoiceKind, Move, MoveKind, Summary, Travelled
 from engines.runtime.calls import calc_inputs, calc_result, call_library
@@ -516,7 +517,10 @@ class FlatRun:
             assign, send = statement.assign, statement.send
             if assign is not None or send is not None:
                 if assign is not None:
-                    self._write(assign.slot, assign.value(self.slots))
+                    value = assign.value(self.slots)
+                    self._set(assign.slot, value)
+                    if self.action.streams:
+                        self._streamed(assign.slot, value)
                 elif send is not None:
                     self._post(send)
                 after = statement.successors
@@ -587,11 +591,7 @@ class FlatRun:
         """A `terminate;` in the action's own flow: every token of its performance dropped wherever it stands,
         and the loops they ran with them (the features of a step cut short stay, as its frame does)."""
         self.tokens = ()
-        if self.action.loops:
-            slots = list(self.slots)
-            for slot in self.action.loops:
-                slots[slot] = UNSET
-            self.slots = tuple(slots)
+        self._clear(self.action.loops)
 
     def _post(self, send: _Send) -> None:
         """A message put on the bus, last."""
@@ -602,19 +602,20 @@ class FlatRun:
         self.slots = (*slots[:slot], value, *slots[slot + 1:])
 
     def _write(self, slot: int, value: Value) -> None:
-        """A statement's write: where the slot is a pin flows leave, the value streams on."""
+        """A write a step makes: where the slot is a pin flows leave, the value streams on."""
         self._set(slot, value)
-        streams = self.action.streams
-        if streams and slot in streams:
-            for delivery in streams[slot]:
-                self._deliver(delivery, value)
+        self._streamed(slot, value)
+
+    def _streamed(self, slot: int, value: Value) -> None:
+        """The value just written to `slot` carried by the flows leaving it, where it is such a pin."""
+        for delivery in self.action.streams.get(slot, ()):
+            self._deliver(delivery, value)
 
     def _deliver(self, delivery: _Delivery, value: Value) -> None:
         """A value a flow carries to its target: kept for the target's next performance and, where one is under
         way and holds another value, written to its pin (streaming on from there)."""
         self._set(delivery.staged, value)
-        held = self.slots[delivery.pin]
-        if (held is not value and (type(held) is not type(value) or held != value)) \
+        if not same_value(self.slots[delivery.pin], value) \
                 and any(t[1] == delivery.node and t[3] >= 0 for t in self.tokens):
             self._write(delivery.pin, value)
 
@@ -743,12 +744,16 @@ class FlatRun:
 
     def _enter(self, number: int, at: int, body: _Body) -> None:
         self._alone(at, body)
-        given = self._taken(body.takes) if body.takes else set()
-        for pin, feature in body.reads:
-            self._set(pin, self.slots[feature])
-            given.add(pin)
-        for slot, value in body.locals:
-            if slot not in given:
+        if body.takes or body.reads:
+            given = self._taken(body.takes)
+            for pin, feature in body.reads:
+                self._set(pin, self.slots[feature])
+                given.add(pin)
+            for slot, value in body.locals:
+                if slot not in given:
+                    self._set(slot, value(self.slots))
+        else:
+            for slot, value in body.locals:
                 self._set(slot, value(self.slots))
         self.ended &= ~body.bit
         if not body.initial:
@@ -908,12 +913,16 @@ class FlatRun:
 
     def _sealed(self, drop: tuple[int, ...], bit: int) -> None:
         """A performance ended: what no expression reads again left out, and the end marked."""
-        if drop:
-            slots = list(self.slots)
-            for slot in drop:
-                slots[slot] = UNSET
-            self.slots = tuple(slots)
+        self._clear(drop)
         self.ended |= bit
+
+    def _clear(self, slots: tuple[int, ...]) -> None:
+        """These slots hold no value."""
+        if slots:
+            held = list(self.slots)
+            for slot in slots:
+                held[slot] = UNSET
+            self.slots = tuple(held)
 
 
 def _performances(tokens: tuple[Token, ...], places: list[tuple[int, ...]]) -> tuple[object, ...]:
@@ -1369,11 +1378,16 @@ def _connected(program: Any, graph: ActionGraph, nodes: list[_Node], scope: _Sco
 
 
 def _direction(program: Any, node: Node, name: str) -> str | None:
-    """The direction of a step's feature (of the action def it performs, where typed)."""
-    body = node.body
-    assert body is not None
-    attributes = body.attributes if body.performs is None else program.graph(body.performs).attributes
-    return next((a.direction for a in attributes if a.name == name), None)
+    """The direction of a step's feature."""
+    assert node.body is not None
+    return next((a.direction for a in _step_attributes(program, node.body) if a.name == name), None)
+
+
+def _step_attributes(program: Any, body: Any) -> tuple[Attribute, ...]:
+    """A step's features: its own, or, typed by an action def, the def's."""
+    if body.performs is not None and body.performs.base_kind == "action":
+        return tuple(program.graph(body.performs).attributes)
+    return tuple(body.attributes)
 
 
 def _loop_slots(statement: _Statement) -> range:
@@ -1687,8 +1701,7 @@ def _steps(program: Any, graph: ActionGraph) -> dict[str, tuple[Element | None, 
             continue
         if node.kind is not NodeKind.ACTION or body is None:
             continue
-        attributes = program.graph(body.performs).attributes \
-            if body.performs is not None and body.performs.base_kind == "action" else body.attributes
+        attributes = _step_attributes(program, body)
         features = {a.name: ([-1], kind) for a in attributes if (kind := _TYPES.get(a.type_text)) is not None}
         if features:
             out[node.name] = (lookup(program.model, graph.scope, node.name), features)
