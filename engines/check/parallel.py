@@ -891,7 +891,11 @@ _SEARCHES = itertools.count(1)  # each search's number, given to its workers wit
 
 def _partitions(ray: Any, count: int) -> list[Any]:
     while len(_POOL) < count:
-        _POOL.append(ray.remote(Partition).remote())
+        # Out of order: an interrupt cancels a round's calls, and one cancelled before the driver had sent it
+        # leaves a gap in the numbers an in-order actor runs its calls by, so the next call (the report) waited
+        # 30 s for it and failed (ActorUnavailableError). The driver waits for each call before the next it
+        # depends on, and a worker keeps what it receives by a fixed order, not by arrival, so no order is lost.
+        _POOL.append(ray.remote(allow_out_of_order_execution=True)(Partition).remote())
     return _POOL[:count]
 
 
